@@ -1,0 +1,1 @@
+"""Camera intrinsics, table set-up, colour and tile enrolment."""

@@ -1,0 +1,1 @@
+"""Cameras, the capture loop, the web app and the command line."""

@@ -1,0 +1,33 @@
+"""Reading state files from disk: the only place a state's bytes become decoded JSON."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from scoring.core import StateError
+
+# A finished table of any game fits in a few kilobytes; anything far larger is not a state file.
+MAX_STATE_BYTES = 1_000_000
+
+
+def load_state_json(path: Path) -> object:
+    """Decoded JSON of a state file; every failure is a StateError that says what to fix."""
+    try:
+        size = path.stat().st_size
+    except OSError as exc:
+        raise StateError(f"{path}: cannot read the state file ({exc.strerror or exc})") from None
+    if not path.is_file():
+        raise StateError(f"{path}: not a file")
+    if size > MAX_STATE_BYTES:
+        raise StateError(f"{path}: {size} bytes is too large for a state file (limit {MAX_STATE_BYTES})")
+    try:
+        text = path.read_text(encoding="utf-8")
+    except UnicodeDecodeError:
+        raise StateError(f"{path}: not UTF-8 text; a state file is JSON") from None
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise StateError(
+            f"{path}: malformed JSON at line {exc.lineno} column {exc.colno}: {exc.msg}"
+        ) from None

@@ -1,0 +1,12 @@
+"""Example state files, one per game format: documentation, demo data and test fixtures in one place."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+EXAMPLES_DIR = Path(__file__).resolve().parent
+
+
+def example_states() -> list[Path]:
+    """Every bundled example state file, in name order."""
+    return sorted(EXAMPLES_DIR.glob("*.json"))

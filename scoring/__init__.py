@@ -1,0 +1,1 @@
+"""Pure rule engines, one module per game; no I/O, no OpenCV."""

@@ -1,0 +1,108 @@
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from device.cli import main
+from tests.support import EXAMPLES, ROOT
+
+
+def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_score_state_prints_a_table(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(capsys, "score-state", str(EXAMPLES / "alices-garden.json"))
+    assert code == 0
+    assert "Alice's Garden" in out
+    assert out.rstrip().splitlines()[-1].split() == ["Total", "97"]
+
+
+def test_score_state_json_for_a_board(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(capsys, "score-state", str(EXAMPLES / "alices-garden.json"), "--json")
+    data = json.loads(out)
+    assert code == 0
+    assert data["game"] == "alices-garden"
+    assert data["total"] == 97
+    assert [line["points"] for line in data["lines"]] == [45, 26, 24, 17, -15, 0]
+    assert all({"rule", "detail", "points"} <= set(line) for line in data["lines"])
+
+
+def test_score_state_json_for_a_table(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(capsys, "score-state", str(EXAMPLES / "sanssouci.json"), "--json")
+    data = json.loads(out)
+    assert code == 0
+    assert [(p["player"], p["total"], p["rank"]) for p in data["players"]] == [
+        ("Ann", 63, 2),
+        ("Bruno", 63, 1),
+    ]
+    assert data["players"][1]["tiebreak"] == {"rule": "more gardener tiles", "values": [2]}
+
+
+def test_table_text_has_standings(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(capsys, "score-state", str(EXAMPLES / "four-gardens.json"))
+    assert code == 0
+    assert "Standings\n1. Cleo: 20" in out
+
+
+@pytest.mark.parametrize(
+    ("content", "message"),
+    [
+        ('{"game": "go"}', "unknown game 'go'"),
+        ('{"game": "alices-garden", "rows": ["RR"]}', "rows: expected 6 rows, got 1"),
+        ('{"game": "alices-garden", "rows": ["RRRRRRRX"]', "malformed JSON at line 1"),
+        ('{"game": "sanssouci", "rows": [1]}', r"rows[0]: expected a string"),
+        (b"\xff\xfe", "not UTF-8 text"),
+    ],
+)
+def test_bad_input_exits_non_zero_without_a_score(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, content: str | bytes, message: str
+) -> None:
+    path = tmp_path / "state.json"
+    if isinstance(content, bytes):
+        path.write_bytes(content)
+    else:
+        path.write_text(content)
+    code, out, err = run(capsys, "score-state", str(path))
+    assert code == 2
+    assert out == ""
+    assert message in err
+
+
+def test_missing_and_huge_files(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    code, _, err = run(capsys, "score-state", str(tmp_path / "nope.json"))
+    assert code == 2
+    assert "cannot read the state file" in err
+    code, _, err = run(capsys, "score-state", str(tmp_path))
+    assert code == 2
+    assert "not a file" in err
+    huge = tmp_path / "huge.json"
+    huge.write_text(" " * 1_000_001)
+    code, _, err = run(capsys, "score-state", str(huge))
+    assert code == 2
+    assert "too large" in err
+
+
+def test_demo_scores_every_example(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(capsys, "demo")
+    assert code == 0
+    for title in ("Alice's Garden", "Sanssouci", "Zen Garden", "Four Gardens", "Tang Garden"):
+        assert title in out
+
+
+def test_console_entry_point_runs() -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "device.cli", "score-state", "--json", str(EXAMPLES / "four-gardens.json")],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["game"] == "four-gardens"

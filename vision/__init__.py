@@ -1,0 +1,1 @@
+"""Photo -> board state: locate, rectify, cells, classify, reconstruct. Knows boards, never scoring."""
