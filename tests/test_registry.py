@@ -30,7 +30,10 @@ def test_board_game_table_scores_each_board_with_the_table_setup() -> None:
     data: dict[str, Any] = {
         "game": "alices-garden",
         "setup": {"rows": 1, "cols": 2, "chess_columns": [1]},
-        "players": [{"name": "A", "rows": ["CC"]}, {"rows": ["C."], "setup": {"rows": 1, "cols": 2, "chess_columns": []}}],
+        "players": [
+            {"name": "A", "rows": ["CC"]},
+            {"rows": ["C."], "setup": {"rows": 1, "cols": 2, "chess_columns": []}},
+        ],
     }
     state = rules.parse(data)
     result = rules.score(state)
