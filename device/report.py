@@ -50,8 +50,11 @@ def result_text(result: ScoreBreakdown | TableScore, title: str) -> str:
         parts.append(f"{p.player}\n{breakdown_text(p)}")
     standings = sorted(zip(result.ranks, result.players, strict=True), key=lambda rp: rp[0])
     lines = ["Standings"]
+    totals = [p.total for p in result.players]
     for rank, p in standings:
-        tie = f"  (tie-break: {p.tiebreak_rule} {list(p.tiebreak)})" if p.tiebreak else ""
+        # The tie-break only matters, so only shows, where another player has the same total.
+        tied = totals.count(p.total) > 1
+        tie = f"  (tie-break: {p.tiebreak_rule} {list(p.tiebreak)})" if p.tiebreak and tied else ""
         lines.append(f"{rank}. {p.player}: {p.total}{tie}")
     parts.append("\n".join(lines))
     return "\n\n".join(parts)

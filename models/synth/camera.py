@@ -1,0 +1,567 @@
+"""The camera simulator: boards on a textured table, photographed as a Pi camera over a real table would.
+
+World frame: the table is the plane z = 0 with x and y along it in millimetres and z pointing down into the
+table, so the camera sits at negative z and a piece of height h has its top at z = -h. A board's own frame
+(x right, y down, origin at its top-left corner, as in its profile) is placed on the table by a translation
+of its centre and a yaw.
+
+The picture is built in an ideal pinhole image (the boards are warped in by exact plane homographies, pieces
+are drawn in 3D), then lit, bent by the lens' distortion, blurred, given sensor noise and JPEG-compressed.
+Every photo's truth holds what was drawn: board corners in the distorted image, states and cell labels.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import cv2
+import numpy as np
+from numpy.typing import NDArray
+
+from models.synth.art import Colour, Image
+from models.synth.scene import Piece, SyntheticBoard
+from vision.camera_model import CameraModel
+from vision.geometry import as_points, cell_center_mm
+
+Matrix = NDArray[np.float64]
+
+SKIN_TONES: tuple[Colour, ...] = (
+    (150, 180, 225),
+    (120, 160, 210),
+    (90, 130, 185),
+    (60, 95, 140),
+    (45, 70, 105),
+)
+
+
+@dataclass(frozen=True)
+class PhotoOptions:
+    """What the simulated photographer may do. ``hands`` is the chance of a hand or arm over a board."""
+
+    size_wh: tuple[int, int] = (2304, 1296)
+    max_tilt_deg: float = 45.0
+    hands: float = 0.0
+    effects: bool = True
+    jpeg_quality: tuple[int, int] = (60, 95)
+
+
+@dataclass(frozen=True)
+class Placement:
+    """Where a board lies on the table: its centre (mm) and its yaw (radians)."""
+
+    board: SyntheticBoard
+    centre_mm: tuple[float, float]
+    yaw: float
+
+    def board_to_world(self) -> Matrix:
+        """3x3 affine map from board millimetres to table millimetres (homogeneous 2D)."""
+        w, h = self.board.profile.size_mm
+        c, s = np.cos(self.yaw), np.sin(self.yaw)
+        to_centre = np.array([[1, 0, -w / 2], [0, 1, -h / 2], [0, 0, 1.0]])
+        rot = np.array([[c, -s, self.centre_mm[0]], [s, c, self.centre_mm[1]], [0, 0, 1.0]])
+        return np.asarray(rot @ to_centre, dtype=np.float64)
+
+
+@dataclass(frozen=True)
+class Pose:
+    """World-to-camera rotation and translation."""
+
+    rotation: Matrix
+    translation: Matrix
+
+    def to_camera(self, pts_world: object) -> Matrix:
+        p = np.asarray(pts_world, dtype=np.float64).reshape(-1, 3)
+        return p @ self.rotation.T + self.translation
+
+
+@dataclass
+class Photo:
+    """A rendered photo: the JPEG bytes as a camera would deliver them, and the truth of what is in it."""
+
+    jpeg: bytes
+    truth: dict[str, Any] = field(default_factory=dict)
+
+    def decode(self) -> Image:
+        image = cv2.imdecode(np.frombuffer(self.jpeg, np.uint8), cv2.IMREAD_COLOR)
+        if image is None:
+            raise ValueError("the rendered JPEG does not decode")
+        return np.asarray(image, dtype=np.uint8)
+
+
+def random_camera(rng: np.random.Generator, size_wh: tuple[int, int]) -> CameraModel:
+    """A Pi Camera Module 3, standard (66 degree) or wide (102 degree) lens, with lens-to-lens spread."""
+    w, h = size_wh
+    wide = bool(rng.random() < 0.5)
+    hfov = np.deg2rad(rng.normal(102.0 if wide else 66.0, 1.5))
+    f = (w / 2) / np.tan(hfov / 2)
+    matrix = np.array(
+        [[f, 0, w / 2 + rng.normal(0, w * 0.004)], [0, f, h / 2 + rng.normal(0, h * 0.004)], [0, 0, 1]]
+    )
+    if wide:
+        k1, k2, k3 = rng.uniform(-0.3, -0.2), rng.uniform(0.04, 0.09), rng.uniform(-0.02, 0.0)
+    else:
+        k1, k2, k3 = rng.uniform(-0.08, 0.02), rng.uniform(-0.02, 0.04), 0.0
+    dist = np.array([k1, k2, rng.normal(0, 5e-4), rng.normal(0, 5e-4), k3])
+    return CameraModel(matrix, dist, size_wh)
+
+
+def place_boards(boards: list[SyntheticBoard], rng: np.random.Generator) -> list[Placement]:
+    """Lay boards side by side on the table, loosely row-major, each at any yaw, none touching."""
+    placements: list[Placement] = []
+    radii = [float(np.hypot(*b.profile.size_mm)) / 2 for b in boards]
+    cols = int(np.ceil(np.sqrt(len(boards))))
+    pitch = 2 * max(radii) + 15.0
+    for i, board in enumerate(boards):
+        r, c = divmod(i, cols)
+        jitter = rng.uniform(-5, 5, 2)
+        centre = (c * pitch + jitter[0], r * pitch + jitter[1])
+        placements.append(
+            Placement(board, (float(centre[0]), float(centre[1])), float(rng.uniform(-np.pi, np.pi)))
+        )
+    return placements
+
+
+def _look_at(camera_centre: Matrix, target: Matrix, roll: float) -> Pose:
+    forward = target - camera_centre
+    forward /= np.linalg.norm(forward)
+    ref = np.array([0.0, 0.0, 1.0]) if abs(forward[2]) < 0.99 else np.array([1.0, 0.0, 0.0])
+    x = np.cross(ref, forward)
+    x /= np.linalg.norm(x)
+    y = np.cross(forward, x)
+    c, s = np.cos(roll), np.sin(roll)
+    x, y = c * x + s * y, -s * x + c * y
+    rotation = np.vstack([x, y, forward])
+    return Pose(rotation, -rotation @ camera_centre)
+
+
+def _world_points(placement: Placement, pts_mm: object, z: float = 0.0) -> Matrix:
+    p = as_points(pts_mm)
+    hom = np.column_stack([p, np.ones(len(p))]) @ placement.board_to_world().T
+    return np.column_stack([hom[:, :2], np.full(len(p), z)])
+
+
+def frame_scene(
+    placements: list[Placement], model: CameraModel, rng: np.random.Generator, max_tilt_deg: float
+) -> Pose:
+    """A camera pose that sees every board whole: tilt up to ``max_tilt_deg``, any azimuth and roll."""
+    corners = np.vstack([_world_points(p, p.board.profile.corners_mm) for p in placements])
+    target = np.array([*corners[:, :2].mean(axis=0), 0.0])
+    radius = float(np.max(np.linalg.norm(corners[:, :2] - target[:2], axis=1)))
+    w, h = model.size_wh
+    half_fov = np.arctan((min(w, h) / 2) / model.matrix[0, 0])
+    fill = rng.uniform(0.55, 0.95)
+    tilt = np.deg2rad(rng.uniform(0, max_tilt_deg))
+    azimuth = rng.uniform(-np.pi, np.pi)
+    roll = rng.uniform(-np.pi, np.pi)
+    distance = radius / (fill * np.tan(half_fov))
+    for _ in range(60):
+        direction = np.array([np.sin(tilt) * np.cos(azimuth), np.sin(tilt) * np.sin(azimuth), -np.cos(tilt)])
+        pose = _look_at(target + distance * direction, target, roll)
+        cam = pose.to_camera(corners)
+        if np.all(cam[:, 2] > 0):
+            px = model.project(cam)
+            margin = 0.03 * min(w, h)
+            if np.all(
+                (px[:, 0] > margin) & (px[:, 0] < w - margin) & (px[:, 1] > margin) & (px[:, 1] < h - margin)
+            ):
+                return pose
+        distance *= 1.08
+    raise RuntimeError("could not frame the boards: the camera would have to be implausibly far away")
+
+
+def _ideal_project(model: CameraModel, pose: Pose, pts_world: object) -> Matrix:
+    cam = pose.to_camera(pts_world)
+    img = cam @ model.matrix.T
+    return img[:, :2] / img[:, 2:3]
+
+
+def board_homography(model: CameraModel, pose: Pose, placement: Placement) -> Matrix:
+    """Board millimetres -> ideal (undistorted) image pixels."""
+    plane = model.matrix @ np.column_stack([pose.rotation[:, 0], pose.rotation[:, 1], pose.translation])
+    return np.asarray(plane @ placement.board_to_world(), dtype=np.float64)
+
+
+def _table(size_wh: tuple[int, int], rng: np.random.Generator) -> NDArray[np.float32]:
+    w, h = size_wh
+    kind = rng.integers(3)
+    yy, xx = np.mgrid[0:h, 0:w].astype(np.float32)
+    low = cv2.resize(rng.normal(0, 1, (h // 32 + 2, w // 32 + 2)).astype(np.float32), (w, h))
+    if kind == 0:  # wood grain along a random direction
+        base = np.array(rng.choice([(60, 100, 150), (40, 70, 110), (90, 140, 190)]), np.float32)
+        a = rng.uniform(0, np.pi)
+        u = xx * np.cos(a) + yy * np.sin(a)
+        grain = np.sin(u / rng.uniform(6, 14) + 3 * low) * 0.5 + 0.5
+        shade = 0.8 + 0.25 * grain
+    elif kind == 1:  # felt or cloth
+        base = np.array(rng.choice([(60, 110, 40), (110, 70, 40), (70, 70, 70), (40, 40, 120)]), np.float32)
+        fine = rng.normal(0, 0.06, (h, w)).astype(np.float32)
+        shade = 1.0 + fine + 0.05 * low
+    else:  # laminate
+        base = np.array(rng.choice([(225, 225, 220), (200, 205, 210), (170, 180, 185)]), np.float32)
+        shade = 1.0 + 0.03 * low
+    return np.asarray(base[None, None, :] * shade[..., None], dtype=np.float32)
+
+
+def _soft(image: NDArray[np.float32], sigma: float) -> NDArray[np.float32]:
+    """A wide Gaussian blur, done at reduced resolution: wide blurs at full size cost seconds per frame."""
+    factor = int(max(1, min(8, sigma // 3)))
+    if factor == 1:
+        return np.asarray(cv2.GaussianBlur(image, (0, 0), sigma), dtype=np.float32)
+    h, w = image.shape[:2]
+    small = cv2.resize(image, (max(1, w // factor), max(1, h // factor)), interpolation=cv2.INTER_AREA)
+    small = cv2.GaussianBlur(small, (0, 0), sigma / factor)
+    return np.asarray(cv2.resize(small, (w, h), interpolation=cv2.INTER_LINEAR), dtype=np.float32)
+
+
+def _over(
+    colour: NDArray[np.float32],
+    alpha: NDArray[np.float32],
+    src: NDArray[np.float32],
+    src_alpha: NDArray[np.float32],
+) -> None:
+    """Composite straight-alpha ``src`` over the premultiplied layers, in place."""
+    a = src_alpha[..., None]
+    colour *= 1 - a
+    colour += src * a
+    alpha *= 1 - src_alpha
+    alpha += src_alpha
+
+
+def _warp_board(
+    colour: NDArray[np.float32], alpha: NDArray[np.float32], image: Image, homography: Matrix
+) -> None:
+    w, h = colour.shape[1], colour.shape[0]
+    warped = cv2.warpPerspective(
+        image, homography, (w, h), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT
+    )
+    mask = (
+        cv2.warpPerspective(
+            np.full(image.shape[:2], 255, np.uint8), homography, (w, h), flags=cv2.INTER_LINEAR
+        ).astype(np.float32)
+        / 255.0
+    )
+    _over(colour, alpha, warped.astype(np.float32), mask)
+
+
+def _drop_shadow(shade: NDArray[np.float32], polygon_px: Matrix, rng: np.random.Generator) -> None:
+    h, w = shade.shape[:2]
+    mask = np.zeros((h, w), np.float32)
+    offset = rng.normal(0, 6, 2)
+    cv2.fillPoly(mask, [np.round((polygon_px + offset) * 16).astype(np.int32)], 1.0, cv2.LINE_AA, 4)
+    mask = _soft(mask, 8)
+    shade *= 1 - 0.35 * mask
+
+
+def _draw_piece(
+    colour: NDArray[np.float32],
+    alpha: NDArray[np.float32],
+    model: CameraModel,
+    pose: Pose,
+    placement: Placement,
+    piece: Piece,
+) -> None:
+    n = 24
+    t = np.linspace(0, 2 * np.pi, n, endpoint=False)
+    ring = np.column_stack(
+        [piece.x_mm + piece.diameter_mm / 2 * np.cos(t), piece.y_mm + piece.diameter_mm / 2 * np.sin(t)]
+    )
+    base = _ideal_project(model, pose, _world_points(placement, ring, 0.0))
+    top = _ideal_project(model, pose, _world_points(placement, ring, -piece.height_mm))
+    d = piece.diameter_mm / 2
+    square_mm = [
+        (piece.x_mm - d, piece.y_mm - d),
+        (piece.x_mm + d, piece.y_mm - d),
+        (piece.x_mm + d, piece.y_mm + d),
+        (piece.x_mm - d, piece.y_mm + d),
+    ]
+    # The top face sits on the plane z = -height: its square sprite is warped there.
+    dst = _ideal_project(model, pose, _world_points(placement, square_mm, -piece.height_mm))
+    # Everything is drawn inside the piece's own box: a frame-sized pass per piece would dominate the render.
+    allp = np.vstack([base, top, dst])
+    h, w = colour.shape[:2]
+    x0, y0 = np.maximum(np.floor(allp.min(axis=0)).astype(int) - 2, 0)
+    x1, y1 = np.minimum(np.ceil(allp.max(axis=0)).astype(int) + 2, [w, h])
+    if x1 <= x0 or y1 <= y0:
+        return
+    roi_c, roi_a = colour[y0:y1, x0:x1], alpha[y0:y1, x0:x1]
+    offset = np.array([x0, y0], np.float64)
+    hull = cv2.convexHull(np.vstack([base, top]).astype(np.float32)).reshape(-1, 2) - offset
+    body_mask = np.zeros(roi_a.shape, np.float32)
+    cv2.fillPoly(body_mask, [np.round(hull * 16).astype(np.int32)], 1.0, cv2.LINE_AA, 4)
+    body = np.empty(roi_c.shape, np.float32)
+    body[:] = np.array(piece.body, np.float32) * 0.72
+    _over(roi_c, roi_a, body, body_mask)
+    size = piece.top_bgra.shape[0]
+    src = np.array([(0, 0), (size, 0), (size, size), (0, size)], np.float32)
+    hm = cv2.getPerspectiveTransform(src, (dst - offset).astype(np.float32))
+    warped = cv2.warpPerspective(piece.top_bgra, hm, (x1 - x0, y1 - y0), flags=cv2.INTER_LINEAR)
+    _over(roi_c, roi_a, warped[..., :3].astype(np.float32), warped[..., 3].astype(np.float32) / 255.0)
+
+
+def _hand(
+    colour: NDArray[np.float32],
+    alpha: NDArray[np.float32],
+    shade: NDArray[np.float32],
+    target_px: Matrix,
+    mm_px: float,
+    rng: np.random.Generator,
+) -> NDArray[np.float32]:
+    """Draw an arm reaching in from outside the boards to ``target_px``; returns its coverage mask."""
+    h, w = colour.shape[:2]
+    tx, ty = float(target_px[0]), float(target_px[1])
+    edges = [(tx, -50.0), (tx, h + 50.0), (-50.0, ty), (w + 50.0, ty)]
+    start = np.array(edges[int(np.argmin([abs(ty), abs(h - ty), abs(tx), abs(w - tx)]))])
+    start += rng.normal(0, 0.15 * min(w, h), 2)
+    end = np.array([tx, ty])
+    direction = (end - start) / max(np.linalg.norm(end - start), 1.0)
+    normal = np.array([-direction[1], direction[0]])
+    arm_w = 38 * mm_px
+    mask = np.zeros((h, w), np.float32)
+    wrist = end - direction * 45 * mm_px
+    quad = np.array(
+        [
+            start + normal * arm_w,
+            wrist + normal * arm_w * 0.8,
+            wrist - normal * arm_w * 0.8,
+            start - normal * arm_w,
+        ]
+    )
+    cv2.fillPoly(mask, [np.round(quad * 16).astype(np.int32)], 1.0, cv2.LINE_AA, 4)
+    palm = end - direction * 15 * mm_px
+    cv2.ellipse(
+        mask,
+        (round(palm[0]), round(palm[1])),
+        (round(42 * mm_px), round(36 * mm_px)),
+        float(np.degrees(np.arctan2(direction[1], direction[0]))),
+        0,
+        360,
+        1.0,
+        -1,
+        cv2.LINE_AA,
+    )
+    for k in (-1.5, -0.5, 0.5, 1.5):
+        base = palm + normal * k * 16 * mm_px + direction * 25 * mm_px
+        tip = base + direction * rng.uniform(35, 55) * mm_px + normal * k * rng.uniform(2, 8) * mm_px
+        cv2.line(
+            mask,
+            tuple(np.round(base).astype(int)),
+            tuple(np.round(tip).astype(int)),
+            1.0,
+            max(2, round(15 * mm_px)),
+            cv2.LINE_AA,
+        )
+    shadow = _soft(np.roll(mask, (int(20 * mm_px), int(12 * mm_px)), (0, 1)), 12 * mm_px + 1)
+    colour *= (1 - 0.45 * shadow)[..., None]
+    shade *= 1 - 0.45 * shadow
+    skin = np.array(SKIN_TONES[int(rng.integers(len(SKIN_TONES)))], np.float32)
+    relief = _soft(mask, 10 * mm_px + 1)
+    _over(colour, alpha, skin[None, None, :] * (0.75 + 0.35 * relief[..., None]), mask)
+    return mask
+
+
+def _light(canvas: NDArray[np.float32], rng: np.random.Generator) -> None:
+    """Uneven light, colour temperature, soft shadows and glare, applied in place.
+
+    Every one of these is smooth, so the fields are computed at 1/8 resolution and upsampled once.
+    """
+    h, w = canvas.shape[:2]
+    f = 8
+    sh, sw = h // f + 1, w // f + 1
+    yy, xx = np.mgrid[0:sh, 0:sw].astype(np.float32)
+    xn, yn = xx / sw - 0.5, yy / sh - 0.5
+    gx, gy = rng.uniform(-0.5, 0.5, 2)
+    cx, cy = rng.uniform(-0.4, 0.4, 2)
+    vignette = rng.uniform(0.1, 0.5) * ((xn - cx) ** 2 + (yn - cy) ** 2)
+    gain = rng.uniform(0.75, 1.1) + gx * xn + gy * yn - vignette
+    gain = np.clip(gain, 0.35, 1.3).astype(np.float32)
+    for _ in range(int(rng.integers(0, 3))):  # soft shadows of things outside the frame
+        pts = (rng.uniform(0, 1, (4, 2)) * [sw, sh]).astype(np.float32)
+        mask = np.zeros((sh, sw), np.float32)
+        hull = np.round(cv2.convexHull(pts).reshape(-1, 2) * 16).astype(np.int32)
+        cv2.fillPoly(mask, [hull], 1.0, cv2.LINE_AA, 4)
+        mask = cv2.GaussianBlur(mask, (0, 0), rng.uniform(15, 60) / f)
+        gain *= 1 - rng.uniform(0.15, 0.4) * mask
+    glare = np.zeros((sh, sw), np.float32)
+    for _ in range(int(rng.integers(0, 3))):  # glare from a lamp on a glossy board
+        gx_px, gy_px = rng.uniform(0, sw), rng.uniform(0, sh)
+        sigma = rng.uniform(15, 90) / f
+        glare += rng.uniform(60, 180) * np.exp(-((xx - gx_px) ** 2 + (yy - gy_px) ** 2) / (2 * sigma**2))
+    # Colour temperature from warm tungsten (2700 K) to cool daylight shade (7000 K), as B, G, R gains.
+    warmth = rng.uniform(-1, 1)
+    warm, cool = max(warmth, 0.0), max(-warmth, 0.0)
+    temp = np.array([1 - 0.25 * warm, 1.0, (1 - 0.2 * cool) * (1 + 0.15 * warm)], np.float32)
+    full_gain = cv2.resize(gain, (w, h), interpolation=cv2.INTER_LINEAR)
+    canvas *= full_gain[..., None] * temp[None, None, :]
+    if glare.any():
+        canvas += cv2.resize(glare, (w, h), interpolation=cv2.INTER_LINEAR)[..., None]
+
+
+def _sensor(image: Image, rng: np.random.Generator) -> Image:
+    out = image
+    if rng.random() < 0.25:  # motion blur
+        length = int(rng.integers(3, 10))
+        kernel = np.zeros((length, length), np.float32)
+        kernel[length // 2, :] = 1.0 / length
+        rot = cv2.getRotationMatrix2D((length / 2 - 0.5, length / 2 - 0.5), float(rng.uniform(0, 180)), 1.0)
+        kernel = cv2.warpAffine(kernel, rot, (length, length))
+        out = cv2.filter2D(out, -1, kernel / max(float(kernel.sum()), 1e-6))
+    sigma = rng.uniform(0.0, 1.6)  # defocus
+    if sigma > 0.3:
+        out = cv2.GaussianBlur(out, (0, 0), sigma)
+    f = out.astype(np.float32)
+    read, shot = rng.uniform(1.0, 5.0), rng.uniform(0.02, 0.2)
+    f += rng.standard_normal(f.shape, dtype=np.float32) * np.sqrt(read**2 + shot * f)
+    return np.clip(f, 0, 255).astype(np.uint8)
+
+
+@dataclass(frozen=True)
+class Layers:
+    """The scene drawn in the ideal (pinhole) image, restricted to a window around the boards.
+
+    ``colour`` is premultiplied by ``alpha`` (what covers the table); ``shade`` darkens the table beneath
+    (drop shadows). ``origin`` is the window's top-left corner in ideal pixels.
+    """
+
+    colour: NDArray[np.float32]
+    alpha: NDArray[np.float32]
+    shade: NDArray[np.float32]
+    origin: tuple[int, int]
+
+
+def _window(
+    model: CameraModel, pose: Pose, placements: list[Placement], whole_frame: bool
+) -> tuple[int, int, int, int]:
+    pts = []
+    if whole_frame:
+        # An arm reaches in from the frame's edge, so the window must hold the whole (undistorted) frame.
+        w, h = model.size_wh
+        edge = np.linspace(0, 1, 32)
+        border = np.vstack(
+            [
+                np.column_stack([edge * w, np.zeros(32)]),
+                np.column_stack([edge * w, np.full(32, h)]),
+                np.column_stack([np.zeros(32), edge * h]),
+                np.column_stack([np.full(32, w), edge * h]),
+            ]
+        )
+        ideal = model.undistort_px(border)
+        pts.append(np.clip(ideal, [-0.5 * w, -0.5 * h], [1.5 * w, 1.5 * h]))
+    for p in placements:
+        corners = p.board.profile.corners_mm
+        pts.append(_ideal_project(model, pose, _world_points(p, corners, 0.0)))
+        tallest = max((pc.height_mm for pc in p.board.drawing.pieces), default=0.0)
+        pts.append(_ideal_project(model, pose, _world_points(p, corners, -tallest - 5.0)))
+    allp = np.vstack(pts)
+    # Room around the boards for drop shadows and anti-aliasing.
+    x0, y0 = np.floor(allp.min(axis=0)).astype(int) - 40
+    x1, y1 = np.ceil(allp.max(axis=0)).astype(int) + 40
+    return int(x0), int(y0), int(x1), int(y1)
+
+
+def _draw_layers(
+    model: CameraModel, pose: Pose, placements: list[Placement], rng: np.random.Generator, hands: float
+) -> tuple[Layers, NDArray[np.float32]]:
+    hand = hands > 0 and rng.random() < hands
+    x0, y0, x1, y1 = _window(model, pose, placements, hand)
+    shift = np.array([[1.0, 0, -x0], [0, 1.0, -y0], [0, 0, 1.0]])
+    view = CameraModel(shift @ model.matrix, model.dist, (x1 - x0, y1 - y0))
+    h, w = y1 - y0, x1 - x0
+    colour = np.zeros((h, w, 3), np.float32)
+    alpha = np.zeros((h, w), np.float32)
+    shade = np.ones((h, w), np.float32)
+    for placement in placements:
+        outline = _ideal_project(view, pose, _world_points(placement, placement.board.profile.corners_mm))
+        _drop_shadow(shade, outline, rng)
+        drawing = placement.board.drawing
+        px_to_mm = np.diag([1 / drawing.px_per_mm, 1 / drawing.px_per_mm, 1.0])
+        _warp_board(colour, alpha, drawing.image_bgr, board_homography(view, pose, placement) @ px_to_mm)
+    pieces = [(p, piece) for p in placements for piece in p.board.drawing.pieces]
+    # Far pieces first, so near ones overlap them as they would.
+    depth = [float(pose.to_camera(_world_points(p, [(pc.x_mm, pc.y_mm)]))[0, 2]) for p, pc in pieces]
+    for i in np.argsort(depth)[::-1]:
+        placement, piece = pieces[i]
+        _draw_piece(colour, alpha, view, pose, placement, piece)
+    hand_mask = np.zeros((h, w), np.float32)
+    if hand:
+        placement = placements[int(rng.integers(len(placements)))]
+        target_mm = rng.uniform(0.2, 0.8, 2) * placement.board.profile.size_mm
+        aside = target_mm + np.array([10.0, 0.0])
+        pts = _ideal_project(view, pose, _world_points(placement, [target_mm, aside]))
+        mm_px = float(np.linalg.norm(pts[1] - pts[0])) / 10
+        hand_mask = _hand(colour, alpha, shade, pts[0], mm_px, rng)
+    return Layers(colour, alpha, shade, (x0, y0)), hand_mask
+
+
+def photograph(boards: list[SyntheticBoard], rng: np.random.Generator, options: PhotoOptions) -> Photo:
+    """Photograph ``boards`` on a table; the truth lists each board's corners, state and cell labels."""
+    model = random_camera(rng, options.size_wh)
+    placements = place_boards(boards, rng)
+    pose = frame_scene(placements, model, rng, options.max_tilt_deg)
+    layers, hand_mask = _draw_layers(model, pose, placements, rng, options.hands)
+    map_x, map_y = model.undistort_maps()
+    map_x -= layers.origin[0]
+    map_y -= layers.origin[1]
+
+    def bend(layer: NDArray[np.float32], outside: float) -> NDArray[np.float32]:
+        out = cv2.remap(
+            layer, map_x, map_y, cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT, borderValue=outside
+        )
+        return np.asarray(out, dtype=np.float32)
+
+    # The table has no geometry worth bending, so it is drawn straight in the photo's own pixels.
+    image = _table(options.size_wh, rng) * bend(layers.shade, 1.0)[..., None]
+    image = image * (1 - bend(layers.alpha, 0.0)[..., None]) + bend(layers.colour, 0.0)
+    if options.effects:
+        _light(image, rng)
+    photo = np.clip(image, 0, 255).astype(np.uint8)
+    if options.effects:
+        photo = _sensor(photo, rng)
+    quality = int(rng.integers(options.jpeg_quality[0], options.jpeg_quality[1] + 1))
+    ok, jpeg = cv2.imencode(".jpg", photo, [cv2.IMWRITE_JPEG_QUALITY, quality])
+    if not ok:
+        raise RuntimeError("JPEG encoding failed")
+    truth = _truth(model, pose, placements, layers.origin, hand_mask, quality)
+    return Photo(jpeg.tobytes(), truth)
+
+
+def _truth(
+    model: CameraModel,
+    pose: Pose,
+    placements: list[Placement],
+    origin: tuple[int, int],
+    hand_mask: NDArray[np.float32],
+    quality: int,
+) -> dict[str, Any]:
+    boards = []
+    for placement in placements:
+        board = placement.board
+        profile = board.profile
+        corners = model.project(pose.to_camera(_world_points(placement, profile.corners_mm)))
+        hidden = []
+        for region in profile.regions:
+            for r, c in region.cells():
+                centre = _ideal_project(
+                    model, pose, _world_points(placement, [cell_center_mm(region, r, c)])
+                )[0]
+                x, y = round(centre[0]) - origin[0], round(centre[1]) - origin[1]
+                if 0 <= y < hand_mask.shape[0] and 0 <= x < hand_mask.shape[1] and hand_mask[y, x] > 0.5:
+                    hidden.append([region.name, r, c])
+        boards.append(
+            {
+                "game": profile.game,
+                "profile": profile.name,
+                "art": board.pack,
+                "corners_xy": np.round(corners, 3).tolist(),
+                "hidden_cells": hidden,
+                "state": dict(board.state),
+                "cells": {k: v for k, v in board.cells.items()},
+                "board_to_image": board_homography(model, pose, placement).tolist(),
+            }
+        )
+    return {
+        "size_wh": list(model.size_wh),
+        "camera": {"matrix": model.matrix.tolist(), "dist": model.dist.tolist()},
+        "jpeg_quality": quality,
+        "boards": boards,
+    }

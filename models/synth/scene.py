@@ -1,0 +1,113 @@
+"""What a game's artist hands the camera simulator: a drawn board, its standing pieces and its truth."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+import cv2
+import numpy as np
+
+from models.synth.art import ArtPack, Colour, Image
+from vision.profile import BoardProfile
+
+CellLabels = Mapping[str, list[list[str]]]  # region name -> rows of cell labels ("" where no cell exists)
+
+
+@dataclass(frozen=True)
+class Piece:
+    """A 3D piece standing on a board (nobleman, marker, character).
+
+    ``top_bgra`` is the top face as seen from straight above (square, alpha for its outline); the camera
+    simulator lifts it to ``height_mm`` and joins it to the footprint with a body of colour ``body``, so the
+    piece leans with perspective as a real one does.
+    """
+
+    x_mm: float
+    y_mm: float
+    diameter_mm: float
+    height_mm: float
+    top_bgra: Image
+    body: Colour
+
+
+@dataclass(frozen=True)
+class BoardDrawing:
+    """A board seen from straight above at ``px_per_mm``, plus the pieces standing on it."""
+
+    image_bgr: Image
+    px_per_mm: float
+    pieces: tuple[Piece, ...] = ()
+
+
+@dataclass(frozen=True)
+class SyntheticBoard:
+    """One board ready to photograph, with its truth: the state (scoring JSON) and every cell's label."""
+
+    profile: BoardProfile
+    pack: str
+    state: Mapping[str, Any]
+    cells: CellLabels
+    drawing: BoardDrawing
+
+
+class Artist(Protocol):
+    """One game's synthetic world: plausible finished states, their cell labels, and their pictures."""
+
+    game: str
+
+    def random_state(self, profile: BoardProfile, rng: np.random.Generator) -> Mapping[str, Any]:
+        """A plausible end-of-game state of one board, as the scoring module's JSON."""
+        ...
+
+    def cell_labels(self, profile: BoardProfile, state: Mapping[str, Any]) -> CellLabels:
+        """The label of every cell of every region, as a classifier should read it."""
+        ...
+
+    def draw(
+        self,
+        profile: BoardProfile,
+        state: Mapping[str, Any],
+        pack: ArtPack,
+        rng: np.random.Generator,
+        px_per_mm: float,
+    ) -> BoardDrawing:
+        """The board with ``state`` on it, in ``pack``'s art."""
+        ...
+
+
+def make_board(
+    artist: Artist,
+    profile: BoardProfile,
+    pack: ArtPack,
+    rng: np.random.Generator,
+    px_per_mm: float,
+    state: Mapping[str, Any] | None = None,
+) -> SyntheticBoard:
+    """A drawn board of a given or random state, with its truth."""
+    if state is None:
+        state = artist.random_state(profile, rng)
+    cells = artist.cell_labels(profile, state)
+    drawing = artist.draw(profile, state, pack, rng, px_per_mm)
+    return SyntheticBoard(profile, pack.name, state, cells, drawing)
+
+
+def piece_top(diameter_px: int, colour: Colour, ink: Colour) -> Image:
+    """A round top face: a filled disc with an ink rim on a transparent square (BGRA)."""
+    size = max(diameter_px, 4)
+    top = np.zeros((size, size, 4), np.uint8)
+    c = (size - 1) / 2
+    cv2.circle(
+        top, (round(c * 16), round(c * 16)), round((size / 2 - 1) * 16), (*colour, 255), -1, cv2.LINE_AA, 4
+    )
+    cv2.circle(
+        top,
+        (round(c * 16), round(c * 16)),
+        round((size / 2 - 1) * 16),
+        (*ink, 255),
+        max(1, size // 16),
+        cv2.LINE_AA,
+        4,
+    )
+    return top

@@ -1,0 +1,69 @@
+"""A pinhole camera with lens distortion: the one place image points are distorted or undistorted."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+from numpy.typing import NDArray
+
+from vision.geometry import Points, as_points
+
+
+@dataclass(frozen=True)
+class CameraModel:
+    """Intrinsics ``matrix`` (3x3), OpenCV distortion coefficients ``dist`` and the image ``size_wh``."""
+
+    matrix: NDArray[np.float64]
+    dist: NDArray[np.float64]
+    size_wh: tuple[int, int]
+
+    def project(self, pts_cam: object) -> Points:
+        """Distorted pixel positions of 3D points given in the camera frame (z forward, in front)."""
+        p = np.asarray(pts_cam, dtype=np.float64).reshape(-1, 3)
+        if np.any(p[:, 2] <= 0):
+            raise ValueError("a point lies behind the camera")
+        out, _ = cv2.projectPoints(p, np.zeros(3), np.zeros(3), self.matrix, self.dist)
+        return as_points(out)
+
+    def undistort_px(self, pts: object) -> Points:
+        """Where distorted pixels would lie in an ideal pinhole image with the same matrix."""
+        p = as_points(pts).reshape(-1, 1, 2)
+        # Iterations matter for wide lenses: the default 5 leaves pixel-sized errors at the image corners.
+        criteria = (cv2.TERM_CRITERIA_COUNT | cv2.TERM_CRITERIA_EPS, 40, 1e-9)
+        if hasattr(cv2, "undistortPointsIter"):  # OpenCV 4.x; 5.x folds the criteria into undistortPoints
+            out = cv2.undistortPointsIter(p, self.matrix, self.dist, None, self.matrix, criteria)
+        else:
+            out = cv2.undistortPoints(p, self.matrix, self.dist, None, None, self.matrix, criteria)
+        return as_points(out)
+
+    def distort_px(self, pts: object) -> Points:
+        """Inverse of :meth:`undistort_px`: ideal pinhole pixels to where the lens puts them."""
+        p = as_points(pts)
+        k = self.matrix
+        norm = np.column_stack(
+            [(p[:, 0] - k[0, 2]) / k[0, 0], (p[:, 1] - k[1, 2]) / k[1, 1], np.ones(len(p))]
+        )
+        return self.project(norm)
+
+    def undistort_maps(self, step: int = 16) -> tuple[NDArray[np.float32], NDArray[np.float32]]:
+        """``cv2.remap`` maps giving, for each distorted pixel, its ideal-image source position.
+
+        Solved on a coarse grid and interpolated: distortion is smooth, and a full-resolution solve of a
+        3-megapixel frame costs far more than the photo it serves.
+        """
+        w, h = self.size_wh
+        xs = np.arange(0, w + step, step, dtype=np.float64)
+        ys = np.arange(0, h + step, step, dtype=np.float64)
+        gx, gy = np.meshgrid(xs, ys)
+        ideal = self.undistort_px(np.column_stack([gx.ravel(), gy.ravel()])).reshape(len(ys), len(xs), 2)
+        # Sample the coarse grid at every pixel centre by bilinear interpolation.
+        px = np.arange(w, dtype=np.float32) / step
+        py = np.arange(h, dtype=np.float32) / step
+        mx, my = np.meshgrid(px, py)
+        coarse_x = ideal[..., 0].astype(np.float32)
+        coarse_y = ideal[..., 1].astype(np.float32)
+        map_x = np.asarray(cv2.remap(coarse_x, mx, my, cv2.INTER_LINEAR), dtype=np.float32)
+        map_y = np.asarray(cv2.remap(coarse_y, mx, my, cv2.INTER_LINEAR), dtype=np.float32)
+        return map_x, map_y
