@@ -58,19 +58,35 @@ class AliceArtist:
         """Tetrominoes dropped at random until the board jams, then a few one-square bonus tiles."""
         spec = _setup(profile)
         grid = [[rules.EMPTY] * spec.cols for _ in range(spec.rows)]
-        fill_target = rng.uniform(0.7, 1.0)
-        tries = 0
-        while (
-            tries < 400
-            and sum(row.count(rules.EMPTY) for row in grid) > (1 - fill_target) * spec.rows * spec.cols
-        ):
-            tries += 1
-            shape = ORIENTED[rng.integers(len(ORIENTED))]
-            r0, c0 = int(rng.integers(spec.rows)), int(rng.integers(spec.cols))
-            cells = [(r0 + r, c0 + c) for r, c in shape]
-            if all(r < spec.rows and c < spec.cols and grid[r][c] == rules.EMPTY for r, c in cells):
-                for r, c in cells:
-                    grid[r][c] = SYMBOLS[rng.integers(len(SYMBOLS))]
+        fill_target = rng.uniform(0.75, 1.0) * spec.rows * spec.cols
+        # As a player would: from an empty square, try every way a tetromino covers it before giving up.
+        stuck: set[tuple[int, int]] = set()
+        while sum(row.count(rules.EMPTY) for row in grid) > spec.rows * spec.cols - fill_target:
+            free = [
+                (r, c)
+                for r in range(spec.rows)
+                for c in range(spec.cols)
+                if grid[r][c] == rules.EMPTY and (r, c) not in stuck
+            ]
+            if not free:
+                break
+            r0, c0 = free[int(rng.integers(len(free)))]
+            placed = False
+            for shape in (ORIENTED[i] for i in rng.permutation(len(ORIENTED))):
+                for dr, dc in shape:
+                    cells = [(r0 - dr + r, c0 - dc + c) for r, c in shape]
+                    if all(
+                        0 <= r < spec.rows and 0 <= c < spec.cols and grid[r][c] == rules.EMPTY
+                        for r, c in cells
+                    ):
+                        for r, c in cells:
+                            grid[r][c] = SYMBOLS[rng.integers(len(SYMBOLS))]
+                        placed = True
+                        break
+                if placed:
+                    break
+            if not placed:
+                stuck.add((r0, c0))
         empties = [(r, c) for r in range(spec.rows) for c in range(spec.cols) if grid[r][c] == rules.EMPTY]
         for i in rng.permutation(len(empties))[: int(rng.integers(0, 4))]:
             r, c = empties[i]
