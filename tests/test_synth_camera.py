@@ -137,7 +137,7 @@ def test_render_command_writes_photos_truth_and_sheet(
 @pytest.mark.parametrize(
     ("argv", "message"),
     [
-        (["--game", "chess"], "no synthetic art for game 'chess'"),
+        (["--game", "chess"], "no synthetic art for 'chess'"),
         (["--game", "alices-garden", "--boards", "5"], "boards per photo must be 1 to 4"),
         (["--game", "alices-garden", "--art", "crayon"], "unknown art pack 'crayon'"),
     ],

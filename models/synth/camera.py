@@ -187,12 +187,14 @@ def _table(size_wh: tuple[int, int], rng: np.random.Generator) -> NDArray[np.flo
     kind = rng.integers(3)
     yy, xx = np.mgrid[0:h, 0:w].astype(np.float32)
     low = cv2.resize(rng.normal(0, 1, (h // 32 + 2, w // 32 + 2)).astype(np.float32), (w, h))
-    if kind == 0:  # wood grain along a random direction
+    if kind == 0:  # wood: long grain lines across planks, gently wavering
         base = np.array(rng.choice([(60, 100, 150), (40, 70, 110), (90, 140, 190)]), np.float32)
         a = rng.uniform(0, np.pi)
-        u = xx * np.cos(a) + yy * np.sin(a)
-        grain = np.sin(u / rng.uniform(6, 14) + 3 * low) * 0.5 + 0.5
-        shade = 0.8 + 0.25 * grain
+        v = -xx * np.sin(a) + yy * np.cos(a)
+        smooth = cv2.resize(rng.normal(0, 1, (h // 128 + 2, w // 128 + 2)).astype(np.float32), (w, h))
+        period = rng.uniform(10, 25)
+        grain = np.sin(v / period + 2.0 * smooth) + 0.4 * np.sin(v / (period / 4.3) + 1.3 * low)
+        shade = 1.0 + 0.06 * grain + 0.04 * low
     elif kind == 1:  # felt or cloth
         base = np.array(rng.choice([(60, 110, 40), (110, 70, 40), (70, 70, 70), (40, 40, 120)]), np.float32)
         fine = rng.normal(0, 0.06, (h, w)).astype(np.float32)
@@ -232,8 +234,9 @@ def _warp_board(
     colour: NDArray[np.float32], alpha: NDArray[np.float32], image: Image, homography: Matrix
 ) -> None:
     w, h = colour.shape[1], colour.shape[0]
+    # Replicated borders: the coverage mask alone decides how much of an edge pixel is board.
     warped = cv2.warpPerspective(
-        image, homography, (w, h), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT
+        image, homography, (w, h), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE
     )
     mask = (
         cv2.warpPerspective(
@@ -242,6 +245,30 @@ def _warp_board(
         / 255.0
     )
     _over(colour, alpha, warped.astype(np.float32), mask)
+
+
+def _board_sides(
+    colour: NDArray[np.float32],
+    alpha: NDArray[np.float32],
+    model: CameraModel,
+    pose: Pose,
+    placement: Placement,
+    rng: np.random.Generator,
+) -> None:
+    """The board's cut edges: its printed top is the plane z = 0, its underside rests on the table below."""
+    thickness = rng.uniform(1.5, 3.0)
+    corners = placement.board.profile.corners_mm
+    top = _ideal_project(model, pose, _world_points(placement, corners, 0.0))
+    bottom = _ideal_project(model, pose, _world_points(placement, corners, thickness))
+    h, w = alpha.shape
+    mask = np.zeros((h, w), np.float32)
+    for i in range(4):
+        j = (i + 1) % 4
+        side = np.array([top[i], top[j], bottom[j], bottom[i]])
+        cv2.fillPoly(mask, [np.round(side * 16).astype(np.int32)], 1.0, cv2.LINE_AA, 4)
+    edge = np.empty((h, w, 3), np.float32)
+    edge[:] = rng.uniform(35, 95) * np.array([1.0, 1.02, 1.05], np.float32)
+    _over(colour, alpha, edge, mask)
 
 
 def _drop_shadow(shade: NDArray[np.float32], polygon_px: Matrix, rng: np.random.Generator) -> None:
@@ -473,6 +500,7 @@ def _draw_layers(
     for placement in placements:
         outline = _ideal_project(view, pose, _world_points(placement, placement.board.profile.corners_mm))
         _drop_shadow(shade, outline, rng)
+        _board_sides(colour, alpha, view, pose, placement, rng)
         drawing = placement.board.drawing
         px_to_mm = np.diag([1 / drawing.px_per_mm, 1 / drawing.px_per_mm, 1.0])
         _warp_board(colour, alpha, drawing.image_bgr, board_homography(view, pose, placement) @ px_to_mm)

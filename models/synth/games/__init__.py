@@ -1,17 +1,31 @@
-"""One artist per game: the registry the renderer, training and benchmarks look games up in."""
+"""One artist per board profile: the registry the renderer, training and benchmarks look boards up in.
+
+Keys are default profile names (``vision/profiles/KEY.json``): a game's main board has the game's name, and
+companion objects (Four Gardens' Extra-rewards tile) have their own.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 
 from models.synth.games.alices_garden import AliceArtist
+from models.synth.games.four_gardens import FourGardensArtist, FourGardensRewardArtist
+from models.synth.games.sanssouci import SanssouciArtist
+from models.synth.games.zen_garden import ZenArtist
 from models.synth.scene import Artist
 
-ARTISTS: Mapping[str, Artist] = {artist.game: artist for artist in (AliceArtist(),)}
+_ALL: tuple[Artist, ...] = (
+    AliceArtist(),
+    SanssouciArtist(),
+    ZenArtist(),
+    FourGardensArtist(),
+    FourGardensRewardArtist(),
+)
+ARTISTS: Mapping[str, Artist] = {getattr(a, "profile_name", a.game): a for a in _ALL}
 
 
-def get_artist(game: str) -> Artist:
+def get_artist(key: str) -> Artist:
     try:
-        return ARTISTS[game]
+        return ARTISTS[key]
     except KeyError:
-        raise ValueError(f"no synthetic art for game {game!r}; games: {', '.join(ARTISTS)}") from None
+        raise ValueError(f"no synthetic art for {key!r}; there is art for {', '.join(ARTISTS)}") from None
