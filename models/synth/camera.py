@@ -107,18 +107,21 @@ def random_camera(rng: np.random.Generator, size_wh: tuple[int, int]) -> CameraM
 
 
 def place_boards(boards: list[SyntheticBoard], rng: np.random.Generator) -> list[Placement]:
-    """Lay boards side by side on the table, loosely row-major, each at any yaw, none touching."""
+    """Lay boards out as players do: in a loose grid, all facing about the same way, none touching.
+
+    The whole arrangement turns with the camera's roll, so boards still appear at any rotation.
+    """
     placements: list[Placement] = []
-    radii = [float(np.hypot(*b.profile.size_mm)) / 2 for b in boards]
     cols = int(np.ceil(np.sqrt(len(boards))))
-    pitch = 2 * max(radii) + 15.0
+    jitter = np.deg2rad(8.0)
+    # A board turned by the jitter grows by at most sin(jitter) of its other side; the gap absorbs the rest.
+    pitch = max(max(b.profile.size_mm) for b in boards) * (1 + np.sin(jitter)) + rng.uniform(15, 60)
+    base_yaw = float(rng.choice([0.0, np.pi / 2, np.pi, -np.pi / 2]))
     for i, board in enumerate(boards):
         r, c = divmod(i, cols)
-        jitter = rng.uniform(-5, 5, 2)
-        centre = (c * pitch + jitter[0], r * pitch + jitter[1])
-        placements.append(
-            Placement(board, (float(centre[0]), float(centre[1])), float(rng.uniform(-np.pi, np.pi)))
-        )
+        centre = (c * pitch + rng.uniform(-5, 5), r * pitch + rng.uniform(-5, 5))
+        yaw = base_yaw + float(rng.uniform(-jitter, jitter))
+        placements.append(Placement(board, (float(centre[0]), float(centre[1])), yaw))
     return placements
 
 
@@ -343,7 +346,7 @@ def _hand(
     end = np.array([tx, ty])
     direction = (end - start) / max(np.linalg.norm(end - start), 1.0)
     normal = np.array([-direction[1], direction[0]])
-    arm_w = 38 * mm_px
+    arm_w = 30 * mm_px  # half the forearm's width
     mask = np.zeros((h, w), np.float32)
     wrist = end - direction * 45 * mm_px
     quad = np.array(

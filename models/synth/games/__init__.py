@@ -11,6 +11,7 @@ from collections.abc import Mapping
 from models.synth.games.alices_garden import AliceArtist
 from models.synth.games.four_gardens import FourGardensArtist, FourGardensRewardArtist
 from models.synth.games.sanssouci import SanssouciArtist
+from models.synth.games.tang_garden import TangArtist
 from models.synth.games.zen_garden import ZenArtist
 from models.synth.scene import Artist
 
@@ -20,6 +21,7 @@ _ALL: tuple[Artist, ...] = (
     ZenArtist(),
     FourGardensArtist(),
     FourGardensRewardArtist(),
+    TangArtist(),
 )
 ARTISTS: Mapping[str, Artist] = {getattr(a, "profile_name", a.game): a for a in _ALL}
 

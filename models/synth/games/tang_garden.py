@@ -1,0 +1,979 @@
+"""Tang Garden in the synthetic world: the shared garden board, its decorations, characters and landscapes.
+
+Cell labels. Region ``grid``: ``...`` where no tile lies, else the tile token (``gw-``), then ``/KIND`` per
+decoration on it (``/tree:SPECIES`` for a tree; several joined in sorted order, ``g--/bird/tree:pine``),
+then ``@NAME:FACING`` for the character standing there (``gw-/lotus@poet:E``). Landscape regions
+(``landscape-large:N``, ``landscape-small:E``, ...): the icons of the tile in that slot, sorted and joined by
+``+`` (``dragon+sun``), or ``.`` for an empty slot.
+
+Slots. The state lists each side's landscape tiles as slots 0-4; :func:`slot_cells` places them: the large
+slots (the outer row) first, then the small ones (the inner row), each region's cells in reading order
+(west to east on the N and S sides, north to south on E and W). So with the default profile slots 0-1 are
+large and 2-4 small, as in ``examples/tang-garden.json``. A landscape tile is printed facing out of the
+board, its top edge towards the table edge, as the characters facing that side see it.
+
+Pieces. Characters stand as 30 mm tall, 16 mm wide miniatures in the south-east of their tile, leaving the
+other three quarters to decorations. Seen from above each shows its identity (one of six colours with one
+of six glyphs; the six advanced characters add a band of another colour, so two of one colour differ in
+band and glyph) and a white wedge at the rim that points the way it faces.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from functools import cache, lru_cache
+from typing import Any
+
+import cv2
+import numpy as np
+from numpy.typing import NDArray
+
+from models.synth.art import (
+    ArtPack,
+    Colour,
+    Image,
+    disc,
+    ellipse_points,
+    label_text,
+    paper,
+    polygon,
+    regular_polygon,
+    stroke,
+)
+from models.synth.scene import BoardDrawing, CellLabels, Piece
+from scoring import tang_garden as rules
+from scoring.core import require_valid
+from vision.geometry import BoardFrame, cell_rect_mm
+from vision.profile import BoardProfile, Region
+
+GAME = rules.GAME
+
+BOARD: Colour = (168, 180, 176)
+PRINT: Colour = (112, 124, 120)
+SLOT: Colour = (140, 152, 148)
+FOOTPATH: Colour = (160, 196, 216)
+STONE: Colour = (190, 214, 228)
+GREENERY: Colour = (70, 150, 80)
+WATER: Colour = (200, 140, 60)
+ROCK: Colour = (105, 118, 135)
+WALL: Colour = (50, 55, 180)
+START_FRAME: Colour = (40, 165, 215)
+BARK: Colour = (40, 70, 110)
+CREAM: Colour = (215, 235, 242)
+WHITE: Colour = (250, 250, 250)
+SKY: Colour = (215, 222, 210)
+HILLS: Colour = (150, 170, 140)
+
+EDGE_COLOUR: Mapping[str, Colour] = {"greenery": GREENERY, "water": WATER, "rock": ROCK, "wall": WALL}
+# A tile's corners clockwise from the north-west; edge k runs from corner k to corner k + 1 (N, E, S, W).
+CORNERS = np.array([(-1.0, -1.0), (1.0, -1.0), (1.0, 1.0), (-1.0, 1.0)])
+# Turns row vectors (x, y) a quarter clockwise on the board (y down): north to east.
+QUARTER_TURN = np.array([[0.0, 1.0], [-1.0, 0.0]])
+# Edges other than terrain: a tile of only footpaths and walls has no terrain at all.
+PLAIN_EDGES = ("footpath", "wall")
+
+CHARACTER_HEIGHT_MM = 30.0
+CHARACTER_DIAMETER_MM = 16.0
+# The character's footprint centre, as a fraction of the tile's side from its centre (south-east).
+CHARACTER_OFFSET = 0.2
+CHARACTER_COLOURS: tuple[Colour, ...] = (
+    (50, 50, 195),
+    (40, 175, 225),
+    (90, 150, 40),
+    (175, 95, 30),
+    (145, 60, 125),
+    (55, 50, 45),
+)
+CHARACTER_GLYPHS = ("disc", "diamond", "star", "bars", "ring", "cross")
+# Decoration anchors (fractions of the tile's side from its centre) and their sizes (fractions of the side).
+ALONE_ANCHORS = ((-0.22, -0.22), (0.22, 0.22), (0.22, -0.22), (-0.22, 0.22))
+BESIDE_CHARACTER = ((-0.22, -0.22), (0.22, -0.22), (-0.22, 0.22))
+SINGLE_SIZE, SHARED_SIZE = 0.62, 0.42
+
+PLAYER_NAMES = ("Ann", "Bo", "Chen", "Dee")
+
+
+def _setup(profile: BoardProfile) -> rules.TangSetup:
+    return rules.parse_setup(profile.setup, "setup")
+
+
+def _table(state: Mapping[str, Any]) -> rules.TangTable:
+    """The state, refused unless the rules accept it: a picture of an impossible table is no truth."""
+    table = rules.parse(state)
+    require_valid(rules.check(table))
+    return table
+
+
+def start_cells(setup: rules.TangSetup) -> tuple[tuple[int, int], ...]:
+    """The four spaces under the 2 x 2 starting tile, in the middle of the grid."""
+    r0, c0 = (setup.rows - 2) // 2, (setup.cols - 2) // 2
+    return (r0, c0), (r0, c0 + 1), (r0 + 1, c0), (r0 + 1, c0 + 1)
+
+
+def slot_cells(profile: BoardProfile, side: str) -> list[tuple[Region, int, int]]:
+    """Where slot k of ``side``'s landscape list lies: large slots first, then small, in reading order."""
+    cells: list[tuple[Region, int, int]] = []
+    for size in ("large", "small"):
+        region = profile.region(f"landscape-{size}:{side}")
+        cells += [(region, r, c) for r, c in region.cells()]
+    return cells
+
+
+def landscape_slots(
+    profile: BoardProfile, landscapes: rules.Landscapes, side: str
+) -> list[tuple[tuple[Region, int, int], rules.Slot]]:
+    """Each slot cell of ``side`` with the tile in it (``()`` when the slot is empty)."""
+    cells = slot_cells(profile, side)
+    slots = landscapes.side(side)
+    if len(slots) > len(cells):
+        raise ValueError(f"{len(slots)} landscape tiles on side {side}; the profile has {len(cells)} slots")
+    return list(zip(cells, (*slots, *([()] * (len(cells) - len(slots)))), strict=True))
+
+
+def decoration_label(decoration: rules.Decoration) -> str:
+    if decoration.kind == "tree" and decoration.species is not None:
+        return f"tree:{decoration.species}"
+    return decoration.kind
+
+
+class TangArtist:
+    game = GAME
+
+    def random_state(self, profile: BoardProfile, rng: np.random.Generator) -> Mapping[str, Any]:
+        """A garden grown tile by tile from the starting tile, then decorated, peopled and framed."""
+        setup = _setup(profile)
+        tiles = _grow_garden(setup, rng)
+        decorations = _decorate(setup, tiles, rng)
+        cells = sorted(tiles)
+        count = int(rng.integers(3, 10))
+        names = [str(n) for n in rng.choice(rules.CHARACTERS, count, replace=False)]
+        spots = rng.choice(len(cells), count, replace=False)
+        characters = tuple(
+            rules.Character(name, cells[int(i)], rules.SIDES[int(rng.integers(4))])
+            for name, i in zip(names, spots, strict=True)
+        )
+        sides = {}
+        for side in rules.SIDES:
+            slots: list[rules.Slot] = []
+            for region, _, _ in slot_cells(profile, side):
+                icons = (2 if region.name.startswith("landscape-large") else 1) if rng.random() < 0.8 else 0
+                slots.append(
+                    tuple(str(rules.ICONS[int(rng.integers(len(rules.ICONS)))]) for _ in range(icons))
+                )
+            sides[side] = tuple(slots)
+        landscapes = rules.Landscapes(sides["N"], sides["E"], sides["S"], sides["W"])
+        grid = tuple(
+            tuple(tiles[(r, c)].token if (r, c) in tiles else rules.NO_TILE for c in range(setup.cols))
+            for r in range(setup.rows)
+        )
+        board = rules.TangBoard(grid, decorations, characters, landscapes)
+        players = _players(setup, names, rng)
+        return rules.dump(rules.TangTable(setup, board, players))
+
+    def cell_labels(self, profile: BoardProfile, state: Mapping[str, Any]) -> CellLabels:
+        board = _table(state).board
+        grid = profile.region("grid")
+        labels = [
+            [board.tiles[r][c] if grid.exists(r, c) else "" for c in range(grid.cols)]
+            for r in range(grid.rows)
+        ]
+        on_tile: dict[tuple[int, int], list[str]] = {}
+        for d in board.decorations:
+            on_tile.setdefault(d.cell, []).append(decoration_label(d))
+        for (r, c), kinds in on_tile.items():
+            labels[r][c] += "".join(f"/{k}" for k in sorted(kinds))
+        for ch in sorted(board.characters, key=lambda ch: ch.name):
+            labels[ch.cell[0]][ch.cell[1]] += f"@{ch.name}:{ch.facing}"
+        out: dict[str, list[list[str]]] = {"grid": labels}
+        for side in rules.SIDES:
+            for (region, r, c), slot in landscape_slots(profile, board.landscapes, side):
+                rows = out.setdefault(region.name, [["."] * region.cols for _ in range(region.rows)])
+                rows[r][c] = "+".join(sorted(slot)) or "."
+        return out
+
+    def draw(
+        self,
+        profile: BoardProfile,
+        state: Mapping[str, Any],
+        pack: ArtPack,
+        rng: np.random.Generator,
+        px_per_mm: float,
+    ) -> BoardDrawing:
+        table = _table(state)
+        board = table.board
+        frame = BoardFrame(profile, px_per_mm)
+        s = px_per_mm
+        image = paper(frame.size_wh, pack.colour(BOARD), pack.grain, rng)
+        grid = profile.region("grid")
+        _board_print(image, profile, pack, s)
+        start = start_cells(table.setup)
+        tiles = {(r, c): rules.read_tile(board.tiles[r][c]) for r, c in grid.cells()}
+        if all(tiles[cell] is not None for cell in start):
+            (x0, y0, _, _), (_, _, x1, y1) = cell_rect_mm(grid, *start[0]), cell_rect_mm(grid, *start[3])
+            box = (x0 * s, y0 * s, x1 * s, y1 * s)
+            inset = (x1 - x0) * s * 0.01
+            polygon(image, _rect(box, inset), START_FRAME, pack, (box[2] - box[0]) * 0.25)
+        centres: dict[tuple[int, int], tuple[float, float]] = {}
+        for r, c in grid.cells():
+            tile = tiles[(r, c)]
+            if tile is None:
+                continue
+            x0, y0, x1, y1 = _box_px(grid, r, c, s)
+            jitter = rng.normal(0, (x1 - x0) * 0.008, 2) if (r, c) not in start else np.zeros(2)
+            box = (x0 + jitter[0], y0 + jitter[1], x1 + jitter[0], y1 + jitter[1])
+            _tile(image, box, tile, pack, rng, inset=0.06 if (r, c) in start else 0.03)
+            centres[(r, c)] = ((box[0] + box[2]) / 2, (box[1] + box[3]) / 2)
+        tile_px = grid.cell_mm[0] * s
+        standing = {ch.cell for ch in board.characters}
+        if len(standing) < len(board.characters):
+            raise ValueError("two characters share a tile; a miniature needs a tile of its own")
+        on_tile: dict[tuple[int, int], list[str]] = {}
+        for d in board.decorations:
+            on_tile.setdefault(d.cell, []).append(decoration_label(d))
+        for cell, labels in on_tile.items():
+            anchors: Sequence[tuple[float, float]] = BESIDE_CHARACTER if cell in standing else ALONE_ANCHORS
+            if len(labels) > len(anchors):
+                raise ValueError(f"{len(labels)} decorations on tile {cell}; at most {len(anchors)} fit")
+            size = SHARED_SIZE
+            if len(labels) == 1 and cell not in standing:  # alone on its tile: centred and larger
+                anchors, size = ((0.0, 0.0),), SINGLE_SIZE
+            cx, cy = centres[cell]
+            for label, (ax, ay) in zip(sorted(labels), anchors, strict=False):
+                centre = (cx + ax * tile_px, cy + ay * tile_px)
+                draw_decoration(image, label, centre, tile_px * size, pack, table.setup.tree_species)
+        for side in rules.SIDES:
+            for (region, r, c), slot in landscape_slots(profile, board.landscapes, side):
+                if slot:
+                    _landscape_tile(image, cell_rect_mm(region, r, c), side, slot, pack, s)
+        pieces = []
+        diameter_px = round(CHARACTER_DIAMETER_MM * s)
+        for ch in board.characters:
+            cx, cy = centres[ch.cell]
+            colour = CHARACTER_COLOURS[rules.CHARACTERS.index(ch.name) % len(CHARACTER_COLOURS)]
+            pieces.append(
+                Piece(
+                    cx / s + CHARACTER_OFFSET * grid.cell_mm[0],
+                    cy / s + CHARACTER_OFFSET * grid.cell_mm[1],
+                    CHARACTER_DIAMETER_MM,
+                    CHARACTER_HEIGHT_MM,
+                    character_top(ch.name, ch.facing, pack, diameter_px),
+                    pack.colour(colour),
+                )
+            )
+        return BoardDrawing(image, px_per_mm, tuple(pieces))
+
+
+def _grow_garden(setup: rules.TangSetup, rng: np.random.Generator) -> dict[tuple[int, int], rules.Tile]:
+    """The starting tile plus 35-60 garden tiles, each laid beside one already down.
+
+    Terrains follow smooth random fields, so forests, lakes and rockeries form patches as they do when
+    players match edges.
+    """
+    rows, cols = setup.rows, setup.cols
+    start = start_cells(setup)
+    placed = set(start)
+    target = len(start) + int(rng.integers(35, 61))
+    while len(placed) < min(target, rows * cols):
+        frontier = sorted(
+            {
+                (r + dr, c + dc)
+                for r, c in placed
+                for dr, dc in rules.STEPS.values()
+                if 0 <= r + dr < rows and 0 <= c + dc < cols and (r + dr, c + dc) not in placed
+            }
+        )
+        placed.add(frontier[int(rng.integers(len(frontier)))])
+    fields = [
+        cv2.resize(rng.normal(0, 1, (rows // 3 + 2, cols // 3 + 2)).astype(np.float32), (cols, rows))
+        for _ in rules.TERRAINS
+    ]
+    tiles = {}
+    for r, c in sorted(placed):
+        present = [f[r, c] + rng.normal(0, 0.6) > -0.1 for f in fields]
+        if (r, c) in start:  # the starting tile is the richly coloured one
+            while sum(present) < 2:
+                present[int(rng.integers(3))] = True
+        tiles[(r, c)] = rules.Tile(*present)
+    return tiles
+
+
+def _decorate(
+    setup: rules.TangSetup, tiles: Mapping[tuple[int, int], rules.Tile], rng: np.random.Generator
+) -> tuple[rules.Decoration, ...]:
+    """10-35 decorations, trees the commonest, each on a tile whose terrain allows it; now and then two
+    share a tile."""
+    target = int(rng.integers(10, 36))
+    kinds = rules.DECORATION_KINDS
+    weights = np.array([3.0 if k == "tree" else 1.0 for k in kinds])
+    placed: dict[tuple[int, int], list[rules.Decoration]] = {}
+    for _ in range(400):
+        if sum(len(v) for v in placed.values()) >= target:
+            break
+        kind = str(kinds[int(rng.choice(len(kinds), p=weights / weights.sum()))])
+        needed = rules.DECORATION_TERRAIN.get(kind)
+        fits = [cell for cell, tile in sorted(tiles.items()) if needed is None or needed in tile.terrains]
+        if not fits:
+            continue
+        cell = fits[int(rng.integers(len(fits)))]
+        here = placed.get(cell, [])
+        if len(here) >= 2 or (here and rng.random() > 0.12):
+            continue
+        species = str(rng.choice(setup.tree_species)) if kind == "tree" else None
+        decoration = rules.Decoration(cell, kind, species)
+        if all(decoration_label(d) != decoration_label(decoration) for d in here):
+            placed[cell] = [*here, decoration]
+    return tuple(d for cell in sorted(placed) for d in placed[cell])
+
+
+def _players(
+    setup: rules.TangSetup, on_board: Sequence[str], rng: np.random.Generator
+) -> tuple[rules.TangPlayer, ...]:
+    """2-4 players; character cards are dealt from one pack, so no character has two owners."""
+    count = int(rng.integers(2, 5))
+    off_board = [n for n in rules.CHARACTERS if n not in on_board]
+    pool = [str(n) for n in rng.permutation(list(on_board))] + [str(n) for n in rng.permutation(off_board)]
+    players = []
+    for name in PLAYER_NAMES[:count]:
+        owned = tuple(pool[: int(rng.integers(1, 4))])
+        pool = pool[len(owned) :]
+        species = rng.permutation(list(setup.tree_species))[
+            : int(rng.integers(0, len(setup.tree_species) + 1))
+        ]
+        counts = {key: int(rng.integers(0, 4)) for key in rules.CARD_COUNTS}
+        cards = rules.TangCards(**counts, trees={str(sp): int(rng.integers(1, 3)) for sp in species})
+        players.append(
+            rules.TangPlayer(
+                name, int(rng.integers(8, 46)), cards, owned, int(rng.integers(0, 7)), int(rng.integers(0, 4))
+            )
+        )
+    return tuple(players)
+
+
+def _box_px(region: Region, r: int, c: int, s: float) -> tuple[float, float, float, float]:
+    x0, y0, x1, y1 = cell_rect_mm(region, r, c)
+    return x0 * s, y0 * s, x1 * s, y1 * s
+
+
+def _rect(box: tuple[float, float, float, float], inset: float) -> list[tuple[float, float]]:
+    x0, y0, x1, y1 = box
+    return [
+        (x0 + inset, y0 + inset),
+        (x1 - inset, y0 + inset),
+        (x1 - inset, y1 - inset),
+        (x0 + inset, y1 - inset),
+    ]
+
+
+def _pts(
+    centre: tuple[float, float], r: float, unit: Sequence[tuple[float, float]] | NDArray[np.float64]
+) -> NDArray[np.float64]:
+    """Unit-square glyph coordinates (-1..1, y down) scaled by ``r`` about ``centre``."""
+    return np.asarray(unit, dtype=np.float64).reshape(-1, 2) * r + np.asarray(centre, dtype=np.float64)
+
+
+def _board_print(image: Image, profile: BoardProfile, pack: ArtPack, s: float) -> None:
+    """The monochrome printing under the tiles: spaces, landscape slots, a frame and the compass."""
+    ink = pack.colour(PRINT)
+    grid = profile.region("grid")
+    x0, y0, _, _ = cell_rect_mm(grid, 0, 0)
+    _, _, x1, y1 = cell_rect_mm(grid, grid.rows - 1, grid.cols - 1)
+    stroke(image, _rect((x0 * s, y0 * s, x1 * s, y1 * s), -3 * s), ink, 0.8 * s, closed=True)
+    stroke(image, _rect((x0 * s, y0 * s, x1 * s, y1 * s), -1.5 * s), ink, 0.4 * s, closed=True)
+    for r, c in grid.cells():
+        box = _box_px(grid, r, c, s)
+        stroke(image, _rect(box, 1.5 * s), ink, 0.4 * s, closed=True)
+        cx, cy = (box[0] + box[2]) / 2, (box[1] + box[3]) / 2
+        stroke(image, regular_polygon((cx, cy), 4 * s, 4, rotation_deg=0), ink, 0.4 * s, closed=True)
+    for side in rules.SIDES:
+        for region, r, c in slot_cells(profile, side):
+            box = _box_px(region, r, c, s)
+            # Printed flat like the rest of the board, so without the pack's fill texture.
+            recess = np.round(np.array(_rect(box, 0)) * 16).astype(np.int32)
+            cv2.fillPoly(image, [recess], _colour(pack, SLOT), cv2.LINE_AA, 4)
+            stroke(image, _rect(box, 0), ink, 0.5 * s, closed=True)
+    _compass(image, (26 * s, 26 * s), 20 * s, pack)
+
+
+def _compass(image: Image, centre: tuple[float, float], radius: float, pack: ArtPack) -> None:
+    """A compass rose in the north-west corner whose long solid arm points north: the orientation cue."""
+    cx, cy = centre
+    ink = pack.colour(PRINT)
+    stroke(image, ellipse_points(centre, (radius * 0.62, radius * 0.62)), ink, radius * 0.04, closed=True)
+    polygon(
+        image, regular_polygon(centre, radius * 0.55, 4, rotation_deg=-45, inner=0.3), BOARD, pack, radius
+    )
+    north = [(cx, cy - radius * 0.95), (cx + radius * 0.18, cy), (cx - radius * 0.18, cy)]
+    polygon(image, north, (40, 40, 40), pack, radius)
+    south = [(cx, cy + radius * 0.6), (cx + radius * 0.14, cy), (cx - radius * 0.14, cy)]
+    polygon(image, south, BOARD, pack, radius)
+    label_text(image, "N", (cx + radius * 0.5, cy - radius * 0.62), radius * 0.32, pack.ink)
+
+
+def _edges(tile: rules.Tile, rng: np.random.Generator) -> list[str]:
+    """The N, E, S, W edges of a tile showing exactly its terrains, the rest footpaths and walls."""
+    terrains = list(tile.terrains)
+    edges = list(terrains)
+    while len(edges) < 4:
+        if terrains and rng.random() < 0.55:
+            edges.append(terrains[int(rng.integers(len(terrains)))])
+        else:
+            edges.append(PLAIN_EDGES[int(rng.random() < 0.3)])
+    return [edges[int(i)] for i in rng.permutation(4)]
+
+
+def _tile(
+    image: Image,
+    box: tuple[float, float, float, float],
+    tile: rules.Tile,
+    pack: ArtPack,
+    rng: np.random.Generator,
+    inset: float,
+) -> None:
+    """A garden tile: a footpath square framed by four edge bands, one per edge, in the edge's colour."""
+    x0, y0, x1, y1 = box
+    size = x1 - x0
+    h = size / 2 - size * inset
+    centre = ((x0 + x1) / 2, (y0 + y1) / 2)
+    _fill(image, _rect(box, size * inset), FOOTPATH, pack)
+    edges = _edges(tile, rng)
+    for k, edge in enumerate(edges):
+        if edge != "footpath":
+            depth = 0.12 if edge == "wall" else 0.3
+            outer = [CORNERS[k], CORNERS[(k + 1) % 4]]
+            band = [*outer, outer[1] * (1 - depth), outer[0] * (1 - depth)]
+            _fill(image, _pts(centre, h, band), EDGE_COLOUR[edge], pack)
+    lo = np.ceil(np.array(centre) - h).astype(int)
+    hi = np.floor(np.array(centre) + h).astype(int)
+    _texture(image[lo[1] : hi[1], lo[0] : hi[0]], pack, size)
+    turn = np.eye(2)
+    for edge in edges:
+        along = np.array([1.0, 0.0]) @ turn
+        _edge_texture(image, edge, _pts(centre, h, _edge_marks(edge, rng) @ turn), along, size, pack)
+        turn = turn @ QUARTER_TURN  # on to the next edge
+    stroke(image, _rect(box, size * inset), pack.ink, max(1.0, pack.line * size * 0.5), closed=True)
+
+
+def _fill(
+    image: Image, pts: Sequence[tuple[float, float]] | NDArray[np.float64], colour: Colour, pack: ArtPack
+) -> None:
+    """A polygon in ``colour`` as the pack prints it, but without its texture (see :func:`_texture`)."""
+    contour = np.round(np.asarray(pts, dtype=np.float64).reshape(-1, 2) * 16).astype(np.int32)
+    cv2.fillPoly(image, [contour], _colour(pack, colour), cv2.LINE_AA, 4)
+
+
+def _texture(patch: Image, pack: ArtPack, scale: float) -> None:
+    """Give the flat colours of ``patch`` the pack's fill texture, in place, in one pass.
+
+    :func:`polygon` textures each shape it fills with a blend over the shape's bounding box; a board has
+    hundreds of tile and landscape shapes, and texturing them one by one took most of the drawing time.
+    """
+    h, w = patch.shape[:2]
+    if h > 0 and w > 0:
+        gain = _shade(pack, max(h, w), round(scale))[:h, :w]
+        patch[:] = cv2.multiply(patch, gain, scale=1 / 128)
+
+
+@lru_cache(maxsize=32)
+def _shade(pack: ArtPack, size: int, scale: int) -> Image:
+    """What :func:`polygon` does to a fill colour, measured on mid-grey: the texture as a gain (128 = 1)."""
+    grey = np.full((size + 4, size + 4, 3), 128, np.uint8)
+    polygon(grey, _rect((2, 2, size + 2, size + 2), 0), (128, 128, 128), pack, scale, outline=False)
+    return np.ascontiguousarray(grey[2 : size + 2, 2 : size + 2])
+
+
+def _edge_marks(edge: str, rng: np.random.Generator) -> NDArray[np.float64]:
+    """Where the texture marks of the north band lie (unit coordinates), to be turned onto the edge."""
+    if edge in ("footpath", "wall"):
+        return np.array([(x, -0.85 if edge == "footpath" else -0.94) for x in (-0.45, 0.0, 0.45)])
+    return np.column_stack([np.sort(rng.uniform(-0.55, 0.55, 3)), np.full(3, -0.84)])
+
+
+def _edge_texture(
+    image: Image,
+    edge: str,
+    marks: NDArray[np.float64],
+    along: NDArray[np.float64],
+    size: float,
+    pack: ArtPack,
+) -> None:
+    """Bushes, ripples, stones or bricks at ``marks`` on an edge running ``along``; drawn straight with
+    OpenCV as they are too small for the pack's fill texture to show, and a tile has a dozen of them."""
+    across = np.array([along[1], -along[0]])  # towards the tile's outside
+    thin = max(1, round(size * 0.012))
+    for point in marks:
+        if edge == "water":
+            d = size * 0.05
+            wave = [point + along * d * k + across * d * 0.5 * (k % 2) for k in range(-2, 3)]
+            stroke(image, wave, _colour(pack, (235, 200, 140)), thin + 1)
+        elif edge == "wall":
+            d = size * 0.035
+            stroke(image, [point - across * d, point + across * d], _colour(pack, (30, 30, 110)), thin + 1)
+        else:
+            fill = {"greenery": (40, 110, 50), "rock": (80, 88, 98), "footpath": STONE}[edge]
+            centre = tuple(np.round(point * 16).astype(int))
+            radius = round(size * (0.04 if edge == "footpath" else 0.05) * 16)
+            cv2.circle(image, centre, radius, _colour(pack, fill), -1, cv2.LINE_AA, 4)
+            if edge == "footpath":  # pale stones need an edge against the pale path
+                cv2.circle(image, centre, radius, pack.ink, thin, cv2.LINE_AA, 4)
+
+
+@cache
+def _colour(pack: ArtPack, base: Colour) -> Colour:
+    """``pack.colour``, remembered: the tile textures ask for the same few colours hundreds of times."""
+    return pack.colour(base)
+
+
+def draw_decoration(
+    image: Image,
+    label: str,
+    centre: tuple[float, float],
+    size: float,
+    pack: ArtPack,
+    species: Sequence[str] = rules.DEFAULT_TREE_SPECIES,
+) -> None:
+    """One decoration by its cell label (``bird``, ``tree:pine``); ``species`` orders the tree designs."""
+    kind, _, name = label.partition(":")
+    if kind == "tree":
+        if name not in species:
+            raise ValueError(f"no art for a tree of species {name!r}; the setup lists {', '.join(species)}")
+        index = list(species).index(name)
+        if index >= len(TREES):
+            raise ValueError(f"only {len(TREES)} tree designs exist; {name!r} is species {index + 1}")
+        TREES[index](image, centre, size / 2, pack)
+    elif kind in DECORATIONS:
+        DECORATIONS[kind](image, centre, size / 2, pack)
+    else:
+        raise ValueError(f"no art for Tang Garden decoration {label!r}")
+
+
+def _trunk(image: Image, c: tuple[float, float], r: float, pack: ArtPack, top: float = 0.3) -> None:
+    polygon(image, _pts(c, r, [(-0.1, top), (0.1, top), (0.13, 0.9), (-0.13, 0.9)]), BARK, pack, r)
+
+
+def _pine(image: Image, c: tuple[float, float], r: float, pack: ArtPack) -> None:
+    _trunk(image, c, r, pack)
+    green = (50, 100, 30)
+    if pack.variant == 2:
+        for y, w in ((0.25, 0.85), (-0.2, 0.65), (-0.6, 0.42)):
+            polygon(image, _pts(c, r, ellipse_points((0, y), (w, 0.22))), green, pack, r)
+        return
+    tiers = ((0.9, -0.95), (0.75, -0.6), (0.6, -0.25))[: 3 - pack.variant]
+    for w, top in reversed(tiers):
+        polygon(image, _pts(c, r, [(0, top), (w, top + 0.7), (-w, top + 0.7)]), green, pack, r)
+
+
+def _bamboo(image: Image, c: tuple[float, float], r: float, pack: ArtPack) -> None:
+    green = (90, 185, 120)
+    xs = ((-0.45, 0.0, 0.45), (-0.25, 0.3), (-0.6, -0.2, 0.2, 0.6))[pack.variant]
+    for i, x in enumerate(xs):
+        top = -0.9 + 0.15 * (i % 2)
+        polygon(
+            image,
+            _pts(c, r, [(x - 0.09, top), (x + 0.09, top), (x + 0.09, 0.9), (x - 0.09, 0.9)]),
+            green,
+            pack,
+            r,
+        )
+        for y in np.arange(top + 0.35, 0.9, 0.4):
+            stroke(image, _pts(c, r, [(x - 0.11, y), (x + 0.11, y)]), pack.ink, max(1.0, r * 0.05))
+        leaf = ellipse_points((x + 0.22, top + 0.15), (0.22, 0.07), angle_deg=-30, n=16)
+        polygon(image, _pts(c, r, leaf), (60, 150, 80), pack, r)
+
+
+def _maple(image: Image, c: tuple[float, float], r: float, pack: ArtPack) -> None:
+    red = (40, 80, 215)
+    stroke(image, _pts(c, r, [(0, 0.2), (0.1, 0.95)]), pack.colour(BARK), r * 0.1)
+    if pack.variant == 2:
+        for x, y in ((-0.42, -0.15), (0.42, -0.15), (0, -0.5)):
+            polygon(image, _pts(c, r, regular_polygon((x, y), 0.45, 5, inner=0.5)), red, pack, r)
+        return
+    polygon(
+        image, _pts(c, r, regular_polygon((0, -0.1), 0.85, 5 + 2 * pack.variant, inner=0.5)), red, pack, r
+    )
+
+
+def _willow(image: Image, c: tuple[float, float], r: float, pack: ArtPack) -> None:
+    _trunk(image, c, r, pack, top=-0.3)
+    yellow_green = (90, 200, 170)
+    polygon(
+        image,
+        _pts(c, r, ellipse_points((0, -0.35), (0.8, 0.55), start=180, end=360, n=24)),
+        yellow_green,
+        pack,
+        r,
+    )
+    strands = (5, 7, 4)[pack.variant]
+    for x in np.linspace(-0.7, 0.7, strands):
+        strand = [(x - 0.07, -0.4), (x + 0.07, -0.4), (x + 0.04, 0.55), (x - 0.04, 0.55)]
+        polygon(image, _pts(c, r, strand), yellow_green, pack, r)
+
+
+def _plum(image: Image, c: tuple[float, float], r: float, pack: ArtPack) -> None:
+    stroke(
+        image,
+        _pts(c, r, [(-0.1, 0.95), (0.05, 0.3), (-0.45, -0.2), (-0.2, -0.7)]),
+        pack.colour(BARK),
+        r * 0.16,
+    )
+    stroke(image, _pts(c, r, [(0.05, 0.3), (0.5, -0.3)]), pack.colour(BARK), r * 0.12)
+    spots = (
+        ((-0.45, -0.2), (-0.2, -0.7), (0.5, -0.3)),
+        ((-0.45, -0.2), (-0.2, -0.7), (0.5, -0.3), (0.1, 0.35)),
+        ((-0.3, -0.45), (0.45, -0.2)),
+    )[pack.variant]
+    petal = 0.16 if pack.variant != 2 else 0.24
+    for x, y in spots:
+        for k in range(5):
+            a = k * 2 * np.pi / 5 - np.pi / 2
+            disc(
+                image,
+                _pts(c, r, [(x + petal * np.cos(a), y + petal * np.sin(a))])[0],
+                r * petal * 0.85,
+                (190, 140, 245),
+                pack,
+                r,
+            )
+        disc(image, _pts(c, r, [(x, y)])[0], r * petal * 0.5, (60, 200, 240), pack, r)
+
+
+TREES = (_pine, _bamboo, _maple, _willow, _plum)
+
+
+def _peony(image: Image, c: tuple[float, float], r: float, pack: ArtPack) -> None:
+    for angle in (35, 145):
+        leaf = ellipse_points(
+            (0.55 * np.cos(np.deg2rad(angle)), 0.55 * np.sin(np.deg2rad(angle))),
+            (0.4, 0.16),
+            angle_deg=angle,
+            n=20,
+        )
+        polygon(image, _pts(c, r, leaf), (60, 140, 60), pack, r)
+    outer, inner = ((8, 6), (10, 7), (7, 5))[pack.variant]
+    for count, dist, size, colour in (
+        (outer, 0.5, 0.33, (110, 40, 200)),
+        (inner, 0.25, 0.24, (160, 110, 235)),
+    ):
+        for k in range(count):
+            a = k * 2 * np.pi / count
+            disc(
+                image, _pts(c, r, [(dist * np.cos(a), dist * np.sin(a) - 0.1)])[0], r * size, colour, pack, r
+            )
+    disc(image, _pts(c, r, [(0, -0.1)])[0], r * 0.14, (60, 200, 240), pack, r)
+
+
+def _bird(image: Image, c: tuple[float, float], r: float, pack: ArtPack) -> None:
+    flip = np.array([-1.0 if pack.variant == 2 else 1.0, 1.0])  # which way the bird looks
+
+    def at(pts: Sequence[tuple[float, float]] | NDArray[np.float64]) -> NDArray[np.float64]:
+        return _pts(c, r, np.asarray(pts, dtype=np.float64) * flip)
+
+    white, grey, orange = (235, 235, 230), (150, 150, 150), (40, 140, 240)
+    polygon(image, at([(-0.5, 0.2), (-0.95, 0.45), (-0.85, 0.1)]), (40, 40, 40), pack, r)
+    for x in (-0.05, 0.15):  # legs
+        stroke(image, at([(x, 0.4), (x, 0.9)]), pack.colour(orange), r * 0.07)
+    polygon(image, at(ellipse_points((0, 0.15), (0.6, 0.35), angle_deg=-15, n=24)), white, pack, r)
+    if pack.variant == 1:  # wing raised
+        polygon(image, at([(-0.3, 0.0), (0.15, 0.05), (-0.2, -0.75)]), grey, pack, r)
+    else:
+        polygon(image, at(ellipse_points((-0.1, 0.15), (0.38, 0.18), angle_deg=-10, n=20)), grey, pack, r)
+    polygon(image, at([(0.62, -0.4), (0.98, -0.3), (0.62, -0.22)]), orange, pack, r)
+    polygon(image, at(ellipse_points((0.5, -0.35), (0.22, 0.22), n=20)), white, pack, r)
+    polygon(image, at(ellipse_points((0.47, -0.5), (0.1, 0.08), n=12)), (40, 40, 210), pack, r, outline=False)
+
+
+def _lotus(image: Image, c: tuple[float, float], r: float, pack: ArtPack) -> None:
+    pad = np.vstack([[(0.0, 0.1)], ellipse_points((0, 0.1), (0.9, 0.8), start=-60, end=240, n=32)])
+    polygon(image, _pts(c, r, pad), (60, 150, 70), pack, r)
+    petals = (6, 8, 5)[pack.variant]
+    polygon(image, _pts(c, r, regular_polygon((0, 0.0), 0.6, petals, inner=0.35)), (205, 175, 250), pack, r)
+    disc(image, _pts(c, r, [(0, 0)])[0], r * 0.16, (60, 200, 240), pack, r)
+
+
+def _fish(image: Image, c: tuple[float, float], r: float, pack: ArtPack) -> None:
+    angle = (0.0, -25.0, 25.0)[pack.variant]
+    turn = np.deg2rad(angle)
+    # Enlarged: a koi is long and thin, and at the common scale it would look smaller than the rest.
+    rot = 1.15 * np.array([[np.cos(turn), np.sin(turn)], [-np.sin(turn), np.cos(turn)]])
+
+    def at(pts: Sequence[tuple[float, float]] | NDArray[np.float64]) -> NDArray[np.float64]:
+        return _pts(c, r, (np.asarray(pts, dtype=np.float64) + np.array([0.08, 0.0])) @ rot)
+
+    polygon(image, at([(-0.5, 0.0), (-0.95, -0.4), (-0.95, 0.4)]), (30, 110, 230), pack, r)
+    polygon(image, at(ellipse_points((0.05, 0), (0.62, 0.3), n=28)), (40, 135, 245), pack, r)
+    polygon(image, at(ellipse_points((0.05, -0.05), (0.2, 0.12), n=16)), WHITE, pack, r, outline=False)
+    polygon(image, at([(0.0, -0.25), (-0.3, -0.45), (-0.25, -0.2)]), (30, 110, 230), pack, r)
+    polygon(
+        image, at(ellipse_points((0.45, -0.08), (0.06, 0.06), n=10)), (20, 20, 20), pack, r, outline=False
+    )
+
+
+def _bridge(image: Image, c: tuple[float, float], r: float, pack: ArtPack) -> None:
+    rise = (0.75, 0.6, 0.9)[pack.variant]
+    outer = ellipse_points((0, 0.6), (0.95, rise), start=180, end=360, n=28)
+    inner = ellipse_points((0, 0.6), (0.62, rise * 0.62), start=360, end=180, n=28)
+    polygon(image, _pts(c, r, np.vstack([outer, inner])), (40, 45, 180), pack, r)
+    rail = ellipse_points((0, 0.4), (0.95, rise + 0.1), start=195, end=345, n=20)
+    stroke(image, _pts(c, r, rail), pack.colour((30, 30, 120)), r * 0.08)
+    for t in np.linspace(200, 340, 5):
+        a = np.deg2rad(t)
+        x = 0.95 * np.cos(a)
+        top = 0.4 + (rise + 0.1) * np.sin(a)
+        bottom = 0.6 + rise * np.sin(a)
+        stroke(image, _pts(c, r, [(x * 0.95, top), (x * 0.95, bottom)]), pack.colour((30, 30, 120)), r * 0.07)
+    stroke(image, _pts(c, r, [(-1.0, 0.75), (1.0, 0.75)]), pack.colour(WATER), r * 0.08)
+
+
+def _pavilion(image: Image, c: tuple[float, float], r: float, pack: ArtPack) -> None:
+    polygon(
+        image,
+        _pts(c, r, [(-0.85, 0.65), (0.85, 0.65), (0.85, 0.85), (-0.85, 0.85)]),
+        (150, 160, 165),
+        pack,
+        r,
+    )
+    for x in (-0.55, 0.55):
+        polygon(
+            image,
+            _pts(c, r, [(x - 0.08, -0.1), (x + 0.08, -0.1), (x + 0.08, 0.65), (x - 0.08, 0.65)]),
+            (40, 40, 170),
+            pack,
+            r,
+        )
+    roof_colour = (85, 70, 35)
+    tiers = ((0.0, 1.0),) if pack.variant != 2 else ((0.0, 1.0), (-0.45, 0.7))
+    for y, w in tiers:
+        roof = [
+            (-w, y - 0.05),
+            (-0.75 * w, y - 0.2),
+            (-0.45 * w, y - 0.55),
+            (0.45 * w, y - 0.55),
+            (0.75 * w, y - 0.2),
+            (w, y - 0.05),
+            (0.7 * w, y + 0.08),
+            (-0.7 * w, y + 0.08),
+        ]
+        polygon(image, _pts(c, r, roof), roof_colour, pack, r)
+    top = -0.6 if pack.variant != 2 else -1.05
+    disc(image, _pts(c, r, [(0, top)])[0], r * 0.1, (40, 165, 215), pack, r)
+
+
+DECORATIONS = {
+    "peony": _peony,
+    "bird": _bird,
+    "lotus": _lotus,
+    "fish": _fish,
+    "bridge": _bridge,
+    "pavilion": _pavilion,
+}
+
+
+def character_top(name: str, facing: str, pack: ArtPack, diameter_px: int) -> Image:
+    """A character's top face (BGRA): its colour and glyph, and a wedge at the rim pointing to ``facing``."""
+    index = rules.CHARACTERS.index(name)
+    colour = CHARACTER_COLOURS[index % len(CHARACTER_COLOURS)]
+    # The advanced six reuse the starting six's colours with a band of the colour three along and glyphs
+    # shifted by three, so two characters of one colour differ in band and glyph.
+    advanced = index >= len(CHARACTER_COLOURS)
+    glyph = CHARACTER_GLYPHS[(index + 3 * advanced) % len(CHARACTER_GLYPHS)]
+    band = CHARACTER_COLOURS[(index + 3) % len(CHARACTER_COLOURS)]
+    size = max(diameter_px, 8)
+    r = size / 2
+    c = r - 0.5  # OpenCV puts pixel centres on integers
+    canvas = np.empty((size, size, 3), np.uint8)
+    canvas[:] = pack.colour(colour)
+    # Thin outlines: at photo scale a top is some 20 pixels across and heavy ink would swallow the glyph.
+    fine = size * 0.3
+    if advanced:
+        disc(canvas, (c, c), 0.86 * r, band, pack, fine)
+        disc(canvas, (c, c), 0.7 * r, colour, pack, fine)
+    for shape, hole in _glyph(glyph):
+        polygon(canvas, _pts((c, c + 0.1 * r), 0.4 * r, shape), colour if hole else CREAM, pack, fine)
+    polygon(canvas, _pts((c, c), r, [(0, -0.96), (0.42, -0.5), (-0.42, -0.5)]), WHITE, pack, fine)
+    stroke(
+        canvas,
+        ellipse_points((c, c), (r - 1, r - 1)),
+        pack.ink,
+        max(1.0, size * pack.line * 0.6),
+        closed=True,
+    )
+    alpha = np.zeros((size, size), np.uint8)
+    cv2.circle(alpha, (round(c * 16), round(c * 16)), round(r * 16), 255, -1, cv2.LINE_AA, 4)
+    top = np.dstack([canvas, alpha])
+    return np.ascontiguousarray(np.rot90(top, k=-rules.SIDES.index(facing)))
+
+
+def _glyph(glyph: str) -> list[tuple[NDArray[np.float64], bool]]:
+    """A character glyph's polygons in unit coordinates, each flagged when it is a hole (the ring's)."""
+    if glyph == "ring":
+        return [(ellipse_points((0, 0), (1, 1)), False), (ellipse_points((0, 0), (0.5, 0.5)), True)]
+    return [(shape, False) for shape in _glyph_shapes(glyph)]
+
+
+def _glyph_shapes(glyph: str) -> list[NDArray[np.float64]]:
+    if glyph == "disc":
+        return [ellipse_points((0, 0), (1, 1))]
+    if glyph == "diamond":
+        return [regular_polygon((0, 0), 1.2, 4)]
+    if glyph == "star":
+        return [regular_polygon((0, 0), 1.25, 5, inner=0.45)]
+    if glyph == "cross":
+        arm = np.array([(-0.35, -1.0), (0.35, -1.0), (0.35, -0.35)])
+        return [np.vstack([arm @ np.linalg.matrix_power(QUARTER_TURN, k) for k in range(4)])]
+    return [np.array([(x - 0.25, -1), (x + 0.25, -1), (x + 0.25, 1), (x - 0.25, 1)]) for x in (-0.45, 0.45)]
+
+
+def draw_icon(image: Image, icon: str, centre: tuple[float, float], size: float, pack: ArtPack) -> None:
+    """One landscape icon on its round cream badge."""
+    if icon not in ICONS:
+        raise ValueError(f"no art for Tang Garden landscape icon {icon!r}")
+    disc(image, centre, size / 2, CREAM, pack, size)
+    ICONS[icon](image, centre, size * 0.36, pack)
+
+
+def _construction(image: Image, c: tuple[float, float], r: float, pack: ArtPack) -> None:
+    if pack.variant == 1:  # a brick wall
+        for row in range(3):
+            y = -0.6 + row * 0.42
+            shift = 0.0 if row % 2 else 0.3
+            for x in np.arange(-0.9 + shift, 0.9, 0.6):
+                brick = [(x, y), (min(x + 0.55, 0.9), y), (min(x + 0.55, 0.9), y + 0.37), (x, y + 0.37)]
+                polygon(image, _pts(c, r, brick), (50, 90, 180), pack, r)
+        return
+    turn = np.deg2rad(-40)
+    rot = np.array([[np.cos(turn), np.sin(turn)], [-np.sin(turn), np.cos(turn)]])
+    handle = np.array([(-0.1, -0.3), (0.1, -0.3), (0.1, 0.95), (-0.1, 0.95)]) @ rot
+    head = np.array([(-0.55, -0.75), (0.55, -0.75), (0.55, -0.35), (-0.55, -0.35)]) @ rot
+    polygon(image, _pts(c, r, handle), BARK, pack, r)
+    polygon(image, _pts(c, r, head), (110, 110, 115), pack, r)
+
+
+def _animal(image: Image, c: tuple[float, float], r: float, pack: ArtPack) -> None:
+    brown = (50, 80, 130)
+    polygon(image, _pts(c, r, ellipse_points((0, 0.35), (0.45, 0.38), n=24)), brown, pack, r)
+    four = ((-0.62, -0.15), (-0.22, -0.55), (0.22, -0.55), (0.62, -0.15))
+    toes = ((-0.5, -0.3), (0.0, -0.6), (0.5, -0.3)) if pack.variant == 1 else four
+    for x, y in toes:
+        disc(image, _pts(c, r, [(x, y)])[0], r * 0.2, brown, pack, r)
+
+
+def _dragon(image: Image, c: tuple[float, float], r: float, pack: ArtPack) -> None:
+    waves = (1.5, 1.0, 2.0)[pack.variant]
+    x = np.linspace(-0.95, 0.35, 24)
+    y = 0.32 * np.sin((x + 0.95) * np.pi * waves / 1.3) + 0.2
+    thick = np.linspace(0.08, 0.22, 24)
+    gold = (40, 175, 225)
+    for k in range(3, 22, 5):  # spines along the back
+        back = y[k] - thick[k]
+        spine = [(x[k] - 0.1, back), (x[k], back - 0.28), (x[k] + 0.1, back)]
+        polygon(image, _pts(c, r, spine), gold, pack, r)
+    body = np.vstack([np.column_stack([x, y - thick]), np.column_stack([x, y + thick])[::-1]])
+    red = (40, 40, 200)
+    polygon(image, _pts(c, r, body), red, pack, r)
+    hx, hy = 0.6, float(y[-1]) - 0.1
+    for dx in (-0.12, 0.08):
+        polygon(
+            image,
+            _pts(c, r, [(hx + dx - 0.07, hy - 0.2), (hx + dx - 0.12, hy - 0.62), (hx + dx + 0.07, hy - 0.2)]),
+            gold,
+            pack,
+            r,
+        )
+    head = [
+        (hx - 0.3, hy - 0.22),
+        (hx + 0.2, hy - 0.25),
+        (hx + 0.42, hy - 0.05),
+        (hx + 0.12, hy + 0.0),
+        (hx + 0.42, hy + 0.15),
+        (hx + 0.15, hy + 0.28),
+        (hx - 0.3, hy + 0.22),
+    ]
+    polygon(image, _pts(c, r, head), red, pack, r)
+    disc(image, _pts(c, r, [(hx + 0.02, hy - 0.1)])[0], r * 0.07, gold, pack, r)
+
+
+def _sun(image: Image, c: tuple[float, float], r: float, pack: ArtPack) -> None:
+    rays = (12, 8, 16)[pack.variant]
+    polygon(image, _pts(c, r, regular_polygon((0, 0), 0.95, rays, inner=0.65)), (30, 130, 240), pack, r)
+    disc(image, c, r * 0.55, (40, 210, 250), pack, r)
+
+
+def _moon(image: Image, c: tuple[float, float], r: float, pack: ArtPack) -> None:
+    outer = ellipse_points((0, 0), (0.85, 0.85), start=60, end=300, n=32)
+    inner = ellipse_points((0.8, 0), (0.84, 0.84), start=243, end=117, n=32)
+    polygon(image, _pts(c, r, np.vstack([outer, inner])), (235, 215, 175), pack, r)
+    if pack.variant == 1:
+        polygon(
+            image, _pts(c, r, regular_polygon((0.55, -0.45), 0.3, 4, inner=0.4)), (235, 215, 175), pack, r
+        )
+
+
+def _village(image: Image, c: tuple[float, float], r: float, pack: ArtPack) -> None:
+    houses = (
+        ((-0.4, 0.3, 0.5), (0.45, 0.45, 0.4))
+        if pack.variant != 1
+        else ((-0.55, 0.4, 0.36), (0.0, 0.25, 0.42), (0.58, 0.45, 0.34))
+    )
+    for x, base, w in houses:
+        wall = [(x - w, base - w * 0.9), (x + w, base - w * 0.9), (x + w, base + 0.4), (x - w, base + 0.4)]
+        polygon(image, _pts(c, r, wall), (110, 170, 215), pack, r)
+        roof = [(x - w * 1.2, base - w * 0.85), (x, base - w * 2.0), (x + w * 1.2, base - w * 0.85)]
+        polygon(image, _pts(c, r, roof), (90, 70, 50), pack, r)
+
+
+def _temple(image: Image, c: tuple[float, float], r: float, pack: ArtPack) -> None:
+    tiers = (3, 2, 4)[pack.variant]
+    step = 1.5 / tiers
+    for k in range(tiers):
+        w = 0.95 - k * 0.55 / max(tiers - 1, 1)
+        y = 0.8 - k * step
+        wall = [(-w * 0.6, y - step * 0.6), (w * 0.6, y - step * 0.6), (w * 0.6, y), (-w * 0.6, y)]
+        polygon(image, _pts(c, r, wall), (50, 50, 190), pack, r)
+        roof = [(-w, y - step * 0.5), (w, y - step * 0.5), (w * 0.6, y - step), (-w * 0.6, y - step)]
+        polygon(image, _pts(c, r, roof), (60, 60, 60), pack, r)
+    stroke(image, _pts(c, r, [(0, 0.8 - tiers * step), (0, -0.95)]), pack.colour((60, 60, 60)), r * 0.1)
+
+
+def _waterfall(image: Image, c: tuple[float, float], r: float, pack: ArtPack) -> None:
+    polygon(image, _pts(c, r, [(-0.95, 0.9), (-0.9, -0.7), (-0.3, -0.85), (-0.3, 0.9)]), ROCK, pack, r)
+    polygon(image, _pts(c, r, [(0.3, 0.9), (0.3, -0.85), (0.85, -0.6), (0.95, 0.9)]), ROCK, pack, r)
+    polygon(image, _pts(c, r, [(-0.3, -0.85), (0.3, -0.85), (0.3, 0.7), (-0.3, 0.7)]), WATER, pack, r)
+    for x in (-0.12, 0.12):
+        stroke(image, _pts(c, r, [(x, -0.7), (x, 0.6)]), pack.colour(WHITE), r * 0.07)
+    polygon(image, _pts(c, r, ellipse_points((0, 0.72), (0.55, 0.18), n=20)), WHITE, pack, r)
+
+
+ICONS = {
+    "construction": _construction,
+    "animal": _animal,
+    "dragon": _dragon,
+    "sun": _sun,
+    "moon": _moon,
+    "village": _village,
+    "temple": _temple,
+    "waterfall": _waterfall,
+}
+
+
+def _landscape_tile(
+    image: Image,
+    rect_mm: tuple[float, float, float, float],
+    side: str,
+    slot: rules.Slot,
+    pack: ArtPack,
+    s: float,
+) -> None:
+    """A landscape tile in its slot, drawn upright in its own frame and turned to face out of ``side``."""
+    x0, y0, x1, y1 = (round(v * s) for v in rect_mm)
+    turns = rules.SIDES.index(side)
+    # Turn the slot's patch so the tile's top faces the table edge, draw, and turn it back (lossless).
+    local = np.ascontiguousarray(np.rot90(image[y0:y1, x0:x1], k=turns))
+    h, w = local.shape[:2]
+    local[:] = _colour(pack, SKY)
+    hills = [(0, 1), (0, 0.75), (0.2, 0.45), (0.4, 0.7), (0.65, 0.35), (0.85, 0.65), (1, 0.5), (1, 1)]
+    _fill(local, np.array(hills) * (w, h), HILLS, pack)
+    _texture(local, pack, w)
+    stroke(local, _rect((0, 0, w, h), 0.5), pack.ink, max(1.0, pack.line * h), closed=True)
+    for k, icon in enumerate(slot):
+        centre = (w * (k + 0.5) / len(slot), h / 2)
+        draw_icon(local, icon, centre, h * 0.85, pack)
+    image[y0:y1, x0:x1] = np.rot90(local, k=-turns)
