@@ -8,11 +8,13 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from device.report import result_json, result_text
+import numpy as np
+
+from device.report import breakdown_text, result_json, result_text
 from device.statefile import load_state_json
 from examples import example_states
 from scoring.core import InvalidState, StateError
-from scoring.registry import GAMES, read_state
+from scoring.registry import GAMES, get_game, read_state
 
 EXIT_BAD_INPUT = 2
 
@@ -48,6 +50,16 @@ def _size(text: str) -> tuple[int, int]:
     return w, h
 
 
+def _corners(text: str) -> list[tuple[float, float]]:
+    try:
+        values = [float(v) for v in text.split(",")]
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected 8 numbers x1,y1,...,x4,y4, got {text!r}") from None
+    if len(values) != 8:
+        raise argparse.ArgumentTypeError(f"expected 8 numbers (4 corners), got {len(values)}")
+    return [(values[i], values[i + 1]) for i in range(0, 8, 2)]
+
+
 def _names(text: str) -> tuple[str, ...]:
     return tuple(part.strip() for part in text.split(",") if part.strip())
 
@@ -80,6 +92,113 @@ def cmd_render(args: argparse.Namespace) -> int:
     return 0
 
 
+def _hand(args: argparse.Namespace) -> dict[str, object]:
+    from device.photo import parse_sets
+
+    hand: dict[str, object] = {}
+    if getattr(args, "hand", None):
+        data = load_state_json(args.hand)
+        if not isinstance(data, dict):
+            raise StateError(f"{args.hand}: hand-entry file must be a JSON object")
+        hand.update(data)
+    hand.update(parse_sets(args.set or []))
+    return hand
+
+
+def _camera(args: argparse.Namespace) -> object:
+    from device.photo import load_camera
+
+    return load_camera(args.calibration) if args.calibration else None
+
+
+def cmd_score(args: argparse.Namespace) -> int:
+    from device.photo import score_image
+    from vision.image_io import read_image
+
+    get_game(args.game)
+    image = read_image(str(args.photo))
+    corners = np.array(args.corners, float) if args.corners else None
+    boards = score_image(image, args.game, _hand(args), _camera(args), corners_xy=corners)  # type: ignore[arg-type]
+    if args.json:
+        print(json.dumps({"boards": [b.to_json() for b in boards]}, indent=2))
+        return 0
+    for i, board in enumerate(boards):
+        print(f"Board {i + 1}: {GAMES[board.reading.game].title}, confidence {board.reading.confidence:.3f}")
+        for flag in board.flags:
+            print(f"  ! {flag}")
+        if board.breakdown is not None:
+            print(breakdown_text(board.breakdown))
+        print()
+    return 0
+
+
+def cmd_debug(args: argparse.Namespace) -> int:
+    import cv2
+
+    from device.photo import load_classifier, score_image
+    from vision.cells import cut_cells
+    from vision.debug import cell_sheet, draw_quads, draw_reading
+    from vision.image_io import read_image
+    from vision.locate import locate
+    from vision.readers import get_reader
+
+    get_game(args.game)
+    image = read_image(str(args.photo))
+    camera = _camera(args)
+    out: Path = args.out
+    out.mkdir(parents=True, exist_ok=True)
+    quads = locate(image, camera)  # type: ignore[arg-type]
+    cv2.imwrite(str(out / "1-locate.jpg"), draw_quads(image, quads))
+    corners = np.array(args.corners, float) if args.corners else None
+    boards = score_image(image, args.game, _hand(args), camera, corners_xy=corners)  # type: ignore[arg-type]
+    reader = get_reader(args.game)
+    classifier = load_classifier(args.game)
+    for i, board in enumerate(boards, start=1):
+        cv2.imwrite(str(out / f"2-board{i}-rectified.png"), board.reading.rectified.image_bgr)
+        cells = cut_cells(board.reading.rectified, reader.regions, classifier.context_mm, classifier.crop_px)
+        cv2.imwrite(str(out / f"3-board{i}-cells.png"), cell_sheet(cells))
+        cv2.imwrite(str(out / f"4-board{i}-labels.png"), draw_reading(board.reading))
+        (out / f"5-board{i}-result.json").write_text(json.dumps(board.to_json(), indent=2))
+    print(f"Wrote {1 + 4 * len(boards)} files for {len(boards)} board(s) to {out}")
+    return 0
+
+
+def cmd_bench(args: argparse.Namespace) -> int:
+    import cv2
+
+    from device.bench import format_table, run_bench, write_json
+    from models.synth.art import TRAINING_PACKS
+
+    cv2.setNumThreads(1)  # measured on one thread, as the Pi's budget is counted
+    games = tuple(GAMES) if args.game == "all" else _names(args.game)
+    packs = _names(args.art) if args.art else TRAINING_PACKS
+    results = []
+    for game in games:
+        get_game(game)
+        result = run_bench(
+            game, args.count, args.seed, packs, report=lambda line: print(line, file=sys.stderr)
+        )
+        results.append(result.table())
+    print(format_table(results))
+    if args.json:
+        write_json(args.json, results)
+        print(f"JSON: {args.json}")
+    return 0
+
+
+def cmd_train(args: argparse.Namespace) -> int:
+    try:
+        from models.train import TrainConfig, train
+    except ImportError as exc:
+        raise StateError(f"training needs the train extra: pip install -e '.[train]' ({exc})") from None
+    import importlib.util
+
+    if importlib.util.find_spec("torch") is None:
+        raise StateError("training needs torch: pip install -e '.[train]'")
+    train(args.game, TrainConfig(photos=args.photos, epochs=args.epochs, seed=args.seed))
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="garden-scorer", description="Score garden tile-laying board games from photos or state files."
@@ -106,6 +225,41 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--sheet-count", type=int, default=16, help="photos on the contact sheet")
     p.set_defaults(func=cmd_render)
 
+    def photo_options(p: argparse.ArgumentParser) -> None:
+        p.add_argument("photo", type=Path, help="a JPEG or PNG photo")
+        p.add_argument("--game", required=True, help="the game on the table")
+        p.add_argument(
+            "--set", action="append", metavar="FIELD=VALUE", help="a hand-entry field (repeatable)"
+        )
+        p.add_argument("--hand", type=Path, help="a JSON file of hand-entry fields")
+        p.add_argument("--calibration", type=Path, help="camera calibration JSON (matrix, dist, size_wh)")
+        p.add_argument("--corners", type=_corners, help="the board's corners TL,TR,BR,BL as x1,y1,...,x4,y4")
+
+    p = sub.add_parser("score", help="score the boards in a photo")
+    photo_options(p)
+    p.add_argument("--json", action="store_true", help="print JSON")
+    p.set_defaults(func=cmd_score)
+
+    p = sub.add_parser("debug", help="write the picture after each vision stage")
+    photo_options(p)
+    p.add_argument("--out", type=Path, required=True, help="folder for the pictures")
+    p.set_defaults(func=cmd_debug)
+
+    p = sub.add_parser("bench", help="measure accuracy and speed on fresh synthetic photos")
+    p.add_argument("--game", required=True, help="a game, several separated by commas, or 'all'")
+    p.add_argument("--count", type=int, default=100)
+    p.add_argument("--seed", type=int, default=20261121)
+    p.add_argument("--art", help="art pack(s) to render with (default: the training packs)")
+    p.add_argument("--json", type=Path, help="also write the figures as JSON")
+    p.set_defaults(func=cmd_bench)
+
+    p = sub.add_parser("train", help="rebuild a game's cell classifier (needs the train extra)")
+    p.add_argument("--game", required=True)
+    p.add_argument("--photos", type=int, default=300)
+    p.add_argument("--epochs", type=int, default=12)
+    p.add_argument("--seed", type=int, default=1)
+    p.set_defaults(func=cmd_train)
+
     p = sub.add_parser("demo", help="score the bundled example states")
     p.set_defaults(func=cmd_demo)
     return parser
@@ -121,6 +275,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             print(f"  - {problem}", file=sys.stderr)
         return EXIT_BAD_INPUT
     except StateError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    except ValueError as exc:  # ImageError, NoBoardError and bad options: all say what to do
         print(f"error: {exc}", file=sys.stderr)
         return EXIT_BAD_INPUT
     return code

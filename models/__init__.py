@@ -1,1 +1,17 @@
 """The ONNX models, their model cards, the training code and the synthetic data generator."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+MODELS_DIR = Path(__file__).resolve().parent
+
+
+def model_path(game: str) -> Path:
+    """Where the shipped cell classifier of ``game`` lives (``models/GAME.onnx``, its card beside it)."""
+    return MODELS_DIR / f"{game}.onnx"
+
+
+def orient_model_path(game: str) -> Path:
+    """Where the shipped orientation model of ``game`` lives (``models/GAME-orient.onnx``)."""
+    return MODELS_DIR / f"{game}-orient.onnx"

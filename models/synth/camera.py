@@ -20,7 +20,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from models.synth.art import Colour, Image
-from models.synth.scene import Piece, SyntheticBoard
+from models.synth.scene import BoardDrawing, Piece, SyntheticBoard
 from vision.camera_model import CameraModel
 from vision.geometry import as_points, cell_center_mm
 
@@ -43,6 +43,7 @@ class PhotoOptions:
     max_tilt_deg: float = 45.0
     hands: float = 0.0
     effects: bool = True
+    stickers: bool = False
     jpeg_quality: tuple[int, int] = (60, 95)
 
 
@@ -248,6 +249,22 @@ def _warp_board(
         / 255.0
     )
     _over(colour, alpha, warped.astype(np.float32), mask)
+
+
+def with_stickers(board: SyntheticBoard, index: int) -> SyntheticBoard:
+    """The board wearing ArUco corner stickers ``4 * index`` .. ``4 * index + 3`` (TL, TR, BR, BL)."""
+    from vision.stickers import STICKER_MM, marker_image
+
+    image = board.drawing.image_bgr.copy()
+    s = board.drawing.px_per_mm
+    side = round(STICKER_MM * s)
+    h, w = image.shape[:2]
+    origins = [(0, 0), (w - side, 0), (w - side, h - side), (0, h - side)]
+    for k, (x, y) in enumerate(origins):
+        sticker = marker_image(4 * index + k, side)
+        image[y : y + side, x : x + side] = sticker[..., None]
+    drawing = BoardDrawing(image, s, board.drawing.pieces)
+    return SyntheticBoard(board.profile, board.pack, board.state, board.cells, drawing)
 
 
 def _board_sides(
@@ -527,6 +544,8 @@ def _draw_layers(
 def photograph(boards: list[SyntheticBoard], rng: np.random.Generator, options: PhotoOptions) -> Photo:
     """Photograph ``boards`` on a table; the truth lists each board's corners, state and cell labels."""
     model = random_camera(rng, options.size_wh)
+    if options.stickers:
+        boards = [with_stickers(b, i) for i, b in enumerate(boards)]
     placements = place_boards(boards, rng)
     pose = frame_scene(placements, model, rng, options.max_tilt_deg)
     layers, hand_mask = _draw_layers(model, pose, placements, rng, options.hands)

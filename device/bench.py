@@ -1,0 +1,206 @@
+"""``garden-scorer bench``: accuracy and speed of photo -> score on fresh synthetic photos.
+
+Photos are rendered first (not timed), then each is read on one thread: locate, orient, rectify+classify and
+the whole photo -> score path are timed per photo. A board counts as found when a located outline's corners
+lie within 2 % of the board's size of the truth; cells are compared head by head with the truth labels; a
+board is perfect when every cell is right; a score is exact when the read state scores the same as the truth.
+"""
+
+from __future__ import annotations
+
+import json
+import resource
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from device.photo import TABLE_GAMES, load_classifier, score_image
+from models.synth.art import TRAINING_PACKS
+from models.synth.camera import Photo, PhotoOptions
+from models.synth.render import RenderSpec, render_photo
+from scoring.core import ScoreBreakdown, TableScore
+from scoring.registry import get_game
+from vision.camera_model import CameraModel
+from vision.pipeline import NoBoardError
+from vision.profile import default_profile
+from vision.readers import IGNORE, get_reader
+
+FOUND_TOLERANCE = 0.02
+
+
+@dataclass
+class BenchResult:
+    game: str
+    packs: tuple[str, ...]
+    photos: int
+    boards: int = 0
+    found: int = 0
+    cells: int = 0
+    cell_errors: int = 0
+    perfect: int = 0
+    exact: int = 0
+    timings_ms: dict[str, list[float]] | None = None
+    peak_rss_mb: float = 0.0
+
+    def table(self) -> dict[str, Any]:
+        def pct(a: int, b: int) -> float:
+            return round(100.0 * a / b, 3) if b else 0.0
+
+        stats = {
+            stage: {"median": round(float(np.median(v)), 2), "p95": round(float(np.percentile(v, 95)), 2)}
+            for stage, v in (self.timings_ms or {}).items()
+            if v
+        }
+        return {
+            "game": self.game,
+            "art_packs": list(self.packs),
+            "photos": self.photos,
+            "boards": self.boards,
+            "board_found_pct": pct(self.found, self.boards),
+            "cell_error_pct": pct(self.cell_errors, self.cells),
+            "boards_perfect_pct": pct(self.perfect, self.boards),
+            "scores_exact_pct": pct(self.exact, self.boards),
+            "latency_ms": stats,
+            "peak_rss_mb": round(self.peak_rss_mb, 1),
+        }
+
+
+def _truth_total(game: str, truth_state: dict[str, Any]) -> int:
+    rules = get_game(game)
+    result = rules.score(rules.parse(truth_state))
+    if isinstance(result, TableScore):
+        return result.players[0].total
+    assert isinstance(result, ScoreBreakdown)
+    return result.total
+
+
+def _read_total(game: str, truth_state: dict[str, Any], read_state: dict[str, Any]) -> int | None:
+    """The score of the read board in the truth's context (a table game's other players from the truth)."""
+    rules = get_game(game)
+    if game in TABLE_GAMES:
+        players = [{**truth_state["players"][0], **read_state}, *truth_state["players"][1:]]
+        candidate = {**truth_state, "players": players}
+    else:
+        candidate = {**truth_state, **{k: v for k, v in read_state.items() if k != "setup"}}
+    try:
+        state = rules.parse(candidate)
+        if rules.check(state):
+            return None
+        result = rules.score(state)
+    except ValueError:
+        return None
+    return result.players[0].total if isinstance(result, TableScore) else result.total
+
+
+def _hand(game: str, truth_state: dict[str, Any]) -> dict[str, Any]:
+    """What a player would type in: the fields a photo cannot show, taken from the truth."""
+    if game == "sanssouci":
+        return {"missions": truth_state["missions"], "track_score": truth_state["track_score"]}
+    if game == "alices-garden":
+        return {"unplaced_bonus_tiles": truth_state["unplaced_bonus_tiles"]}
+    if game in TABLE_GAMES:
+        return {
+            "setup": truth_state["setup"],
+            "mission_points": truth_state["players"][0].get("mission_points", {}),
+        }
+    return {}
+
+
+def run_bench(
+    game: str,
+    count: int,
+    seed: int,
+    packs: tuple[str, ...] = TRAINING_PACKS,
+    report: Callable[[str], None] | None = None,
+) -> BenchResult:
+    reader = get_reader(game)
+    classifier = load_classifier(game)
+    profile = default_profile(game)
+    spec = RenderSpec((game,), seed, packs=packs, options=PhotoOptions())
+    stages = ("locate", "orient", "rectify", "cells", "classify")
+    result = BenchResult(game, packs, count, timings_ms={s: [] for s in (*stages, "photo_to_score")})
+    assert result.timings_ms is not None
+    for i in range(count):
+        photo: Photo = render_photo(spec, i)
+        image = photo.decode()
+        truth = photo.truth
+        board = truth["boards"][0]
+        camera = CameraModel(
+            np.array(truth["camera"]["matrix"]), np.array(truth["camera"]["dist"]), tuple(truth["size_wh"])
+        )
+        result.boards += 1
+        started = time.perf_counter()
+        try:
+            scored = score_image(
+                image, game, _hand(game, board["state"]), camera, [profile], {game: classifier}
+            )
+        except NoBoardError:
+            scored = []
+        result.timings_ms["photo_to_score"].append((time.perf_counter() - started) * 1000)
+        truth_corners = np.array(board["corners_xy"])
+        size = float(
+            np.sqrt(
+                np.abs(np.cross(truth_corners[2] - truth_corners[0], truth_corners[3] - truth_corners[1])) / 2
+            )
+        )
+        match = None
+        for s in scored:
+            if np.max(np.linalg.norm(s.reading.corners_xy - truth_corners, axis=1)) <= FOUND_TOLERANCE * size:
+                match = s
+                break
+        if match is None:
+            result.cells += sum(len(profile.region(r).cells()) for r in reader.regions)
+            result.cell_errors += sum(len(profile.region(r).cells()) for r in reader.regions)
+            if report:
+                report(f"photo {i}: board not found")
+            continue
+        result.found += 1
+        for stage in stages:
+            result.timings_ms[stage].append(match.reading.timings_ms.get(stage, 0.0))
+        readings = match.reading.predictions.readings()
+        wrong = 0
+        for key, reading in readings.items():
+            label = board["cells"][key[0]][key[1]][key[2]]
+            expected = reader.targets(profile, key, label)
+            bad = any(
+                idx != IGNORE
+                and reading[head][0] != next(h for h in reader.heads if h.name == head).classes[idx]
+                for head, idx in expected.items()
+            )
+            wrong += bad
+        result.cells += len(readings)
+        result.cell_errors += wrong
+        result.perfect += wrong == 0
+        read_total = _read_total(game, board["state"], dict(match.state))
+        result.exact += read_total == _truth_total(game, board["state"])
+        if report and (i + 1) % 10 == 0:
+            report(f"{i + 1}/{count} photos")
+    result.peak_rss_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    return result
+
+
+def format_table(results: list[dict[str, Any]]) -> str:
+    header = (
+        f"{'game':<14} {'packs':<20} {'found %':>8} {'cell err %':>10} {'perfect %':>9} {'exact %':>8} "
+        f"{'photo->score ms (med/p95)':>26} {'classify ms':>11}"
+    )
+    rows = [header, "-" * len(header)]
+    for r in results:
+        lat = r["latency_ms"]
+        total = lat.get("photo_to_score", {"median": 0, "p95": 0})
+        cls = lat.get("classify", {"median": 0})
+        rows.append(
+            f"{r['game']:<14} {','.join(r['art_packs']):<20} {r['board_found_pct']:>8.2f} "
+            f"{r['cell_error_pct']:>10.3f} "
+            f"{r['boards_perfect_pct']:>9.2f} {r['scores_exact_pct']:>8.2f} "
+            f"{total['median']:>12.1f} / {total['p95']:<11.1f} {cls['median']:>11.1f}"
+        )
+    return "\n".join(rows)
+
+
+def write_json(path: Path, results: list[dict[str, Any]]) -> None:
+    path.write_text(json.dumps({"results": results}, indent=2))

@@ -1,0 +1,159 @@
+"""Score a photo: vision reads the boards, the registry's rules score them, and this glue builds the answer.
+
+Shared by ``garden-scorer score``, the benchmark and the web app, so all give the same JSON:
+``{"boards": [{"game", "corners_xy", "state", "confidence", "flags", "lines", "total"}]}``.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+from device.report import breakdown_json
+from models import model_path, orient_model_path
+from scoring.core import InvalidState, ScoreBreakdown, StateError, TableScore
+from scoring.registry import get_game
+from vision.camera_model import CameraModel
+from vision.classify import CellClassifier, OnnxCellClassifier
+from vision.orient import OrientationModel
+from vision.pipeline import BoardReading, read_photo
+from vision.profile import BoardProfile, default_profile
+
+# Games whose rules compare players: every board of the photo is one player of the same table.
+TABLE_GAMES = ("zen-garden",)
+
+
+@cache
+def load_classifier(game: str) -> OnnxCellClassifier:
+    """The shipped model of ``game`` (loaded once per process)."""
+    path = model_path(game)
+    if not path.is_file():
+        raise StateError(
+            f"no model for {game!r} at {path}; rebuild it with `garden-scorer train --game {game}`"
+        )
+    return OnnxCellClassifier(path)
+
+
+@cache
+def load_orienter(game: str) -> OrientationModel:
+    path = orient_model_path(game)
+    if not path.is_file():
+        raise StateError(
+            f"no orientation model for {game!r} at {path}; rebuild it with `garden-scorer train`"
+        )
+    return OrientationModel(path)
+
+
+def parse_sets(items: Sequence[str]) -> dict[str, Any]:
+    """``FIELD=VALUE`` pairs as hand-entry fields; VALUE is JSON when it parses as JSON, else a string."""
+    hand: dict[str, Any] = {}
+    for item in items:
+        field, sep, value = item.partition("=")
+        if not sep or not field:
+            raise StateError(f"--set {item!r}: expected FIELD=VALUE, e.g. track_score=38")
+        try:
+            hand[field] = json.loads(value)
+        except json.JSONDecodeError:
+            hand[field] = value
+    return hand
+
+
+def load_camera(path: Path) -> CameraModel:
+    """A camera calibration file: ``{"matrix": 3x3, "dist": [...], "size_wh": [w, h]}``."""
+    try:
+        data = json.loads(path.read_text())
+        return CameraModel(
+            np.array(data["matrix"], float), np.array(data["dist"], float), tuple(data["size_wh"])
+        )
+    except (OSError, ValueError, KeyError, TypeError) as exc:
+        raise StateError(f"{path}: not a usable camera calibration ({exc})") from None
+
+
+@dataclass(frozen=True)
+class ScoredBoard:
+    reading: BoardReading
+    state: Mapping[str, Any]
+    breakdown: ScoreBreakdown | None
+    flags: tuple[str, ...]
+
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {
+            "game": self.reading.game,
+            "corners_xy": np.round(self.reading.corners_xy, 2).tolist(),
+            "state": dict(self.state),
+            "confidence": round(self.reading.confidence, 4),
+            "flags": list(self.flags),
+            "low_confidence_cells": [list(k) for k in self.reading.low_confidence],
+            "lines": [],
+            "total": None,
+        }
+        if self.breakdown is not None:
+            data = breakdown_json(self.breakdown)
+            out["lines"] = data["lines"]
+            out["total"] = data["total"]
+        return out
+
+
+def _score_board(reading: BoardReading) -> ScoredBoard:
+    rules = get_game(reading.game)
+    try:
+        state = rules.parse(reading.state)
+    except StateError as exc:
+        return ScoredBoard(reading, reading.state, None, (*reading.flags, f"not scored: {exc}"))
+    problems = rules.check(state)
+    if problems:
+        return ScoredBoard(
+            reading, reading.state, None, (*reading.flags, *(f"not scored: {p}" for p in problems))
+        )
+    result = rules.score(state)
+    assert isinstance(result, ScoreBreakdown)
+    return ScoredBoard(reading, reading.state, result, reading.flags)
+
+
+def _score_table(game: str, readings: list[BoardReading], hand: Mapping[str, Any]) -> list[ScoredBoard]:
+    rules = get_game(game)
+    players = [{"name": f"Board {i + 1}", **r.state} for i, r in enumerate(readings)]
+    table = {"game": game, "setup": hand.get("setup", {"boards": [1]}), "players": players}
+    extra: tuple[str, ...]
+    try:
+        state = rules.parse(table)
+        problems = rules.check(state)
+        result = None if problems else rules.score(state)
+    except (StateError, InvalidState) as exc:
+        problems, result = (), None
+        extra = (f"not scored: {exc}",)
+    else:
+        extra = tuple(f"not scored: {p}" for p in problems)
+    out = []
+    for i, reading in enumerate(readings):
+        breakdown = result.players[i] if isinstance(result, TableScore) else None
+        out.append(ScoredBoard(reading, players[i], breakdown, (*reading.flags, *extra)))
+    return out
+
+
+def score_image(
+    image: NDArray[np.uint8],
+    game: str,
+    hand: Mapping[str, Any] | None = None,
+    camera: CameraModel | None = None,
+    profiles: Sequence[BoardProfile] | None = None,
+    classifiers: Mapping[str, CellClassifier] | None = None,
+    orienters: Mapping[str, OrientationModel] | None = None,
+    corners_xy: NDArray[np.float64] | None = None,
+) -> list[ScoredBoard]:
+    """Read every board of ``game`` in the photo and score it (a table game scores the boards together)."""
+    hand = hand or {}
+    profiles = profiles or [default_profile(game)]
+    classifiers = classifiers or {game: load_classifier(game)}
+    orienters = orienters or {game: load_orienter(game)}
+    readings = read_photo(image, profiles, classifiers, orienters, camera, hand, corners_xy=corners_xy)
+    if game in TABLE_GAMES:
+        return _score_table(game, readings, hand)
+    return [_score_board(r) for r in readings]

@@ -1,0 +1,331 @@
+"""Train a game's cell classifier on the synthetic table and export it to one ONNX file with a model card.
+
+Needs the ``train`` extra (torch). Deterministic: the data are photos (seed, i), torch is seeded and runs
+single-threaded with deterministic kernels, so the same command rebuilds the same model on this machine.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from models import model_path
+from models.dataset import CellSet, build_cells
+from models.synth.art import HELD_OUT_PACK, TRAINING_PACKS
+from vision.classify import METADATA_KEY, model_input
+from vision.readers import IGNORE, Reader, get_reader
+
+
+@dataclass(frozen=True)
+class TrainConfig:
+    photos: int = 300
+    val_photos: int = 40
+    epochs: int = 12
+    orient_epochs: int = 25
+    batch: int = 128
+    lr: float = 3e-3
+    seed: int = 1
+    val_seed: int = 1001
+    workers: int = 2
+
+
+def _network(reader: Reader) -> Any:
+    import torch
+    from torch import nn
+
+    def block(cin: int, cout: int) -> list[nn.Module]:
+        return [nn.Conv2d(cin, cout, 3, padding=1, bias=False), nn.BatchNorm2d(cout), nn.ReLU(inplace=True)]
+
+    class CellNet(nn.Module):
+        def __init__(self) -> None:
+            super().__init__()
+            # Sized for a Pi: about 5 million multiply-adds per 32-pixel cell, most of them at 8x8.
+            self.features = nn.Sequential(
+                *block(3, 16),
+                nn.MaxPool2d(2),
+                *block(16, 32),
+                nn.MaxPool2d(2),
+                *block(32, 48),
+                *block(48, 64),
+                nn.MaxPool2d(2),
+                *block(64, 96),
+                nn.AdaptiveAvgPool2d(1),
+                nn.Flatten(),
+            )
+            self.heads = nn.ModuleDict({h.name: nn.Linear(96, len(h.classes)) for h in reader.heads})
+
+        def forward(self, x: torch.Tensor) -> tuple[torch.Tensor, ...]:
+            z = self.features(x)
+            return (*(self.heads[h.name](z) for h in reader.heads), z)
+
+    return CellNet()
+
+
+def _orient_network() -> Any:
+    from torch import nn
+
+    def block(cin: int, cout: int, stride: int = 1) -> list[nn.Module]:
+        return [
+            nn.Conv2d(cin, cout, 3, stride=stride, padding=1, bias=False),
+            nn.BatchNorm2d(cout),
+            nn.ReLU(),
+        ]
+
+    return nn.Sequential(
+        *block(3, 16, 2),
+        *block(16, 32),
+        nn.MaxPool2d(2),
+        *block(32, 48),
+        nn.MaxPool2d(2),
+        *block(48, 64),
+        nn.AdaptiveAvgPool2d(1),
+        nn.Flatten(),
+        nn.Linear(64, 1),
+    )
+
+
+def _train_orientation(data: CellSet, val: CellSet, config: TrainConfig, log: Any) -> tuple[Any, float]:
+    """The "is this board upright" model; returns it and its validation error on choosing the rotation."""
+    import torch
+
+    net = _orient_network()
+    optimiser = torch.optim.AdamW(net.parameters(), lr=config.lr, weight_decay=1e-4)
+    generator = torch.Generator().manual_seed(config.seed + 1)
+    x_all = torch.from_numpy(model_input(data.thumbs))
+    y_all = torch.from_numpy(data.upright)
+    loss_fn = torch.nn.BCEWithLogitsLoss()
+    for _ in range(config.orient_epochs):
+        net.train()
+        order = torch.randperm(len(x_all), generator=generator)
+        for start in range(0, len(order), 64):
+            idx = order[start : start + 64]
+            loss = loss_fn(net(_augment(x_all[idx], generator)).squeeze(1), y_all[idx])
+            optimiser.zero_grad()
+            loss.backward()
+            optimiser.step()
+    net.eval()
+    with torch.no_grad():
+        scores = net(torch.from_numpy(model_input(val.thumbs))).squeeze(1).numpy().reshape(-1, 4)
+    # Thumbnails come in fours per board, the upright one first: the model must rank it highest.
+    error = float((scores.argmax(axis=1) != 0).mean())
+    log(f"orientation: validation error {error:.2%} over {len(scores)} boards")
+    return net, error
+
+
+def _augment(batch: Any, generator: Any) -> Any:
+    import torch
+
+    # Photometric jitter the camera simulator's lighting does not already cover: gain and per-channel cast.
+    n = batch.shape[0]
+    gain = 0.8 + 0.4 * torch.rand(n, 1, 1, 1, generator=generator)
+    cast = 0.92 + 0.16 * torch.rand(n, 3, 1, 1, generator=generator)
+    return (batch * gain * cast).clamp(0, 1)
+
+
+def _evaluate(net: Any, data: CellSet, reader: Reader) -> dict[str, float]:
+    import torch
+
+    net.eval()
+    errors = {h.name: 0 for h in reader.heads}
+    counts = {h.name: 0 for h in reader.heads}
+    with torch.no_grad():
+        for start in range(0, len(data.crops), 512):
+            x = torch.from_numpy(model_input(data.crops[start : start + 512]))
+            outs = net(x)
+            for h, out in zip(reader.heads, outs, strict=False):
+                t = torch.from_numpy(data.targets[h.name][start : start + 512])
+                valid = t != IGNORE
+                errors[h.name] += int((out.argmax(1)[valid] != t[valid]).sum())
+                counts[h.name] += int(valid.sum())
+    return {h: errors[h] / max(counts[h], 1) for h in errors}
+
+
+def train(game: str, config: TrainConfig, out: Path | None = None, log: Any = print) -> Path:
+    """Render data, train, export ``models/GAME.onnx`` and its card ``models/GAME.md``; returns the path."""
+    import torch
+
+    torch.manual_seed(config.seed)
+    torch.set_num_threads(1)
+    torch.use_deterministic_algorithms(True)
+    reader = get_reader(game)
+    started = time.time()
+    log(f"rendering {config.photos} training photos of {game} (packs {', '.join(TRAINING_PACKS)}) ...")
+    data = build_cells(game, config.seed, config.photos, TRAINING_PACKS, config.workers, hands=0.0)
+    val = build_cells(game, config.val_seed, config.val_photos, TRAINING_PACKS, config.workers)
+    held = build_cells(game, config.val_seed, config.val_photos, (HELD_OUT_PACK,), config.workers)
+    log(
+        f"{len(data.crops)} training cells, {len(val.crops)} validation cells ({time.time() - started:.0f} s)"
+    )
+    net = _network(reader)
+    optimiser = torch.optim.AdamW(net.parameters(), lr=config.lr, weight_decay=1e-4)
+    steps = config.epochs * (len(data.crops) // config.batch + 1)
+    schedule = torch.optim.lr_scheduler.OneCycleLR(optimiser, max_lr=config.lr, total_steps=steps)
+    generator = torch.Generator().manual_seed(config.seed)
+    x_all = torch.from_numpy(model_input(data.crops))
+    t_all = {h.name: torch.from_numpy(data.targets[h.name]) for h in reader.heads}
+    loss_fn = torch.nn.CrossEntropyLoss(ignore_index=IGNORE)
+    for epoch in range(config.epochs):
+        net.train()
+        order = torch.randperm(len(x_all), generator=generator)
+        total = 0.0
+        for start in range(0, len(order), config.batch):
+            idx = order[start : start + config.batch]
+            outs = net(_augment(x_all[idx], generator))
+            loss = sum(
+                loss_fn(out, t_all[h.name][idx])
+                for h, out in zip(reader.heads, outs, strict=False)
+                if bool((t_all[h.name][idx] != IGNORE).any())
+            )
+            optimiser.zero_grad()
+            loss.backward()
+            optimiser.step()
+            schedule.step()
+            total += float(loss.detach()) * len(idx)
+        errors = _evaluate(net, val, reader)
+        log(
+            f"epoch {epoch + 1}/{config.epochs}: loss {total / len(x_all):.4f}, validation error "
+            + ", ".join(f"{k} {v:.4%}" for k, v in errors.items())
+        )
+    orient_net, orient_error = _train_orientation(data, val, config, log)
+    held_orient = _orient_error(orient_net, held)
+    metrics = {
+        "validation": _evaluate(net, val, reader),
+        "held_out_pack": _evaluate(net, held, reader),
+        "orientation_validation": orient_error,
+        "orientation_held_out_pack": held_orient,
+    }
+    path = out or model_path(game)
+    _export_orientation(orient_net, reader.game, path.with_name(f"{reader.game}-orient.onnx"))
+    _export(net, reader, path, config, metrics, len(data.crops), time.time() - started)
+    log(f"wrote {path} ({path.stat().st_size} bytes) in {time.time() - started:.0f} s")
+    return path
+
+
+def _orient_error(net: Any, data: CellSet) -> float:
+    import torch
+
+    with torch.no_grad():
+        scores = net(torch.from_numpy(model_input(data.thumbs))).squeeze(1).numpy().reshape(-1, 4)
+    return float((scores.argmax(axis=1) != 0).mean())
+
+
+def _export_orientation(net: Any, game: str, path: Path) -> None:
+    import onnx
+    import torch
+
+    net.eval()
+    batch = torch.export.Dim("batch", min=1, max=64)
+    program = torch.onnx.export(
+        net,
+        (torch.zeros(4, 3, 64, 64),),
+        input_names=["thumbs"],
+        output_names=["upright"],
+        dynamic_shapes={"input": {0: batch}},
+        external_data=False,
+        dynamo=True,
+    )
+    assert program is not None, "torch.onnx.export with dynamo=True returns the program"
+    model = program.model_proto
+    entry = model.metadata_props.add()
+    entry.key = METADATA_KEY
+    entry.value = json.dumps({"game": game, "kind": "orientation", "thumb_px": 64})
+    onnx.checker.check_model(model)
+    path.write_bytes(model.SerializeToString())
+
+
+def _export(
+    net: Any,
+    reader: Reader,
+    path: Path,
+    config: TrainConfig,
+    metrics: dict[str, Any],
+    cells: int,
+    seconds: float,
+) -> None:
+    import onnx
+    import torch
+
+    net.eval()
+    example = torch.zeros(2, 3, reader.crop_px, reader.crop_px)
+    names = [h.name for h in reader.heads] + ["embedding"]
+    batch = torch.export.Dim("batch", min=1, max=4096)
+    program = torch.onnx.export(
+        net,
+        (example,),
+        input_names=["crops"],
+        output_names=names,
+        dynamic_shapes={"x": {0: batch}},
+        external_data=False,
+        dynamo=True,
+    )
+    assert program is not None, "torch.onnx.export with dynamo=True returns the program"
+    model = program.model_proto
+    info = {
+        "game": reader.game,
+        "heads": [{"name": h.name, "classes": list(h.classes)} for h in reader.heads],
+        "crop_px": reader.crop_px,
+        "context_mm": reader.context_mm,
+        "training": {
+            "photos": config.photos,
+            "cells": cells,
+            "seed": config.seed,
+            "packs": list(TRAINING_PACKS),
+            "epochs": config.epochs,
+            "seconds": round(seconds),
+        },
+        "metrics": metrics,
+    }
+    entry = model.metadata_props.add()
+    entry.key = METADATA_KEY
+    entry.value = json.dumps(info)
+    onnx.checker.check_model(model)
+    path.write_bytes(model.SerializeToString())
+    _write_card(path.with_suffix(".md"), info, path.stat().st_size)
+
+
+def _write_card(path: Path, info: dict[str, Any], size: int) -> None:
+    t = info["training"]
+    rows = [
+        f"# {info['game']} cell classifier",
+        "",
+        f"- File: `{path.with_suffix('.onnx').name}`, {size} bytes, one ONNX file.",
+        f"- Input: `crops` (N, 3, {info['crop_px']}, {info['crop_px']}) float32, BGR in [0, 1], each a cell "
+        f"with {info['context_mm']} mm of context (see `vision/cells.py`).",
+        "- Outputs: "
+        + ", ".join(f"`{h['name']}` ({len(h['classes'])} logits)" for h in info["heads"])
+        + ", `embedding` (N, 96) for enrolment.",
+        f"- Training data: {t['photos']} synthetic photos (seed {t['seed']}), {t['cells']} cells, art packs "
+        f"{', '.join(t['packs'])}; {t['epochs']} epochs; {t['seconds']} s on this machine's CPU.",
+        f"- Rebuild: `garden-scorer train --game {info['game']}` (needs `pip install -e '.[train]'`).",
+        f"- Orientation: `{info['game']}-orient.onnx` picks the upright rotation of a located board from a "
+        "64x64 "
+        f"thumbnail; wrong rotation on {info['metrics']['orientation_validation']:.2%} of validation boards, "
+        f"{info['metrics']['orientation_held_out_pack']:.2%} on the held-out pack.",
+        "",
+        "| head | validation error (seen packs) | held-out pack error |",
+        "|---|---|---|",
+    ]
+    for h in info["heads"]:
+        name = h["name"]
+        rows.append(
+            f"| {name} | {info['metrics']['validation'][name]:.4%} "
+            f"| {info['metrics']['held_out_pack'][name]:.4%} |"
+        )
+    rows += [
+        "",
+        "Classes: " + "; ".join(f"{h['name']}: {', '.join(h['classes'])}" for h in info["heads"]),
+        "",
+    ]
+    path.write_text("\n".join(rows))
+
+
+def summary(path: Path) -> dict[str, Any]:
+    """The metadata a trained model carries (for `garden-scorer` and tests)."""
+    import onnx
+
+    model = onnx.load(str(path))
+    meta = {p.key: p.value for p in model.metadata_props}
+    return dict(json.loads(meta[METADATA_KEY]))

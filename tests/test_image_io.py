@@ -1,0 +1,79 @@
+from __future__ import annotations
+
+import struct
+import zlib
+
+import cv2
+import numpy as np
+import pytest
+
+from vision.image_io import ImageError, decode_image, image_size, read_image
+
+
+def _encode(image: np.ndarray, ext: str) -> bytes:
+    ok, buf = cv2.imencode(ext, image)
+    assert ok
+    return buf.tobytes()
+
+
+def _png_header(width: int, height: int) -> bytes:
+    ihdr = struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0)
+    chunk = struct.pack(">I", len(ihdr)) + b"IHDR" + ihdr + struct.pack(">I", zlib.crc32(b"IHDR" + ihdr))
+    return b"\x89PNG\r\n\x1a\n" + chunk
+
+
+def test_jpeg_and_png_sizes_come_from_the_header() -> None:
+    image = np.zeros((30, 50, 3), np.uint8)
+    assert image_size(_encode(image, ".jpg")) == (50, 30)
+    assert image_size(_encode(image, ".png")) == (50, 30)
+
+
+def test_decodes_gray_alpha_and_16_bit_pngs_to_8_bit_bgr() -> None:
+    gray = np.full((4, 5), 200, np.uint8)
+    assert decode_image(_encode(gray, ".png")).shape == (4, 5, 3)
+    bgra = np.zeros((4, 5, 4), np.uint8)
+    bgra[..., 2] = 255
+    out = decode_image(_encode(bgra, ".png"))
+    assert out.shape == (4, 5, 3) and out[0, 0, 2] == 255
+    deep = np.full((4, 5, 3), 65535, np.uint16)
+    out = decode_image(_encode(deep, ".png"))
+    assert out.dtype == np.uint8 and out[0, 0, 0] == 255
+
+
+@pytest.mark.parametrize(
+    ("data", "message"),
+    [
+        (b"", "empty"),
+        (b"GIF89a" + b"\0" * 20, "not a JPEG or PNG"),
+        (_png_header(100_000, 100_000), "over the"),
+        (_png_header(0, 10), "claims a size of 0x10"),
+        (b"\x89PNG\r\n\x1a\n\0\0", "truncated before its header"),
+        (b"\xff\xd8\xff\xe0\x00\x10JFIF", "truncated"),
+        (b"\xff\xd8\x00\x00\x00\x00", "corrupt"),
+        (_png_header(10, 10) + b"garbage", "could not be decoded"),
+    ],
+)
+def test_bad_input_is_refused_with_a_reason(data: bytes, message: str) -> None:
+    with pytest.raises(ImageError, match=message):
+        decode_image(data)
+
+
+def test_truncated_jpeg_after_header_is_refused_or_decoded_whole() -> None:
+    data = _encode(np.random.default_rng(0).integers(0, 255, (64, 64, 3), dtype=np.uint8), ".jpg")
+    try:
+        out = decode_image(data[: len(data) // 2])
+    except ImageError as exc:
+        assert "decoded" in str(exc)
+    else:  # libjpeg pads a cut-off scan: the picture is whole-sized, never a crash
+        assert out.shape == (64, 64, 3)
+
+
+def test_pixel_limit_is_checked_before_decoding() -> None:
+    data = _encode(np.zeros((100, 100, 3), np.uint8), ".png")
+    with pytest.raises(ImageError, match="10000 pixels, over the 9999-pixel limit"):
+        decode_image(data, max_pixels=9999)
+
+
+def test_read_image_names_the_file(tmp_path: object) -> None:
+    with pytest.raises(ImageError, match=r"nope\.jpg: cannot read"):
+        read_image("/nonexistent/nope.jpg")

@@ -1,0 +1,101 @@
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pytest
+
+from device.photo import score_image
+from models import orient_model_path
+from models.synth.camera import PhotoOptions
+from models.synth.render import RenderSpec, render_photo
+from tests.fakes import TruthClassifier
+from vision.camera_model import CameraModel
+from vision.cells import cut_cells
+from vision.geometry import apply_homography
+from vision.locate import find_quads
+from vision.orient import OrientationModel
+from vision.pipeline import NoBoardError, read_photo
+from vision.profile import default_profile
+from vision.rectify import board_homography, rectify
+
+OPTIONS = PhotoOptions(size_wh=(1600, 900), max_tilt_deg=30)
+
+
+def _photo(game: str, seed: int) -> tuple[np.ndarray, dict[str, Any], CameraModel]:
+    photo = render_photo(RenderSpec((game,), seed, options=OPTIONS), 0)
+    truth = photo.truth
+    camera = CameraModel(np.array(truth["camera"]["matrix"]), np.array(truth["camera"]["dist"]), (1600, 900))
+    return photo.decode(), truth, camera
+
+
+def _corner_error(found: np.ndarray, truth: np.ndarray) -> float:
+    return float(np.max(np.linalg.norm(found - truth, axis=1)))
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3, 4, 5, 6])
+def test_locate_finds_the_board_edges(seed: int) -> None:
+    image, truth, camera = _photo("alices-garden", seed)
+    quads = find_quads(image, camera)
+    assert quads, "no board found"
+    target = np.array(truth["boards"][0]["corners_xy"])
+    best = min(_corner_error(np.roll(q.corners_xy, k, axis=0), target) for q in quads for k in range(4))
+    size = float(np.sqrt(np.abs(np.cross(target[2] - target[0], target[3] - target[1])) / 2))
+    assert best < 0.01 * size
+    assert quads[0].in_frame
+
+
+@pytest.mark.parametrize(("game", "seed"), [("alices-garden", 1), ("alices-garden", 2), ("zen-garden", 3)])
+def test_orientation_comes_from_the_board(game: str, seed: int) -> None:
+    image, truth, camera = _photo(game, seed)
+    profile = default_profile(game)
+    ideal = camera.undistort_px(np.array(truth["boards"][0]["corners_xy"]))
+    model = OrientationModel(orient_model_path(game))
+    results = [
+        model.orient(image, profile, np.roll(ideal, -k, axis=0), camera).ideal_corners_xy for k in range(4)
+    ]
+    for found in results:
+        np.testing.assert_allclose(found, ideal)
+
+
+def test_rectified_board_matches_its_drawing() -> None:
+    image, truth, camera = _photo("alices-garden", 7)
+    profile = default_profile("alices-garden")
+    board_to_ideal = np.array(truth["boards"][0]["board_to_image"])
+    rect = rectify(image, profile, board_to_ideal, camera)
+    assert rect.image_bgr.shape == (500, 500, 3)
+    # The rectified photo's corners map back onto the truth corners.
+    corners = camera.distort_px(apply_homography(rect.board_to_ideal, profile.corners_mm))
+    assert _corner_error(corners, np.array(truth["boards"][0]["corners_xy"])) < 0.01
+    cells = cut_cells(rect, ("grid",), 3.0, 32)
+    assert cells.crops_bgr.shape == (48, 32, 32, 3)
+    assert cells.keys[9] == ("grid", 1, 1)
+    assert board_homography(profile, corners).shape == (3, 3)
+
+
+@pytest.mark.parametrize("seed", [1, 4])
+def test_pipeline_reads_and_scores_with_a_perfect_classifier(seed: int) -> None:
+    image, truth, camera = _photo("alices-garden", seed)
+    board = truth["boards"][0]
+    profile = default_profile("alices-garden")
+    fake = TruthClassifier(profile, board["cells"])
+    hand = {"unplaced_bonus_tiles": board["state"]["unplaced_bonus_tiles"]}
+    orienter = OrientationModel(orient_model_path("alices-garden"))
+    scored = score_image(
+        image, "alices-garden", hand, camera, [profile], {"alices-garden": fake}, {"alices-garden": orienter}
+    )
+    assert len(scored) == 1
+    assert scored[0].state["rows"] == board["state"]["rows"]
+    assert scored[0].breakdown is not None
+    out = scored[0].to_json()
+    assert out["total"] == scored[0].breakdown.total
+    assert {"game", "corners_xy", "state", "confidence", "flags", "lines", "total"} <= set(out)
+    assert _corner_error(np.array(out["corners_xy"]), np.array(board["corners_xy"])) < 4.0
+
+
+def test_an_empty_table_has_no_board() -> None:
+    table = np.full((900, 1600, 3), (60, 110, 40), np.uint8)
+    table += np.random.default_rng(0).integers(0, 6, table.shape, dtype=np.uint8)
+    profile = default_profile("alices-garden")
+    with pytest.raises(NoBoardError, match="no board found"):
+        read_photo(table, [profile], {"alices-garden": TruthClassifier(profile, {})}, {})

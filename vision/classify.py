@@ -1,0 +1,132 @@
+"""Classify every cell of a board in one batched call, behind a small interface.
+
+:class:`OnnxCellClassifier` runs a model file from ``models/`` with onnxruntime: it reads the heads, classes
+and crop geometry the training wrote into the model's metadata, checks its input and warms up at load.
+:func:`model_input` is the one place crops become model input, for training and inference alike.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Protocol
+
+import numpy as np
+from numpy.typing import NDArray
+
+from vision.cells import CellGrid, CellKey
+from vision.readers import Head, Reading
+
+METADATA_KEY = "garden_scorer"
+
+
+def model_input(crops_bgr: NDArray[np.uint8]) -> NDArray[np.float32]:
+    """(N, H, W, 3) BGR uint8 crops as the model's (N, 3, H, W) float32 input in [0, 1], BGR order kept."""
+    if crops_bgr.ndim != 4 or crops_bgr.shape[3] != 3 or crops_bgr.dtype != np.uint8:
+        raise ValueError(f"expected (N, H, W, 3) uint8 crops, got {crops_bgr.shape} {crops_bgr.dtype}")
+    return np.ascontiguousarray(crops_bgr.transpose(0, 3, 1, 2), dtype=np.float32) / np.float32(255.0)
+
+
+@dataclass(frozen=True)
+class CellPredictions:
+    """Per head, class probabilities (N, classes); the per-cell embedding (N, D) enrolment builds on."""
+
+    keys: tuple[CellKey, ...]
+    heads: tuple[Head, ...]
+    probabilities: Mapping[str, NDArray[np.float32]]
+    embedding: NDArray[np.float32]
+
+    def __post_init__(self) -> None:
+        n = len(self.keys)
+        for head in self.heads:
+            shape = self.probabilities[head.name].shape
+            if shape != (n, len(head.classes)):
+                raise ValueError(
+                    f"head {head.name!r}: expected probabilities ({n}, {len(head.classes)}), got {shape}"
+                )
+        if self.embedding.shape[0] != n:
+            raise ValueError(f"expected {n} embeddings, got {self.embedding.shape[0]}")
+
+    def readings(self) -> dict[CellKey, Reading]:
+        """Per cell, each head's most likely class and its probability."""
+        out: dict[CellKey, Reading] = {}
+        for i, key in enumerate(self.keys):
+            out[key] = {
+                h.name: (
+                    h.classes[int(np.argmax(self.probabilities[h.name][i]))],
+                    float(np.max(self.probabilities[h.name][i])),
+                )
+                for h in self.heads
+            }
+        return out
+
+
+class CellClassifier(Protocol):
+    """Anything that turns a frame's cell crops into per-head class probabilities."""
+
+    game: str
+    heads: tuple[Head, ...]
+    crop_px: int
+    context_mm: float
+
+    def classify(self, cells: CellGrid) -> CellPredictions: ...
+
+
+def _softmax(x: NDArray[np.float32]) -> NDArray[np.float32]:
+    e = np.exp(x - x.max(axis=1, keepdims=True))
+    return np.asarray(e / e.sum(axis=1, keepdims=True), dtype=np.float32)
+
+
+class OnnxCellClassifier:
+    """A trained model file: ``classify`` runs all of a frame's cells in one onnxruntime call."""
+
+    def __init__(self, path: Path, threads: int = 1) -> None:
+        import onnxruntime as ort
+
+        if not path.is_file():
+            raise FileNotFoundError(f"{path}: no model file; rebuild it with `garden-scorer train`")
+        options = ort.SessionOptions()
+        options.intra_op_num_threads = threads
+        options.inter_op_num_threads = 1
+        # Spinning threads burn a Pi's cores between frames for no gain on a model this small.
+        options.add_session_config_entry("session.intra_op.allow_spinning", "0")
+        self.session = ort.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
+        meta = self.session.get_modelmeta().custom_metadata_map
+        if METADATA_KEY not in meta:
+            raise ValueError(f"{path}: not a garden-scorer model (no {METADATA_KEY!r} metadata)")
+        info: dict[str, Any] = json.loads(meta[METADATA_KEY])
+        self.game = str(info["game"])
+        self.heads = tuple(Head(h["name"], tuple(h["classes"])) for h in info["heads"])
+        self.crop_px = int(info["crop_px"])
+        self.context_mm = float(info["context_mm"])
+        self.info = info
+        inputs = self.session.get_inputs()
+        if len(inputs) != 1 or list(inputs[0].shape[1:]) != [3, self.crop_px, self.crop_px]:
+            raise ValueError(f"{path}: model input {inputs[0].shape} does not match crop size {self.crop_px}")
+        self._input = inputs[0].name
+        self._outputs = [o.name for o in self.session.get_outputs()]
+        expected = {h.name for h in self.heads} | {"embedding"}
+        if set(self._outputs) != expected:
+            raise ValueError(f"{path}: model outputs {self._outputs} do not match heads {sorted(expected)}")
+        self._run(np.zeros((1, self.crop_px, self.crop_px, 3), np.uint8))  # warm-up: first runs are slow
+
+    def _run(self, crops: NDArray[np.uint8]) -> dict[str, NDArray[np.float32]]:
+        results = self.session.run(self._outputs, {self._input: model_input(crops)})
+        return {
+            name: np.asarray(value, dtype=np.float32)
+            for name, value in zip(self._outputs, results, strict=True)
+        }
+
+    def classify(self, cells: CellGrid) -> CellPredictions:
+        if cells.crops_bgr.shape[1:3] != (self.crop_px, self.crop_px):
+            raise ValueError(
+                f"crops are {cells.crops_bgr.shape[1:3]}, the model reads {self.crop_px}x{self.crop_px}"
+            )
+        if not len(cells.keys):
+            empty = {h.name: np.zeros((0, len(h.classes)), np.float32) for h in self.heads}
+            return CellPredictions((), self.heads, empty, np.zeros((0, 0), np.float32))
+        out = self._run(cells.crops_bgr)
+        probabilities = {h.name: _softmax(out[h.name]) for h in self.heads}
+        return CellPredictions(cells.keys, self.heads, probabilities, out["embedding"])

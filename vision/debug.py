@@ -1,0 +1,76 @@
+"""Pictures of each vision stage, for ``garden-scorer debug`` and the web page."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import cv2
+import numpy as np
+from numpy.typing import NDArray
+
+from vision.cells import CellGrid
+from vision.geometry import cell_rect_mm
+from vision.locate import Quad
+from vision.pipeline import BoardReading
+
+GOOD = (60, 200, 60)
+DOUBTFUL = (0, 160, 255)
+
+
+def draw_quads(image: NDArray[np.uint8], quads: Sequence[Quad]) -> NDArray[np.uint8]:
+    """The photo with each located outline; an outline touching the frame's edge is drawn orange."""
+    out = image.copy()
+    width = max(2, image.shape[1] // 600)
+    for i, quad in enumerate(quads):
+        colour = GOOD if quad.in_frame else DOUBTFUL
+        pts = np.round(quad.corners_xy * 16).astype(np.int32)
+        cv2.polylines(out, [pts], True, colour, width, cv2.LINE_AA, 4)
+        x, y = quad.corners_xy.min(axis=0)
+        cv2.putText(
+            out,
+            f"#{i + 1}",
+            (int(x), max(20, int(y) - 8)),
+            cv2.FONT_HERSHEY_SIMPLEX,
+            width * 0.6,
+            colour,
+            width,
+            cv2.LINE_AA,
+        )
+    return out
+
+
+def draw_reading(reading: BoardReading) -> NDArray[np.uint8]:
+    """The rectified board with every cell outlined and labelled; low-confidence cells in orange."""
+    rect = reading.rectified
+    scale = 2
+    image = cv2.resize(rect.image_bgr, None, fx=scale, fy=scale, interpolation=cv2.INTER_LINEAR)
+    s = rect.frame.px_per_mm * scale
+    low = set(reading.low_confidence)
+    for key, values in reading.predictions.readings().items():
+        region = rect.frame.profile.region(key[0])
+        x0, y0, x1, y1 = (round(v * s) for v in cell_rect_mm(region, key[1], key[2]))
+        colour = DOUBTFUL if key in low else GOOD
+        cv2.rectangle(image, (x0, y0), (x1, y1), colour, 2 if key in low else 1)
+        text = "/".join(value for value, _ in values.values() if value not in ("none", "."))
+        size = max(0.3, min(0.5, (x1 - x0) / 120))
+        cv2.putText(
+            image, text[:12], (x0 + 3, y1 - 4), cv2.FONT_HERSHEY_SIMPLEX, size, (0, 0, 0), 3, cv2.LINE_AA
+        )
+        cv2.putText(
+            image, text[:12], (x0 + 3, y1 - 4), cv2.FONT_HERSHEY_SIMPLEX, size, colour, 1, cv2.LINE_AA
+        )
+    return np.asarray(image, dtype=np.uint8)
+
+
+def cell_sheet(cells: CellGrid, columns: int = 12) -> NDArray[np.uint8]:
+    """Every crop the classifier saw, in reading order."""
+    n = len(cells.keys)
+    if not n:
+        return np.zeros((8, 8, 3), np.uint8)
+    size = cells.crops_bgr.shape[1]
+    rows = -(-n // columns)
+    sheet = np.full((rows * (size + 2), columns * (size + 2), 3), 40, np.uint8)
+    for i, crop in enumerate(cells.crops_bgr):
+        r, c = divmod(i, columns)
+        sheet[r * (size + 2) : r * (size + 2) + size, c * (size + 2) : c * (size + 2) + size] = crop
+    return sheet

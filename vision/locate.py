@@ -1,0 +1,357 @@
+"""Locate boards in a photo from their own edges.
+
+1. Separate what is not table: a colour model of the table is learnt from the frame's border, where no board
+   lies, and pixels far from it form candidate blobs (one per board, merged when close).
+2. A coarse quadrilateral from each blob's convex hull.
+3. Each side is moved to the strongest straight edge near it (the board's physical edge: printed art inside
+   may match the table's colour, so the blob alone can stop short), then fitted to sub-pixel edge points.
+4. Corners are the intersections of the four fitted lines, in ideal (undistorted) pixels when the camera is
+   calibrated, so a wide lens' curved edges do not bend the board.
+
+Which corner is the board's top-left is left to :mod:`vision.orient`; which profile a quad is, to the caller.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+from numpy.typing import NDArray
+
+from vision.camera_model import CameraModel
+from vision.geometry import Points, as_points
+
+WORK_WIDTH = 960  # pixels: the scale blobs are found at; edges are refined at full resolution
+BORDER_FRACTION = 0.04  # the frame's border band the table colour is learnt from
+MIN_AREA_FRACTION = 0.004  # blobs smaller than this share of the frame are never boards
+
+
+@dataclass(frozen=True)
+class Quad:
+    """A located board outline: corners in photo pixels (as taken) and in ideal pinhole pixels.
+
+    Corners run clockwise in the image; from an arbitrary start unless ``oriented`` (stickers or the user
+    said which corner is the board's top-left). ``in_frame`` is false when the outline touches the photo's
+    edge (a board partly out of view is reported, not guessed).
+    """
+
+    corners_xy: Points
+    ideal_xy: Points
+    in_frame: bool
+    edge_score: float
+    oriented: bool = False
+    method: str = "edges"
+
+
+def _table_distance(small: NDArray[np.uint8]) -> NDArray[np.float32]:
+    """Per pixel, how unlike the table its colour is (Mahalanobis distance to the border's chroma).
+
+    Lightness is left out on purpose: shadows and lamps change it across a table far more than they change
+    hue, and a board's printed detail is caught by :func:`_detail` instead.
+    """
+    lab = cv2.cvtColor(cv2.GaussianBlur(small, (0, 0), 2.0), cv2.COLOR_BGR2LAB).astype(np.float32)[..., 1:]
+    h, w = lab.shape[:2]
+    b = max(2, int(BORDER_FRACTION * min(h, w)))
+    ring = np.concatenate(
+        [
+            lab[:b].reshape(-1, 2),
+            lab[-b:].reshape(-1, 2),
+            lab[:, :b].reshape(-1, 2),
+            lab[:, -b:].reshape(-1, 2),
+        ]
+    )
+    mu = ring.mean(axis=0)
+    # A floor on the spread keeps a perfectly flat table from making every printed speck a board.
+    cov = np.cov(ring.T) + np.eye(2) * 4.0
+    diff = lab - mu
+    dist2 = np.einsum("...i,ij,...j->...", diff, np.linalg.inv(cov), diff)
+    return np.asarray(np.sqrt(np.maximum(dist2, 0)), dtype=np.float32)
+
+
+def _detail(small: NDArray[np.uint8]) -> NDArray[np.float32]:
+    """Density of sharp edges, relative to the table's own: printed boards are dense with them."""
+    gray = cv2.cvtColor(small, cv2.COLOR_BGR2GRAY)
+    edges = cv2.Canny(cv2.GaussianBlur(gray, (0, 0), 1.0), 40, 100).astype(np.float32) / 255.0
+    k = max(5, int(0.02 * small.shape[1]))
+    density = cv2.blur(edges, (k, k))
+    h, w = density.shape
+    b = max(2, int(BORDER_FRACTION * min(h, w)))
+    ring = np.concatenate(
+        [density[:b].ravel(), density[-b:].ravel(), density[:, :b].ravel(), density[:, -b:].ravel()]
+    )
+    floor = float(np.percentile(ring, 95)) + 0.03
+    return np.asarray(density / floor, dtype=np.float32)
+
+
+def _blobs(small: NDArray[np.uint8]) -> list[NDArray[np.int32]]:
+    mask = ((_table_distance(small) > 5.0) | (_detail(small) > 1.6)).astype(np.uint8) * 255
+    close = max(3, int(0.012 * small.shape[1]) | 1)
+    mask = cv2.morphologyEx(
+        mask, cv2.MORPH_CLOSE, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (close, close))
+    )
+    mask = cv2.morphologyEx(mask, cv2.MORPH_OPEN, np.ones((5, 5), np.uint8))
+    contours, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+    area_min = MIN_AREA_FRACTION * small.shape[0] * small.shape[1]
+    return [c for c in contours if cv2.contourArea(cv2.convexHull(c)) >= area_min]
+
+
+def _coarse_quad(contour: NDArray[np.int32]) -> Points | None:
+    hull = cv2.convexHull(contour)
+    perimeter = cv2.arcLength(hull, True)
+    for eps in np.linspace(0.01, 0.12, 23):
+        approx = cv2.approxPolyDP(hull, eps * perimeter, True)
+        if len(approx) == 4 and cv2.isContourConvex(approx):
+            return as_points(approx)
+    rect = cv2.boxPoints(cv2.minAreaRect(hull))
+    return as_points(rect)
+
+
+def _clockwise(quad: Points) -> Points:
+    centre = quad.mean(axis=0)
+    angles = np.arctan2(quad[:, 1] - centre[1], quad[:, 0] - centre[0])
+    return quad[np.argsort(angles)]
+
+
+def _sample(image: NDArray[np.float32], pts: Points) -> NDArray[np.float32]:
+    """Bilinear samples of a (multi-channel) image at points, as (N, channels)."""
+    xs = pts[:, 0].astype(np.float32).reshape(1, -1)
+    ys = pts[:, 1].astype(np.float32).reshape(1, -1)
+    out = cv2.remap(image, xs, ys, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+    return np.asarray(out, dtype=np.float32).reshape(len(pts), -1)
+
+
+def edge_image(image_bgr: NDArray[np.uint8], box: tuple[int, int, int, int]) -> NDArray[np.float32]:
+    """Lab of the photo inside ``box`` (x0, y0, x1, y1; zero elsewhere), chroma weighted up: a board as light
+    as its table still differs from it in hue."""
+    h, w = image_bgr.shape[:2]
+    x0, y0, x1, y1 = max(box[0], 0), max(box[1], 0), min(box[2], w), min(box[3], h)
+    out = np.zeros((h, w, 3), np.float32)
+    if x1 <= x0 or y1 <= y0:
+        return out
+    roi = cv2.GaussianBlur(image_bgr[y0:y1, x0:x1], (0, 0), 1.0)
+    lab = cv2.cvtColor(roi.astype(np.float32) / 255.0, cv2.COLOR_BGR2LAB)
+    lab[..., 0] *= 255.0 / 100.0  # lightness on the same 0-255 scale as before, chroma as signed values
+    lab[..., 1:] *= 2.0
+    out[y0:y1, x0:x1] = lab
+    return out
+
+
+def _line_candidates(
+    points: Points,
+    rows: NDArray[np.int64],
+    strength: NDArray[np.float64],
+    n_rows: int,
+    rng: np.random.Generator,
+    hypotheses: int = 150,
+) -> list[tuple[NDArray[np.bool_], float]]:
+    """Straight lines through edge points of many sample rows (RANSAC): inlier masks and strength.
+
+    A line's support is the number of distinct rows it passes through (one point per row counts), so a
+    cluster of texture points in a few rows cannot pose as an edge.
+    """
+    found: list[tuple[NDArray[np.bool_], float]] = []
+    used = np.zeros(len(points), bool)
+    for _ in range(6):
+        free = np.nonzero(~used)[0]
+        if len(free) < 2:
+            break
+        pairs = rng.choice(free, (hypotheses, 2))
+        a, b = points[pairs[:, 0]], points[pairs[:, 1]]
+        d = b - a
+        norm = np.linalg.norm(d, axis=1)
+        ok = (rows[pairs[:, 0]] != rows[pairs[:, 1]]) & (norm > 1e-6)
+        if not ok.any():
+            break
+        a, d, norm = a[ok], d[ok], norm[ok]
+        normals = np.column_stack([-d[:, 1], d[:, 0]]) / norm[:, None]
+        dist = np.abs(((points[None, :, :] - a[:, None, :]) * normals[:, None, :]).sum(axis=2))
+        inliers = (dist < 1.5) & ~used[None, :]
+        # Distinct rows per hypothesis: mark (hypothesis, row) pairs and count them.
+        hit = np.zeros((len(a), n_rows), bool)
+        hyp, pt = np.nonzero(inliers)
+        hit[hyp, rows[pt]] = True
+        support = hit.sum(axis=1)
+        best = int(np.argmax(support))
+        if support[best] < 0.4 * n_rows:
+            break
+        mask = inliers[best]
+        found.append((mask, float(strength[mask].sum())))
+        used |= mask
+    return found
+
+
+def _refine_side(
+    a: Points,
+    b: Points,
+    outward: Points,
+    image: NDArray[np.float32],
+    to_photo: Callable[[Points], Points],
+    search: tuple[float, float],
+    outermost: bool,
+) -> tuple[Points, float] | None:
+    """Points of the board's edge near side a-b, all in ideal pixels.
+
+    Colour is sampled along the side's normal on straight lines of the ideal image (mapped into the photo by
+    ``to_photo``, so a lens' curvature is followed) for offsets in ``search`` (pixels, outward positive).
+    Sharp steps in each sample row are edge points; straight lines through many rows' points are candidate
+    edges (the rough side need not be parallel to the true one). With ``outermost`` the outermost candidate
+    wins (art inside a board has straight edges parallel to its border, often stronger than the board's own),
+    otherwise the best supported.
+    """
+    n = 40
+    t = np.linspace(0.08, 0.92, n)[:, None]
+    base = a + t * (b - a)
+    step = 0.5
+    offsets = np.arange(search[0], search[1], step)
+    if len(offsets) < 12:
+        return None
+    pts = (base[:, None, :] + offsets[None, :, None] * outward).reshape(-1, 2)
+    profile = _sample(image, to_photo(pts)).reshape(n, len(offsets), -1)
+    response = np.linalg.norm(np.gradient(profile, step, axis=1), axis=2)
+    # Peakedness: a printed or cut edge is a narrow peak, a shadow's or a lamp's ramp a broad one.
+    d = 8  # offsets = 4 px either side
+    padded = np.pad(response, ((0, 0), (d, d)), mode="edge")
+    sharp = response - 0.5 * (padded[:, : -2 * d] + padded[:, 2 * d :])
+    is_peak = (sharp[:, 1:-1] >= sharp[:, :-2]) & (sharp[:, 1:-1] >= sharp[:, 2:]) & (sharp[:, 1:-1] > 2.0)
+    rows, cols = np.nonzero(is_peak)
+    cols = cols + 1
+    if len(rows) < 8:
+        return None
+    strength = sharp[rows, cols].astype(np.float64)
+    # Edge points in (along-side, offset) coordinates, where candidate lines are fitted.
+    along = t[rows, 0] * float(np.linalg.norm(b - a))
+    points = np.column_stack([along, offsets[cols]])
+    candidates = _line_candidates(points, rows, strength, n, np.random.default_rng(len(rows)))
+    if not candidates:
+        return None
+    if outermost:
+        strongest = max(c[1] for c in candidates)
+        clear = [c for c in candidates if c[1] >= 0.35 * strongest]
+        mask, score = max(clear, key=lambda c: float(np.median(points[c[0], 1])))
+    else:
+        mask, score = max(candidates, key=lambda c: c[1])
+    edge = a + (points[mask, 0:1] / float(np.linalg.norm(b - a))) * (b - a) + points[mask, 1:2] * outward
+    return edge, score / n
+
+
+def _intersect(l1: NDArray[np.float64], l2: NDArray[np.float64]) -> Points:
+    # Lines as (vx, vy, x0, y0) from fitLine.
+    d1, p1 = l1[:2], l1[2:]
+    d2, p2 = l2[:2], l2[2:]
+    m = np.array([d1, -d2]).T
+    if abs(np.linalg.det(m)) < 1e-9:
+        raise ValueError("parallel sides")
+    s = np.linalg.solve(m, p2 - p1)
+    return np.asarray(p1 + s[0] * d1, dtype=np.float64).reshape(1, 2)
+
+
+def _fit_quad(
+    quad: Points,
+    gray: NDArray[np.float32],
+    to_photo: Callable[[Points], Points],
+    search: tuple[float, float],
+    outermost: bool,
+) -> tuple[Points, float] | None:
+    centre = quad.mean(axis=0)
+    lines = []
+    scores = []
+    for i in range(4):
+        a, b = quad[i], quad[(i + 1) % 4]
+        direction = (b - a) / max(float(np.linalg.norm(b - a)), 1e-9)
+        normal = np.array([-direction[1], direction[0]])
+        if np.dot(normal, (a + b) / 2 - centre) < 0:
+            normal = -normal
+        found = _refine_side(a, b, normal, gray, to_photo, search, outermost)
+        if found is None:
+            return None
+        pts, score = found
+        line = cv2.fitLine(pts.astype(np.float32), cv2.DIST_HUBER, 0, 0.01, 0.01).ravel().astype(np.float64)
+        lines.append(line)
+        scores.append(score)
+    try:
+        return np.vstack([_intersect(lines[i - 1], lines[i]) for i in range(4)]), float(np.mean(scores))
+    except ValueError:
+        return None
+
+
+def refine_quad(
+    image_bgr: NDArray[np.uint8], coarse_xy: Points, camera: CameraModel | None = None
+) -> Quad | None:
+    """Snap a rough outline (photo pixels) to the board's straight edges; ``None`` when a side has none.
+
+    Two passes: a wide one that may grow the outline out to the board's cut edge, then a tight one that
+    settles each side on the strongest edge right there.
+    """
+    coarse_photo = as_points(coarse_xy)
+    span = float(np.ptp(coarse_photo, axis=0).max())
+    lo = np.floor(coarse_photo.min(axis=0) - 0.2 * span).astype(int)
+    hi = np.ceil(coarse_photo.max(axis=0) + 0.2 * span).astype(int)
+    gray = edge_image(image_bgr, (int(lo[0]), int(lo[1]), int(hi[0]), int(hi[1])))
+
+    def to_photo(pts: Points) -> Points:
+        return camera.distort_px(pts) if camera is not None else pts
+
+    coarse = as_points(coarse_xy)
+    quad = _clockwise(camera.undistort_px(coarse) if camera is not None else coarse)
+    size = float(np.sqrt(cv2.contourArea(quad.astype(np.float32))))
+    wide = _fit_quad(quad, gray, to_photo, (-0.05 * size, 0.12 * size), outermost=True)
+    if wide is None:
+        return None
+    tight = _fit_quad(wide[0], gray, to_photo, (-0.015 * size - 3, 0.015 * size + 3), outermost=False)
+    if tight is None:
+        return None
+    ideal, score = tight
+    corners = to_photo(ideal)
+    h, w = image_bgr.shape[:2]
+    return Quad(corners, ideal, _in_frame(corners, (w, h)), score)
+
+
+def _in_frame(corners: Points, size_wh: tuple[int, int], margin: float = 2.0) -> bool:
+    w, h = size_wh
+    return bool(np.all((corners >= margin) & (corners <= [w - 1 - margin, h - 1 - margin])))
+
+
+def quad_from_corners(
+    corners_xy: object, size_wh: tuple[int, int], camera: CameraModel | None = None
+) -> Quad:
+    """A board whose corners the user gave, TL, TR, BR, BL in photo pixels."""
+    corners = as_points(corners_xy)
+    if corners.shape != (4, 2):
+        raise ValueError(f"give exactly 4 corners (TL, TR, BR, BL), got {len(corners)}")
+    ideal = camera.undistort_px(corners) if camera is not None else corners
+    if cv2.contourArea(ideal.astype(np.float32)) < 100:
+        raise ValueError("the 4 corners enclose no board: give them as TL, TR, BR, BL around the board")
+    return Quad(corners, ideal, _in_frame(corners, size_wh), 1.0, oriented=True, method="manual")
+
+
+def find_quads(image_bgr: NDArray[np.uint8], camera: CameraModel | None = None) -> list[Quad]:
+    """Every board-like outline in the photo, largest first."""
+    h, w = image_bgr.shape[:2]
+    scale = min(1.0, WORK_WIDTH / w)
+    small = cv2.resize(image_bgr, (round(w * scale), round(h * scale)), interpolation=cv2.INTER_AREA)
+    quads = []
+    for contour in _blobs(small):
+        coarse = _coarse_quad(contour)
+        if coarse is None:
+            continue
+        quad = refine_quad(image_bgr, coarse / scale, camera)
+        if quad is not None:
+            quads.append(quad)
+    quads.sort(key=lambda q: -cv2.contourArea(q.corners_xy.astype(np.float32)))
+    return quads
+
+
+def locate(image_bgr: NDArray[np.uint8], camera: CameraModel | None = None) -> list[Quad]:
+    """Boards wearing corner stickers when any are seen (exact and oriented), else boards by their edges."""
+    from vision.stickers import find_sticker_boards
+
+    h, w = image_bgr.shape[:2]
+    stickered = find_sticker_boards(image_bgr, camera)
+    if stickered:
+        return [
+            Quad(b.corners_xy, b.ideal_xy, _in_frame(b.corners_xy, (w, h)), 1.0, True, "stickers")
+            for b in stickered
+        ]
+    return find_quads(image_bgr, camera)

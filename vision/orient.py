@@ -1,0 +1,93 @@
+"""Which way is up: a board's orientation from its own printed layout, never from the camera.
+
+A located outline has four possible top-left corners (boards lie at any rotation). For each, the board is
+rectified into a small thumbnail and a tiny model, trained per game on the synthetic table, says how upright
+it looks. Its cue is the board's asymmetry (a player-aid strip, a terrace, a coin track, printed art): the
+layout itself, so it carries over to art packs it never saw. The runner-up's score is kept so a nearly
+symmetric board can be flagged.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+import cv2
+import numpy as np
+from numpy.typing import NDArray
+
+from vision.camera_model import CameraModel
+from vision.classify import METADATA_KEY, model_input
+from vision.profile import BoardProfile
+from vision.rectify import board_homography, rectify
+
+THUMB_PX = 64
+THUMB_PX_PER_MM = 0.5
+
+
+@dataclass(frozen=True)
+class Orientation:
+    """The chosen corner order (TL, TR, BR, BL, ideal pixels), its probability of being upright and the
+    runner-up's."""
+
+    ideal_corners_xy: NDArray[np.float64]
+    score: float
+    runner_up: float
+
+
+def thumbnail(
+    image_bgr: NDArray[np.uint8],
+    profile: BoardProfile,
+    ideal_corners_xy: NDArray[np.float64],
+    camera: CameraModel | None,
+) -> NDArray[np.uint8]:
+    """The board as the orientation model sees it, for one choice of corners (training uses this too)."""
+    rect = rectify(image_bgr, profile, board_homography(profile, ideal_corners_xy), camera, THUMB_PX_PER_MM)
+    return np.asarray(
+        cv2.resize(rect.image_bgr, (THUMB_PX, THUMB_PX), interpolation=cv2.INTER_AREA), np.uint8
+    )
+
+
+def rotations(ideal_quad_xy: NDArray[np.float64]) -> list[NDArray[np.float64]]:
+    """The four corner orders of a clockwise outline: each corner in turn taken as top-left."""
+    quad = np.asarray(ideal_quad_xy, dtype=np.float64).reshape(4, 2)
+    return [np.roll(quad, -k, axis=0) for k in range(4)]
+
+
+class OrientationModel:
+    """An ONNX "is this board upright" model; :meth:`orient` tries the four rotations in one batch."""
+
+    def __init__(self, path: Path) -> None:
+        import onnxruntime as ort
+
+        if not path.is_file():
+            raise FileNotFoundError(f"{path}: no orientation model; rebuild it with `garden-scorer train`")
+        options = ort.SessionOptions()
+        options.intra_op_num_threads = 1
+        options.add_session_config_entry("session.intra_op.allow_spinning", "0")
+        self.session = ort.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
+        meta = self.session.get_modelmeta().custom_metadata_map
+        if METADATA_KEY not in meta:
+            raise ValueError(f"{path}: not a garden-scorer model")
+        self.game = str(json.loads(meta[METADATA_KEY])["game"])
+        self._input = self.session.get_inputs()[0].name
+        self.upright(np.zeros((1, THUMB_PX, THUMB_PX, 3), np.uint8))
+
+    def upright(self, thumbs: NDArray[np.uint8]) -> NDArray[np.float32]:
+        """Probability that each (N, 64, 64, 3) thumbnail shows its board the right way up."""
+        (logits,) = self.session.run(None, {self._input: model_input(thumbs)})
+        return np.asarray(1 / (1 + np.exp(-np.asarray(logits, np.float32).reshape(-1))), dtype=np.float32)
+
+    def orient(
+        self,
+        image_bgr: NDArray[np.uint8],
+        profile: BoardProfile,
+        ideal_quad_xy: NDArray[np.float64],
+        camera: CameraModel | None = None,
+    ) -> Orientation:
+        options = rotations(ideal_quad_xy)
+        thumbs = np.stack([thumbnail(image_bgr, profile, c, camera) for c in options])
+        scores = self.upright(thumbs)
+        order = np.argsort(scores)[::-1]
+        return Orientation(options[int(order[0])], float(scores[order[0]]), float(scores[order[1]]))

@@ -1,0 +1,160 @@
+"""Photo -> board readings, as a recipe: locate -> orient -> rectify -> cells -> classify -> assemble.
+
+Every stage returns a typed result and can be run alone (``garden-scorer debug`` writes each one's picture).
+Scoring is not done here: a reading carries the assembled state for the device layer to hand to the rules.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+from vision.camera_model import CameraModel
+from vision.cells import CellKey, cut_cells
+from vision.classify import CellClassifier, CellPredictions
+from vision.geometry import Points
+from vision.locate import Quad, locate, quad_from_corners
+from vision.orient import OrientationModel
+from vision.profile import BoardProfile
+from vision.readers import get_reader
+from vision.rectify import Rectified, board_homography, rectify
+
+# Below this, a cell's reading is shown to the player as uncertain instead of trusted silently.
+LOW_CONFIDENCE = 0.9
+# A second rotation this likely to be upright means the board's layout did not settle which way is up.
+DOUBTFUL_ORIENTATION = 0.5
+
+
+class NoBoardError(ValueError):
+    """No board could be found in the photo."""
+
+
+@dataclass(frozen=True)
+class BoardReading:
+    """One board read from a photo: where it is, what its cells say, and what to double-check."""
+
+    game: str
+    profile: BoardProfile
+    corners_xy: Points
+    state: Mapping[str, Any]
+    confidence: float
+    low_confidence: tuple[CellKey, ...]
+    flags: tuple[str, ...]
+    rectified: Rectified
+    predictions: CellPredictions
+    timings_ms: Mapping[str, float] = field(default_factory=dict)
+
+
+def _read(
+    image: NDArray[np.uint8],
+    profile: BoardProfile,
+    classifier: CellClassifier,
+    corners: Points,
+    camera: CameraModel | None,
+    timings: dict[str, float],
+) -> tuple[Rectified, CellPredictions]:
+    reader = get_reader(profile.game)
+    t0 = time.perf_counter()
+    rect = rectify(image, profile, board_homography(profile, corners), camera)
+    t1 = time.perf_counter()
+    cells = cut_cells(rect, reader.regions, classifier.context_mm, classifier.crop_px)
+    t2 = time.perf_counter()
+    predictions = classifier.classify(cells)
+    t3 = time.perf_counter()
+    for stage, ms in (("rectify", t1 - t0), ("cells", t2 - t1), ("classify", t3 - t2)):
+        timings[stage] = timings.get(stage, 0.0) + ms * 1000
+    return rect, predictions
+
+
+def read_board(
+    image: NDArray[np.uint8],
+    quad: Quad,
+    profile: BoardProfile,
+    classifier: CellClassifier,
+    orienter: OrientationModel | None,
+    camera: CameraModel | None = None,
+    hand: Mapping[str, Any] | None = None,
+) -> BoardReading:
+    """Orient, rectify, cut, classify and assemble one located board."""
+    timings: dict[str, float] = {}
+    flags: list[str] = []
+    corners = quad.ideal_xy
+    if not quad.oriented:
+        if orienter is None:
+            raise ValueError(f"no orientation model for {profile.game}: give the corners or use stickers")
+        t = time.perf_counter()
+        orientation = orienter.orient(image, profile, quad.ideal_xy, camera)
+        timings["orient"] = (time.perf_counter() - t) * 1000
+        corners = orientation.ideal_corners_xy
+        if orientation.runner_up > DOUBTFUL_ORIENTATION:
+            flags.append("which way up the board lies is uncertain: check the reading or turn the board")
+    rect, predictions = _read(image, profile, classifier, corners, camera, timings)
+    readings = predictions.readings()
+    confidences = {key: min(conf for _, conf in reading.values()) for key, reading in readings.items()}
+    low = tuple(sorted(k for k, c in confidences.items() if c < LOW_CONFIDENCE))
+    if low:
+        flags.append(f"{len(low)} cell(s) read with low confidence: check them")
+    if not quad.in_frame:
+        flags.append("the board is partly out of the photo: move the camera or the board")
+    state = get_reader(profile.game).assemble(profile, readings, hand or {})
+    corners_xy = camera.distort_px(corners) if camera is not None else corners
+    return BoardReading(
+        game=profile.game,
+        profile=profile,
+        corners_xy=corners_xy,
+        state=state,
+        confidence=min(confidences.values(), default=0.0),
+        low_confidence=low,
+        flags=tuple(flags),
+        rectified=rect,
+        predictions=predictions,
+        timings_ms=timings,
+    )
+
+
+def read_photo(
+    image: NDArray[np.uint8],
+    profiles: Sequence[BoardProfile],
+    classifiers: Mapping[str, CellClassifier],
+    orienters: Mapping[str, OrientationModel],
+    camera: CameraModel | None = None,
+    hand: Mapping[str, Any] | None = None,
+    max_boards: int = 4,
+    corners_xy: Points | None = None,
+) -> list[BoardReading]:
+    """Every board in the photo, read with the profile that fits it best; raises NoBoardError if none.
+
+    ``corners_xy`` (TL, TR, BR, BL photo pixels) reads one board where the user says it is.
+    """
+    if not profiles:
+        raise ValueError("no board profile to look for")
+    t = time.perf_counter()
+    h, w = image.shape[:2]
+    quads = (
+        [quad_from_corners(corners_xy, (w, h), camera)] if corners_xy is not None else locate(image, camera)
+    )
+    quads = quads[:max_boards]
+    locate_ms = (time.perf_counter() - t) * 1000
+    if not quads:
+        raise NoBoardError(
+            "no board found in the photo: make sure the whole board is in view, on a plain table, and lit"
+        )
+    readings = []
+    for quad in quads:
+        # Which game a board is: the one whose layout model finds it most convincingly upright.
+        profile = (
+            profiles[0]
+            if len(profiles) == 1
+            else max(profiles, key=lambda p: orienters[p.game].orient(image, p, quad.ideal_xy, camera).score)
+        )
+        orienter = orienters.get(profile.game)
+        reading = read_board(image, quad, profile, classifiers[profile.game], orienter, camera, hand)
+        readings.append(
+            BoardReading(**{**reading.__dict__, "timings_ms": {"locate": locate_ms, **reading.timings_ms}})
+        )
+    return readings

@@ -1,0 +1,200 @@
+"""What a classifier reads on each game's board, and how its readings become a state.
+
+A :class:`Reader` names the profile regions to classify, the classifier heads (each a list of classes), the
+crop geometry, how a truth cell label (as the synthetic table writes it) becomes a class per head, and how
+per-cell readings plus hand-entered fields assemble into the scoring module's state JSON. Training and
+inference share it, so the two can never disagree on what a class means.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from scoring import alices_garden, sanssouci, zen_garden
+from vision.cells import CellKey
+from vision.profile import BoardProfile
+
+IGNORE = -1  # a head that says nothing about this cell (e.g. tile floor on a coin-track space)
+
+Reading = Mapping[str, tuple[str, float]]  # head -> (class, confidence)
+
+
+@dataclass(frozen=True)
+class Head:
+    name: str
+    classes: tuple[str, ...]
+
+
+class Reader(Protocol):
+    game: str
+    regions: tuple[str, ...]
+    heads: tuple[Head, ...]
+    context_mm: float
+    crop_px: int
+
+    def targets(self, profile: BoardProfile, key: CellKey, label: str) -> dict[str, int]:
+        """Class index per head for a truth cell label (:data:`IGNORE` where a head does not apply)."""
+        ...
+
+    def assemble(
+        self, profile: BoardProfile, readings: Mapping[CellKey, Reading], hand: Mapping[str, Any]
+    ) -> dict[str, Any]:
+        """The scoring state of one board from its cells' readings and the hand-entered fields."""
+        ...
+
+
+def _index(head: Head, value: str) -> int:
+    try:
+        return head.classes.index(value)
+    except ValueError:
+        raise ValueError(
+            f"{value!r} is not a class of head {head.name!r}: {', '.join(head.classes)}"
+        ) from None
+
+
+def _grid(
+    profile: BoardProfile, readings: Mapping[CellKey, Reading], region: str, head: str
+) -> list[list[str]]:
+    spec = profile.region(region)
+    return [[readings[(region, r, c)][head][0] for c in range(spec.cols)] for r in range(spec.rows)]
+
+
+class AliceReader:
+    game: str = alices_garden.GAME
+    regions: tuple[str, ...] = ("grid",)
+    # Empty squares look different on grass and on the chess path; both read as empty for scoring.
+    heads: tuple[Head, ...] = (
+        Head("cell", ("empty_grass", "empty_chess", "rose", "mushroom", "tree", "chess_piece", "gardener")),
+    )
+    context_mm: float = 3.0
+    crop_px: int = 32
+    _letters: Mapping[str, str] = {
+        "empty_grass": alices_garden.EMPTY,
+        "empty_chess": alices_garden.EMPTY,
+        "rose": alices_garden.ROSE,
+        "mushroom": alices_garden.MUSHROOM,
+        "tree": alices_garden.TREE,
+        "chess_piece": alices_garden.CHESS,
+        "gardener": alices_garden.GARDENER,
+    }
+
+    def targets(self, profile: BoardProfile, key: CellKey, label: str) -> dict[str, int]:
+        if label == alices_garden.EMPTY:
+            spec = alices_garden.parse_spec(profile.setup, "setup")
+            name = "empty_chess" if key[2] in spec.chess_columns else "empty_grass"
+        else:
+            name = next(k for k, v in self._letters.items() if v == label and not k.startswith("empty"))
+        return {"cell": _index(self.heads[0], name)}
+
+    def assemble(
+        self, profile: BoardProfile, readings: Mapping[CellKey, Reading], hand: Mapping[str, Any]
+    ) -> dict[str, Any]:
+        rows = ["".join(self._letters[v] for v in row) for row in _grid(profile, readings, "grid", "cell")]
+        return {
+            "game": self.game,
+            "rows": rows,
+            "unplaced_bonus_tiles": hand.get("unplaced_bonus_tiles", 0),
+            "setup": dict(profile.setup),
+        }
+
+
+NOBLE_COLOURS = ("red", "blue", "yellow", "green")
+
+
+class SanssouciReader:
+    game: str = sanssouci.GAME
+    regions: tuple[str, ...] = ("terrace", "grid")
+    heads: tuple[Head, ...] = (
+        Head("square", (sanssouci.EMPTY, sanssouci.PREPRINTED, sanssouci.SYMBOL, sanssouci.GARDENER)),
+        Head("noble", ("none", *NOBLE_COLOURS)),
+    )
+    context_mm: float = 6.0
+    crop_px: int = 40
+
+    def targets(self, profile: BoardProfile, key: CellKey, label: str) -> dict[str, int]:
+        square, _, colour = label.partition("+")
+        noble = _index(self.heads[1], colour or "none")
+        # The terrace is one strip of board art: only who stands on it is read there.
+        sq = IGNORE if key[0] == "terrace" else _index(self.heads[0], square)
+        return {"square": sq, "noble": noble}
+
+    def assemble(
+        self, profile: BoardProfile, readings: Mapping[CellKey, Reading], hand: Mapping[str, Any]
+    ) -> dict[str, Any]:
+        rows = ["".join(row) for row in _grid(profile, readings, "grid", "square")]
+        grid = profile.region("grid")
+        noblemen = []
+        for c in range(grid.cols):
+            # Each column has exactly one nobleman: where the reading is most sure one stands.
+            spots = [(readings[("terrace", 0, c)]["noble"], 0)]
+            spots += [(readings[("grid", r, c)]["noble"], r + 1) for r in range(grid.rows)]
+            present = [(conf, row) for (cls, conf), row in spots if cls != "none"]
+            noblemen.append(max(present)[1] if present else 0)
+        return {
+            "game": self.game,
+            "rows": rows,
+            "noblemen": noblemen,
+            "missions": list(hand.get("missions", [])),
+            "track_score": hand.get("track_score", 0),
+            "setup": dict(profile.setup),
+        }
+
+
+class ZenReader:
+    """One Zen Garden board is one player's garden: :meth:`assemble` returns that player's entry."""
+
+    game: str = zen_garden.GAME
+    regions: tuple[str, ...] = ("grid", "coins")
+    heads: tuple[Head, ...] = (
+        Head("floor", tuple(zen_garden.FLOOR_LETTERS)),
+        Head("path", tuple(zen_garden.PATH_LETTERS)),
+        Head("corner", tuple(zen_garden.CORNERS)),
+        Head("decor", tuple(zen_garden.DECOR_LETTERS)),
+        Head("marker", (".", "m")),
+    )
+    context_mm: float = 3.0
+    crop_px: int = 48
+
+    def targets(self, profile: BoardProfile, key: CellKey, label: str) -> dict[str, int]:
+        out = {h.name: IGNORE for h in self.heads}
+        if key[0] == "coins":
+            out["marker"] = _index(self.heads[4], label)
+        elif label != zen_garden.EMPTY_CODE:
+            out["floor"] = _index(self.heads[0], label[0])
+            out["path"] = _index(self.heads[1], label[1])
+            out["corner"] = _index(self.heads[2], label[2:4])
+            out["decor"] = _index(self.heads[3], label[4])
+        return out
+
+    def assemble(
+        self, profile: BoardProfile, readings: Mapping[CellKey, Reading], hand: Mapping[str, Any]
+    ) -> dict[str, Any]:
+        grid = profile.region("grid")
+        rows = []
+        for r in range(grid.rows):
+            codes = []
+            for c in range(grid.cols):
+                reading = readings[("grid", r, c)]
+                codes.append("".join(reading[h][0] for h in ("floor", "path", "corner", "decor")))
+            rows.append(" ".join(codes))
+        coins = profile.region("coins")
+        marks = [
+            (readings[("coins", r, c)]["marker"][1], r * coins.cols + c)
+            for r, c in coins.cells()
+            if readings[("coins", r, c)]["marker"][0] == "m"
+        ]
+        # One coin marker: the most confident mark wins; none seen reads as 0 and is flagged by confidence.
+        coin_value = max(marks)[1] if marks else 0
+        return {"tiles": rows, "coins": coin_value, "mission_points": dict(hand.get("mission_points", {}))}
+
+
+READERS: Mapping[str, Reader] = {r.game: r for r in (AliceReader(), SanssouciReader(), ZenReader())}
+
+
+def get_reader(game: str) -> Reader:
+    try:
+        return READERS[game]
+    except KeyError:
+        raise ValueError(f"no photo reader for {game!r} yet; readable games: {', '.join(READERS)}") from None
