@@ -13,6 +13,7 @@ Which corner is the board's top-left is left to :mod:`vision.orient`; which prof
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -21,9 +22,9 @@ import numpy as np
 from numpy.typing import NDArray
 
 from vision.camera_model import CameraModel
-from vision.geometry import Points, as_points
+from vision.geometry import Points, as_points, homography_from_points
 
-WORK_WIDTH = 960  # pixels: the scale blobs are found at; edges are refined at full resolution
+WORK_WIDTH = 640  # pixels: the scale blobs are found at; edges are refined at full resolution
 BORDER_FRACTION = 0.04  # the frame's border band the table colour is learnt from
 MIN_AREA_FRACTION = 0.004  # blobs smaller than this share of the frame are never boards
 
@@ -64,9 +65,9 @@ def _table_distance(small: NDArray[np.uint8]) -> NDArray[np.float32]:
     )
     mu = ring.mean(axis=0)
     # A floor on the spread keeps a perfectly flat table from making every printed speck a board.
-    cov = np.cov(ring.T) + np.eye(2) * 4.0
-    diff = lab - mu
-    dist2 = np.einsum("...i,ij,...j->...", diff, np.linalg.inv(cov), diff)
+    inv = np.linalg.inv(np.cov(ring.T) + np.eye(2) * 4.0).astype(np.float32)
+    da, db = lab[..., 0] - mu[0], lab[..., 1] - mu[1]
+    dist2 = inv[0, 0] * da * da + 2 * inv[0, 1] * da * db + inv[1, 1] * db * db
     return np.asarray(np.sqrt(np.maximum(dist2, 0)), dtype=np.float32)
 
 
@@ -122,20 +123,32 @@ def _sample(image: NDArray[np.float32], pts: Points) -> NDArray[np.float32]:
     return np.asarray(out, dtype=np.float32).reshape(len(pts), -1)
 
 
-def edge_image(image_bgr: NDArray[np.uint8], box: tuple[int, int, int, int]) -> NDArray[np.float32]:
-    """Lab of the photo inside ``box`` (x0, y0, x1, y1; zero elsewhere), chroma weighted up: a board as light
-    as its table still differs from it in hue."""
-    h, w = image_bgr.shape[:2]
-    x0, y0, x1, y1 = max(box[0], 0), max(box[1], 0), min(box[2], w), min(box[3], h)
-    out = np.zeros((h, w, 3), np.float32)
-    if x1 <= x0 or y1 <= y0:
-        return out
-    roi = cv2.GaussianBlur(image_bgr[y0:y1, x0:x1], (0, 0), 1.0)
-    lab = cv2.cvtColor(roi.astype(np.float32) / 255.0, cv2.COLOR_BGR2LAB)
-    lab[..., 0] *= 255.0 / 100.0  # lightness on the same 0-255 scale as before, chroma as signed values
-    lab[..., 1:] *= 2.0
-    out[y0:y1, x0:x1] = lab
-    return out
+@dataclass(frozen=True)
+class EdgeImage:
+    """Samples a photo as Lab with chroma weighted up: a board as light as its table still differs from it
+    in hue. Only the sampled points are converted, which is far cheaper than the whole frame."""
+
+    image_bgr: NDArray[np.uint8]
+
+    def sample(self, pts: Points) -> NDArray[np.float32]:
+        bgr = _sample(self.image_bgr, pts).reshape(-1, 1, 3) / np.float32(255.0)
+        lab = cv2.cvtColor(bgr.astype(np.float32), cv2.COLOR_BGR2LAB).reshape(-1, 3)
+        lab[:, 0] *= 2.55
+        lab[:, 1:] *= 2.0
+        return np.asarray(lab, dtype=np.float32)
+
+
+@dataclass(frozen=True)
+class SideEdge:
+    """One candidate straight edge of a side: its points (ideal px), strength, and median outward offset."""
+
+    points: Points
+    strength: float
+    offset: float
+
+    def line(self) -> NDArray[np.float64]:
+        fitted = cv2.fitLine(self.points.astype(np.float32), cv2.DIST_HUBER, 0, 0.01, 0.01)
+        return np.asarray(fitted, dtype=np.float64).ravel()
 
 
 def _line_candidates(
@@ -186,19 +199,16 @@ def _refine_side(
     a: Points,
     b: Points,
     outward: Points,
-    image: NDArray[np.float32],
+    image: EdgeImage,
     to_photo: Callable[[Points], Points],
     search: tuple[float, float],
-    outermost: bool,
-) -> tuple[Points, float] | None:
-    """Points of the board's edge near side a-b, all in ideal pixels.
+) -> list[SideEdge]:
+    """Candidate straight edges near side a-b, their points in ideal pixels.
 
     Colour is sampled along the side's normal on straight lines of the ideal image (mapped into the photo by
     ``to_photo``, so a lens' curvature is followed) for offsets in ``search`` (pixels, outward positive).
     Sharp steps in each sample row are edge points; straight lines through many rows' points are candidate
-    edges (the rough side need not be parallel to the true one). With ``outermost`` the outermost candidate
-    wins (art inside a board has straight edges parallel to its border, often stronger than the board's own),
-    otherwise the best supported.
+    edges (the rough side need not be parallel to the true one).
     """
     n = 40
     t = np.linspace(0.08, 0.92, n)[:, None]
@@ -206,9 +216,11 @@ def _refine_side(
     step = 0.5
     offsets = np.arange(search[0], search[1], step)
     if len(offsets) < 12:
-        return None
+        return []
     pts = (base[:, None, :] + offsets[None, :, None] * outward).reshape(-1, 2)
-    profile = _sample(image, to_photo(pts)).reshape(n, len(offsets), -1)
+    profile = image.sample(to_photo(pts)).reshape(n, len(offsets), -1)
+    # Sensor noise and JPEG blocks are finer than any edge: smooth each row over about a pixel.
+    profile = cv2.GaussianBlur(profile, (5, 1), 2.0)
     response = np.linalg.norm(np.gradient(profile, step, axis=1), axis=2)
     # Peakedness: a printed or cut edge is a narrow peak, a shadow's or a lamp's ramp a broad one.
     d = 8  # offsets = 4 px either side
@@ -218,22 +230,18 @@ def _refine_side(
     rows, cols = np.nonzero(is_peak)
     cols = cols + 1
     if len(rows) < 8:
-        return None
+        return []
     strength = sharp[rows, cols].astype(np.float64)
     # Edge points in (along-side, offset) coordinates, where candidate lines are fitted.
     along = t[rows, 0] * float(np.linalg.norm(b - a))
     points = np.column_stack([along, offsets[cols]])
     candidates = _line_candidates(points, rows, strength, n, np.random.default_rng(len(rows)))
-    if not candidates:
-        return None
-    if outermost:
-        strongest = max(c[1] for c in candidates)
-        clear = [c for c in candidates if c[1] >= 0.35 * strongest]
-        mask, score = max(clear, key=lambda c: float(np.median(points[c[0], 1])))
-    else:
-        mask, score = max(candidates, key=lambda c: c[1])
-    edge = a + (points[mask, 0:1] / float(np.linalg.norm(b - a))) * (b - a) + points[mask, 1:2] * outward
-    return edge, score / n
+    length = float(np.linalg.norm(b - a))
+    out = []
+    for mask, score in candidates:
+        edge = a + (points[mask, 0:1] / length) * (b - a) + points[mask, 1:2] * outward
+        out.append(SideEdge(edge, score / n, float(np.median(points[mask, 1]))))
+    return out
 
 
 def _intersect(l1: NDArray[np.float64], l2: NDArray[np.float64]) -> Points:
@@ -247,48 +255,112 @@ def _intersect(l1: NDArray[np.float64], l2: NDArray[np.float64]) -> Points:
     return np.asarray(p1 + s[0] * d1, dtype=np.float64).reshape(1, 2)
 
 
+def _aspect(quad: Points, matrix: NDArray[np.float64]) -> float:
+    """Width over height of the rectangle whose picture is ``quad`` (TL, TR, BR, BL), by the camera's matrix."""
+    unit = np.array([(0.0, 0.0), (1.0, 0.0), (1.0, 1.0), (0.0, 1.0)])
+    m = np.linalg.inv(matrix) @ homography_from_points(unit, quad)
+    return float(np.linalg.norm(m[:, 0]) / max(float(np.linalg.norm(m[:, 1])), 1e-12))
+
+
 def _fit_quad(
     quad: Points,
-    gray: NDArray[np.float32],
+    gray: EdgeImage,
     to_photo: Callable[[Points], Points],
     search: tuple[float, float],
-    outermost: bool,
+    pick: Callable[[list[list[SideEdge]], Callable[[list[SideEdge]], Points | None]], list[SideEdge] | None],
 ) -> tuple[Points, float] | None:
     centre = quad.mean(axis=0)
-    lines = []
-    scores = []
+    sides = []
     for i in range(4):
         a, b = quad[i], quad[(i + 1) % 4]
         direction = (b - a) / max(float(np.linalg.norm(b - a)), 1e-9)
         normal = np.array([-direction[1], direction[0]])
         if np.dot(normal, (a + b) / 2 - centre) < 0:
             normal = -normal
-        found = _refine_side(a, b, normal, gray, to_photo, search, outermost)
-        if found is None:
+        candidates = _refine_side(a, b, normal, gray, to_photo, search)
+        if not candidates:
             return None
-        pts, score = found
-        line = cv2.fitLine(pts.astype(np.float32), cv2.DIST_HUBER, 0, 0.01, 0.01).ravel().astype(np.float64)
-        lines.append(line)
-        scores.append(score)
-    try:
-        return np.vstack([_intersect(lines[i - 1], lines[i]) for i in range(4)]), float(np.mean(scores))
-    except ValueError:
+        sides.append(candidates)
+
+    def corners(chosen: list[SideEdge]) -> Points | None:
+        lines = [edge.line() for edge in chosen]
+        try:
+            return np.vstack([_intersect(lines[i - 1], lines[i]) for i in range(4)])
+        except ValueError:
+            return None
+
+    chosen = pick(sides, corners)
+    if chosen is None:
         return None
+    result = corners(chosen)
+    return None if result is None else (result, float(np.mean([e.strength for e in chosen])))
+
+
+def _nearest(
+    sides: list[list[SideEdge]], corners: Callable[[list[SideEdge]], Points | None]
+) -> list[SideEdge] | None:
+    """Per side, the edge closest to where the side already is: a second look, never a jump elsewhere."""
+    return [min(c, key=lambda e: abs(e.offset)) for c in sides]
+
+
+def _outermost_fitting(
+    aspects: tuple[float, ...], matrix: NDArray[np.float64], tolerance: float = 0.04
+) -> Callable[[list[list[SideEdge]], Callable[[list[SideEdge]], Points | None]], list[SideEdge] | None]:
+    """Per side, the outermost clear edge, among combinations whose shape is a board's.
+
+    A board's printed art has straight edges parallel to its border, often stronger than the cut edge itself,
+    and a faint cut edge may lose to them; the board's known proportions (any profile in play, either way
+    round) settle which edges are the board's.
+    """
+
+    def pick(
+        sides: list[list[SideEdge]], corners: Callable[[list[SideEdge]], Points | None]
+    ) -> list[SideEdge] | None:
+        options = []
+        for candidates in sides:
+            strongest = max(e.strength for e in candidates)
+            clear = [e for e in candidates if e.strength >= 0.15 * strongest]
+            options.append(sorted(clear, key=lambda e: -e.strength)[:5])
+        best: tuple[float, list[SideEdge]] | None = None
+        for combo in itertools.product(*options):
+            quad = corners(list(combo))
+            if quad is None or cv2.contourArea(quad.astype(np.float32)) <= 0:
+                continue
+            ratio = _aspect(_clockwise(quad), matrix)
+            error = min(abs(np.log(ratio / a)) for asp in aspects for a in (asp, 1 / asp))
+            if error > tolerance:
+                continue
+            reach = sum(e.offset for e in combo)
+            if best is None or reach > best[0]:
+                best = (reach, list(combo))
+        if best is not None:
+            return best[1]
+        # No combination has a board's shape: the outermost clear edge per side is the best guess left.
+        return [max(c, key=lambda e: e.offset) for c in options]
+
+    return pick
 
 
 def refine_quad(
-    image_bgr: NDArray[np.uint8], coarse_xy: Points, camera: CameraModel | None = None
+    image_bgr: NDArray[np.uint8],
+    coarse_xy: Points,
+    camera: CameraModel | None = None,
+    aspects: tuple[float, ...] = (),
 ) -> Quad | None:
     """Snap a rough outline (photo pixels) to the board's straight edges; ``None`` when a side has none.
 
-    Two passes: a wide one that may grow the outline out to the board's cut edge, then a tight one that
-    settles each side on the strongest edge right there.
+    Two passes: a wide one that may grow the outline out to the board's cut edge (checked against the
+    ``aspects``, width over height, of the boards that may be on the table), then a tight one that fits each
+    side again on the edge points right there.
     """
-    coarse_photo = as_points(coarse_xy)
-    span = float(np.ptp(coarse_photo, axis=0).max())
-    lo = np.floor(coarse_photo.min(axis=0) - 0.2 * span).astype(int)
-    hi = np.ceil(coarse_photo.max(axis=0) + 0.2 * span).astype(int)
-    gray = edge_image(image_bgr, (int(lo[0]), int(lo[1]), int(hi[0]), int(hi[1])))
+    gray = EdgeImage(image_bgr)
+    h, w = image_bgr.shape[:2]
+    # Without a calibration, a typical phone or Pi lens' matrix is close enough for a shape check.
+    matrix = (
+        camera.matrix
+        if camera is not None
+        else np.array([[0.9 * w, 0, w / 2], [0, 0.9 * w, h / 2], [0, 0, 1]])
+    )
 
     def to_photo(pts: Points) -> Points:
         return camera.distort_px(pts) if camera is not None else pts
@@ -296,15 +368,15 @@ def refine_quad(
     coarse = as_points(coarse_xy)
     quad = _clockwise(camera.undistort_px(coarse) if camera is not None else coarse)
     size = float(np.sqrt(cv2.contourArea(quad.astype(np.float32))))
-    wide = _fit_quad(quad, gray, to_photo, (-0.05 * size, 0.12 * size), outermost=True)
+    pick_wide = _outermost_fitting(aspects, matrix) if aspects else _outermost_fitting((1.0,), matrix, np.inf)
+    wide = _fit_quad(quad, gray, to_photo, (-0.05 * size, 0.12 * size), pick_wide)
     if wide is None:
         return None
-    tight = _fit_quad(wide[0], gray, to_photo, (-0.015 * size - 3, 0.015 * size + 3), outermost=False)
+    tight = _fit_quad(_clockwise(wide[0]), gray, to_photo, (-0.015 * size - 3, 0.015 * size + 3), _nearest)
     if tight is None:
         return None
     ideal, score = tight
     corners = to_photo(ideal)
-    h, w = image_bgr.shape[:2]
     return Quad(corners, ideal, _in_frame(corners, (w, h)), score)
 
 
@@ -326,8 +398,10 @@ def quad_from_corners(
     return Quad(corners, ideal, _in_frame(corners, size_wh), 1.0, oriented=True, method="manual")
 
 
-def find_quads(image_bgr: NDArray[np.uint8], camera: CameraModel | None = None) -> list[Quad]:
-    """Every board-like outline in the photo, largest first."""
+def find_quads(
+    image_bgr: NDArray[np.uint8], camera: CameraModel | None = None, aspects: tuple[float, ...] = ()
+) -> list[Quad]:
+    """Every board-like outline in the photo, largest first (``aspects``: see :func:`refine_quad`)."""
     h, w = image_bgr.shape[:2]
     scale = min(1.0, WORK_WIDTH / w)
     small = cv2.resize(image_bgr, (round(w * scale), round(h * scale)), interpolation=cv2.INTER_AREA)
@@ -336,14 +410,16 @@ def find_quads(image_bgr: NDArray[np.uint8], camera: CameraModel | None = None) 
         coarse = _coarse_quad(contour)
         if coarse is None:
             continue
-        quad = refine_quad(image_bgr, coarse / scale, camera)
+        quad = refine_quad(image_bgr, coarse / scale, camera, aspects)
         if quad is not None:
             quads.append(quad)
     quads.sort(key=lambda q: -cv2.contourArea(q.corners_xy.astype(np.float32)))
     return quads
 
 
-def locate(image_bgr: NDArray[np.uint8], camera: CameraModel | None = None) -> list[Quad]:
+def locate(
+    image_bgr: NDArray[np.uint8], camera: CameraModel | None = None, aspects: tuple[float, ...] = ()
+) -> list[Quad]:
     """Boards wearing corner stickers when any are seen (exact and oriented), else boards by their edges."""
     from vision.stickers import find_sticker_boards
 
@@ -354,4 +430,4 @@ def locate(image_bgr: NDArray[np.uint8], camera: CameraModel | None = None) -> l
             Quad(b.corners_xy, b.ideal_xy, _in_frame(b.corners_xy, (w, h)), 1.0, True, "stickers")
             for b in stickered
         ]
-    return find_quads(image_bgr, camera)
+    return find_quads(image_bgr, camera, aspects)

@@ -135,9 +135,11 @@ def read_photo(
         raise ValueError("no board profile to look for")
     t = time.perf_counter()
     h, w = image.shape[:2]
-    quads = (
-        [quad_from_corners(corners_xy, (w, h), camera)] if corners_xy is not None else locate(image, camera)
-    )
+    aspects = tuple(p.size_mm[0] / p.size_mm[1] for p in profiles)
+    if corners_xy is not None:
+        quads = [quad_from_corners(corners_xy, (w, h), camera)]
+    else:
+        quads = locate(image, camera, aspects)
     quads = quads[:max_boards]
     locate_ms = (time.perf_counter() - t) * 1000
     if not quads:
