@@ -115,7 +115,7 @@ def _clockwise(quad: Points) -> Points:
     return quad[np.argsort(angles)]
 
 
-def _sample(image: NDArray[np.float32], pts: Points) -> NDArray[np.float32]:
+def _sample(image: NDArray[np.uint8], pts: Points) -> NDArray[np.float32]:
     """Bilinear samples of a (multi-channel) image at points, as (N, channels)."""
     xs = pts[:, 0].astype(np.float32).reshape(1, -1)
     ys = pts[:, 1].astype(np.float32).reshape(1, -1)
@@ -255,8 +255,11 @@ def _intersect(l1: NDArray[np.float64], l2: NDArray[np.float64]) -> Points:
     return np.asarray(p1 + s[0] * d1, dtype=np.float64).reshape(1, 2)
 
 
+Picker = Callable[[list[list[SideEdge]], Callable[[list[SideEdge]], Points | None]], list[SideEdge] | None]
+
+
 def _aspect(quad: Points, matrix: NDArray[np.float64]) -> float:
-    """Width over height of the rectangle whose picture is ``quad`` (TL, TR, BR, BL), by the camera's matrix."""
+    """Width over height of the rectangle pictured by ``quad`` (TL, TR, BR, BL), given the camera matrix."""
     unit = np.array([(0.0, 0.0), (1.0, 0.0), (1.0, 1.0), (0.0, 1.0)])
     m = np.linalg.inv(matrix) @ homography_from_points(unit, quad)
     return float(np.linalg.norm(m[:, 0]) / max(float(np.linalg.norm(m[:, 1])), 1e-12))
@@ -267,7 +270,7 @@ def _fit_quad(
     gray: EdgeImage,
     to_photo: Callable[[Points], Points],
     search: tuple[float, float],
-    pick: Callable[[list[list[SideEdge]], Callable[[list[SideEdge]], Points | None]], list[SideEdge] | None],
+    pick: Picker,
 ) -> tuple[Points, float] | None:
     centre = quad.mean(axis=0)
     sides = []
