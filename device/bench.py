@@ -25,6 +25,7 @@ from models.synth.render import RenderSpec, render_photo
 from scoring.core import ScoreBreakdown, TableScore
 from scoring.registry import get_game
 from vision.camera_model import CameraModel
+from vision.geometry import quad_size
 from vision.pipeline import NoBoardError
 from vision.profile import default_profile
 from vision.readers import IGNORE, get_reader
@@ -142,11 +143,7 @@ def run_bench(
             scored = []
         result.timings_ms["photo_to_score"].append((time.perf_counter() - started) * 1000)
         truth_corners = np.array(board["corners_xy"])
-        size = float(
-            np.sqrt(
-                np.abs(np.cross(truth_corners[2] - truth_corners[0], truth_corners[3] - truth_corners[1])) / 2
-            )
-        )
+        size = quad_size(truth_corners)
         match = None
         for s in scored:
             if np.max(np.linalg.norm(s.reading.corners_xy - truth_corners, axis=1)) <= FOUND_TOLERANCE * size:

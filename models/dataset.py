@@ -17,7 +17,7 @@ from models.synth.camera import PhotoOptions
 from models.synth.render import RenderSpec, render_photo
 from vision.camera_model import CameraModel
 from vision.cells import cut_cells
-from vision.geometry import apply_homography
+from vision.geometry import apply_homography, quad_size
 from vision.orient import rotations, thumbnail
 from vision.profile import default_profile
 from vision.readers import get_reader
@@ -59,7 +59,7 @@ def _photo_cells(args: tuple[str, int, int, tuple[str, ...], float]) -> Part:
     for board in truth["boards"]:
         profile = default_profile(board["game"])
         ideal = apply_homography(np.array(board["board_to_image"]), profile.corners_mm)
-        size = float(np.sqrt(abs(np.cross(ideal[2] - ideal[0], ideal[3] - ideal[1])) / 2))
+        size = quad_size(ideal)
         ideal += rng.normal(0, CORNER_JITTER * size, ideal.shape)
         for k, corners in enumerate(rotations(ideal)):
             thumbs.append(thumbnail(image, profile, corners, camera))

@@ -12,7 +12,7 @@ from models.synth.render import RenderSpec, render_photo
 from tests.fakes import TruthClassifier
 from vision.camera_model import CameraModel
 from vision.cells import cut_cells
-from vision.geometry import apply_homography
+from vision.geometry import apply_homography, quad_size
 from vision.locate import find_quads
 from vision.orient import OrientationModel
 from vision.pipeline import NoBoardError, read_photo
@@ -40,7 +40,7 @@ def test_locate_finds_the_board_edges(seed: int) -> None:
     assert quads, "no board found"
     target = np.array(truth["boards"][0]["corners_xy"])
     best = min(_corner_error(np.roll(q.corners_xy, k, axis=0), target) for q in quads for k in range(4))
-    size = float(np.sqrt(np.abs(np.cross(target[2] - target[0], target[3] - target[1])) / 2))
+    size = quad_size(target)
     assert best < 0.01 * size
     assert quads[0].in_frame
 

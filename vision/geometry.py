@@ -122,3 +122,10 @@ def cell_at_mm(region: Region, x: float, y: float) -> tuple[int, int] | None:
         return None
     x0, y0, x1, y1 = cell_rect_mm(region, r, c)
     return (r, c) if x0 <= x < x1 and y0 <= y < y1 else None
+
+
+def quad_size(corners: object) -> float:
+    """The square root of a quadrilateral's area (shoelace formula): its size, whatever its shape."""
+    p = as_points(corners)
+    x, y = p[:, 0], p[:, 1]
+    return float(np.sqrt(abs(np.dot(x, np.roll(y, -1)) - np.dot(y, np.roll(x, -1))) / 2))

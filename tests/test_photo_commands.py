@@ -1,0 +1,129 @@
+"""The photo commands end to end, with the shipped models, on the shipped example photos."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+
+from device.cli import main
+from scoring.registry import get_game
+from tests.support import EXAMPLES
+
+PHOTO = EXAMPLES / "photos" / "alices-garden.jpg"
+TRUTH = json.loads((EXAMPLES / "photos" / "alices-garden.json").read_text())["boards"][0]
+
+
+def _run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_score_reads_the_example_photo_exactly(capsys: pytest.CaptureFixture[str]) -> None:
+    unplaced = TRUTH["state"]["unplaced_bonus_tiles"]
+    code, out, _ = _run(
+        capsys,
+        "score",
+        str(PHOTO),
+        "--game",
+        "alices-garden",
+        "--json",
+        "--set",
+        f"unplaced_bonus_tiles={unplaced}",
+    )
+    assert code == 0
+    board = json.loads(out)["boards"][0]
+    assert board["state"]["rows"] == TRUTH["state"]["rows"]
+    rules = get_game("alices-garden")
+    assert board["total"] == rules.score(rules.parse(TRUTH["state"])).total  # type: ignore[union-attr]
+    assert np.max(np.abs(np.array(board["corners_xy"]) - np.array(TRUTH["corners_xy"]))) < 8
+    assert board["confidence"] > 0.9
+    assert board["lines"][0]["rule"] == "Chess pieces"
+
+
+def test_score_prints_a_breakdown(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = _run(capsys, "score", str(PHOTO), "--game", "alices-garden")
+    assert code == 0
+    assert out.startswith("Board 1: Alice's Garden")
+    assert "Total" in out
+
+
+def test_given_corners_skip_locating(capsys: pytest.CaptureFixture[str]) -> None:
+    corners = ",".join(f"{v:.1f}" for xy in TRUTH["corners_xy"] for v in xy)
+    code, out, _ = _run(
+        capsys, "score", str(PHOTO), "--game", "alices-garden", "--json", "--corners", corners
+    )
+    assert code == 0
+    assert json.loads(out)["boards"][0]["state"]["rows"] == TRUTH["state"]["rows"]
+
+
+@pytest.mark.parametrize(
+    ("content", "message"),
+    [
+        (b"not an image", "not a JPEG or PNG"),
+        (b"", "empty"),
+    ],
+)
+def test_score_refuses_bad_files(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, content: bytes, message: str
+) -> None:
+    path = tmp_path / "photo.jpg"
+    path.write_bytes(content)
+    code, out, err = _run(capsys, "score", str(path), "--game", "alices-garden")
+    assert code == 2
+    assert out == ""
+    assert message in err
+
+
+def test_score_says_when_no_board_is_in_view(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    path = tmp_path / "table.png"
+    cv2.imwrite(str(path), np.full((480, 640, 3), (40, 110, 60), np.uint8))
+    code, _, err = _run(capsys, "score", str(path), "--game", "alices-garden")
+    assert code == 2
+    assert "no board found" in err
+
+
+def test_score_refuses_an_unknown_game_and_a_bad_set(capsys: pytest.CaptureFixture[str]) -> None:
+    code, _, err = _run(capsys, "score", str(PHOTO), "--game", "chess")
+    assert code == 2 and "unknown game 'chess'" in err
+    code, _, err = _run(capsys, "score", str(PHOTO), "--game", "alices-garden", "--set", "oops")
+    assert code == 2 and "expected FIELD=VALUE" in err
+
+
+def test_debug_writes_each_stage(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    code, _, _ = _run(capsys, "debug", str(PHOTO), "--game", "alices-garden", "--out", str(tmp_path))
+    assert code == 0
+    names = sorted(p.name for p in tmp_path.iterdir())
+    assert names == [
+        "1-locate.jpg",
+        "2-board1-rectified.png",
+        "3-board1-cells.png",
+        "4-board1-labels.png",
+        "5-board1-result.json",
+    ]
+    rectified = cv2.imread(str(tmp_path / "2-board1-rectified.png"))
+    assert rectified is not None and rectified.shape == (500, 500, 3)
+
+
+def test_bench_prints_a_table_and_writes_json(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    out_json = tmp_path / "bench.json"
+    code, out, _ = _run(
+        capsys, "bench", "--game", "alices-garden", "--count", "2", "--seed", "3", "--json", str(out_json)
+    )
+    assert code == 0
+    assert "alices-garden" in out and "found %" in out
+    result = json.loads(out_json.read_text())["results"][0]
+    assert result["photos"] == 2
+    assert {
+        "board_found_pct",
+        "cell_error_pct",
+        "boards_perfect_pct",
+        "scores_exact_pct",
+        "latency_ms",
+        "peak_rss_mb",
+    } <= set(result)
+    assert 0 <= result["board_found_pct"] <= 100
