@@ -102,6 +102,11 @@ class ScoredBoard:
 
 
 def _score_board(reading: BoardReading) -> ScoredBoard:
+    if not reading.in_frame:
+        # Cells beyond the photo's edge would be guesses: the reading is shown but never scored.
+        return ScoredBoard(
+            reading, reading.state, None, (*reading.flags, "not scored: part of the board is unseen")
+        )
     rules = get_game(reading.game)
     try:
         state = rules.parse(reading.state)

@@ -99,3 +99,23 @@ def test_an_empty_table_has_no_board() -> None:
     profile = default_profile("alices-garden")
     with pytest.raises(NoBoardError, match="no board found"):
         read_photo(table, [profile], {"alices-garden": TruthClassifier(profile, {})}, {})
+
+
+@pytest.mark.parametrize("seed", [2, 3, 4, 5])
+def test_a_board_cut_by_the_photo_edge_is_never_scored(seed: int) -> None:
+    image, truth, _ = _photo("alices-garden", seed)
+    board = truth["boards"][0]
+    centre_x = int(np.mean(np.array(board["corners_xy"])[:, 0]))
+    cut = np.ascontiguousarray(image[:, :centre_x])
+    profile = default_profile("alices-garden")
+    fake = TruthClassifier(profile, board["cells"])
+    orienter = OrientationModel(orient_model_path("alices-garden"))
+    try:
+        scored = score_image(
+            cut, "alices-garden", {}, None, [profile], {"alices-garden": fake}, {"alices-garden": orienter}
+        )
+    except NoBoardError:
+        return
+    for s in scored:
+        assert s.breakdown is None
+        assert any("not scored" in f for f in s.flags)

@@ -336,10 +336,8 @@ def _outermost_fitting(
             reach = sum(e.offset for e in combo)
             if best is None or reach > best[0]:
                 best = (reach, list(combo))
-        if best is not None:
-            return best[1]
-        # No combination has a board's shape: the outermost clear edge per side is the best guess left.
-        return [max(c, key=lambda e: e.offset) for c in options]
+        # No combination has a board's shape (part of a board, or no board at all): nothing is guessed.
+        return best[1] if best is not None else None
 
     return pick
 

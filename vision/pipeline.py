@@ -41,6 +41,7 @@ class BoardReading:
     game: str
     profile: BoardProfile
     corners_xy: Points
+    in_frame: bool
     state: Mapping[str, Any]
     confidence: float
     low_confidence: tuple[CellKey, ...]
@@ -107,6 +108,7 @@ def read_board(
         game=profile.game,
         profile=profile,
         corners_xy=corners_xy,
+        in_frame=quad.in_frame,
         state=state,
         confidence=min(confidences.values(), default=0.0),
         low_confidence=low,
