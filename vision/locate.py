@@ -282,7 +282,10 @@ def _fit_quad(
             normal = -normal
         candidates = _refine_side(a, b, normal, gray, to_photo, search)
         if not candidates:
-            return None
+            # A side with no clear edge keeps the rough one: a faint edge must not sink the whole board
+            # when the other three sides and the board's proportions pin it down.
+            t = np.linspace(0.0, 1.0, 8)[:, None]
+            candidates = [SideEdge(a + t * (b - a), 0.0, 0.0)]
         sides.append(candidates)
 
     def corners(chosen: list[SideEdge]) -> Points | None:
