@@ -12,6 +12,7 @@ import json
 import resource
 import time
 from collections.abc import Callable
+from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -111,12 +112,17 @@ def _hand(game: str, truth_state: dict[str, Any]) -> dict[str, Any]:
     return {}
 
 
+def _render(args: tuple[RenderSpec, int]) -> Photo:
+    return render_photo(*args)
+
+
 def run_bench(
     game: str,
     count: int,
     seed: int,
     packs: tuple[str, ...] = TRAINING_PACKS,
     report: Callable[[str], None] | None = None,
+    workers: int = 2,
 ) -> BenchResult:
     reader = get_reader(game)
     classifier = load_classifier(game)
@@ -125,8 +131,12 @@ def run_bench(
     stages = ("locate", "orient", "rectify", "cells", "classify")
     result = BenchResult(game, packs, count, timings_ms={s: [] for s in (*stages, "photo_to_score")})
     assert result.timings_ms is not None
-    for i in range(count):
-        photo: Photo = render_photo(spec, i)
+    # Rendering first, in parallel, so that nothing else runs while photos are read and timed.
+    with ProcessPoolExecutor(max_workers=workers) as pool:
+        photos: list[Photo] = list(pool.map(_render, [(spec, i) for i in range(count)], chunksize=4))
+    if report:
+        report(f"rendered {count} photos")
+    for i, photo in enumerate(photos):
         image = photo.decode()
         truth = photo.truth
         board = truth["boards"][0]
