@@ -50,6 +50,16 @@ def _size(text: str) -> tuple[int, int]:
     return w, h
 
 
+def _size_small(text: str) -> tuple[int, int]:
+    try:
+        cols, rows = (int(v) for v in text.lower().split("x"))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected COLSxROWS, e.g. 9x6, got {text!r}") from None
+    if not (2 <= cols <= 64 and 2 <= rows <= 64):
+        raise argparse.ArgumentTypeError(f"{text}: 2 to 64 each way")
+    return cols, rows
+
+
 def _corners(text: str) -> list[tuple[float, float]]:
     try:
         values = [float(v) for v in text.split(",")]
@@ -199,6 +209,31 @@ def cmd_train(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_calibrate_camera(args: argparse.Namespace) -> int:
+    from calibration.camera import calibrate, save
+
+    cal = calibrate(args.photos, args.pattern, args.size, args.square_mm)
+    for name, rms in cal.per_photo.items():
+        print(f"  {name}: RMS {rms:.3f} px")
+    for name, reason in cal.rejected.items():
+        print(f"  {name}: rejected, {reason}")
+    k = cal.matrix
+    print(f"RMS reprojection error {cal.rms:.4f} px over {len(cal.per_photo)} photos ({cal.model} model)")
+    print(f"fx {k[0, 0]:.2f}, fy {k[1, 1]:.2f}, cx {k[0, 2]:.2f}, cy {k[1, 2]:.2f}")
+    print("distortion " + ", ".join(f"{v:.4f}" for v in cal.dist))
+    save(cal, args.out)
+    print(f"Saved to {args.out}")
+    return 0
+
+
+def cmd_print_sheet(args: argparse.Namespace) -> int:
+    from calibration.sheets import write_sheet
+
+    caption = write_sheet(args.kind, args.paper, args.out)
+    print(f"Wrote {args.out}: {caption}. Print at 100 % (actual size) and check one square with a ruler.")
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="garden-scorer", description="Score garden tile-laying board games from photos or state files."
@@ -259,6 +294,29 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--epochs", type=int, default=12)
     p.add_argument("--seed", type=int, default=1)
     p.set_defaults(func=cmd_train)
+
+    p = sub.add_parser(
+        "calibrate", help="calibrate the camera (more set-up steps come with the table set-up)"
+    )
+    calib = p.add_subparsers(dest="what", required=True)
+    c = calib.add_parser("camera", help="intrinsics and lens distortion from photos of a pattern")
+    c.add_argument("photos", nargs="+", type=Path, help="photos of the pattern from many angles (10-20)")
+    c.add_argument("--pattern", choices=("charuco", "chessboard"), required=True)
+    c.add_argument(
+        "--size",
+        type=_size_small,
+        required=True,
+        help="COLSxROWS: inner corners (chessboard), squares (ChArUco)",
+    )
+    c.add_argument("--square-mm", type=float, required=True, help="a square's side in millimetres")
+    c.add_argument("--out", type=Path, required=True, help="where to save the calibration (JSON)")
+    c.set_defaults(func=cmd_calibrate_camera)
+
+    p = sub.add_parser("print-sheet", help="write a printable calibration board or corner-sticker sheet")
+    p.add_argument("kind", choices=("charuco", "stickers"))
+    p.add_argument("--paper", default="A4", help="A4, A3 or letter")
+    p.add_argument("--out", type=Path, required=True, help="FILE.pdf or FILE.png")
+    p.set_defaults(func=cmd_print_sheet)
 
     p = sub.add_parser("demo", help="score the bundled example states")
     p.set_defaults(func=cmd_demo)

@@ -66,14 +66,13 @@ def parse_sets(items: Sequence[str]) -> dict[str, Any]:
 
 
 def load_camera(path: Path) -> CameraModel:
-    """A camera calibration file: ``{"matrix": 3x3, "dist": [...], "size_wh": [w, h]}``."""
+    """A camera calibration file written by ``garden-scorer calibrate camera``."""
+    from calibration.camera import load
+
     try:
-        data = json.loads(path.read_text())
-        return CameraModel(
-            np.array(data["matrix"], float), np.array(data["dist"], float), tuple(data["size_wh"])
-        )
-    except (OSError, ValueError, KeyError, TypeError) as exc:
-        raise StateError(f"{path}: not a usable camera calibration ({exc})") from None
+        return load(path).camera()
+    except ValueError as exc:
+        raise StateError(str(exc)) from None
 
 
 @dataclass(frozen=True)

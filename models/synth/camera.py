@@ -541,9 +541,15 @@ def _draw_layers(
     return Layers(colour, alpha, shade, (x0, y0)), hand_mask
 
 
-def photograph(boards: list[SyntheticBoard], rng: np.random.Generator, options: PhotoOptions) -> Photo:
-    """Photograph ``boards`` on a table; the truth lists each board's corners, state and cell labels."""
-    model = random_camera(rng, options.size_wh)
+def photograph(
+    boards: list[SyntheticBoard],
+    rng: np.random.Generator,
+    options: PhotoOptions,
+    model: CameraModel | None = None,
+) -> Photo:
+    """Photograph ``boards`` on a table with ``model`` (default: a random Pi camera); the truth lists each
+    board's corners, state and cell labels."""
+    model = model or random_camera(rng, options.size_wh)
     if options.stickers:
         boards = [with_stickers(b, i) for i, b in enumerate(boards)]
     placements = place_boards(boards, rng)

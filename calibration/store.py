@@ -1,0 +1,69 @@
+"""The state directory: versioned JSON files written so that a power cut never leaves a broken one.
+
+Every write goes to a temporary file in the same folder, is flushed and fsynced, then renamed over the old
+file (atomic on POSIX), and the folder itself is fsynced so the rename survives. A reader therefore sees the
+old file or the new one, never half of one.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from pathlib import Path
+from typing import Any
+
+APP = "garden-scorer"
+
+
+class StoreError(ValueError):
+    """A stored file is missing, unreadable, of another kind, or of a version this build cannot read."""
+
+
+def default_state_dir() -> Path:
+    """``$XDG_DATA_HOME/garden-scorer``, else ``~/.local/share/garden-scorer`` (systemd's StateDirectory
+    sets ``STATE_DIRECTORY``, which wins)."""
+    if os.environ.get("STATE_DIRECTORY"):
+        return Path(os.environ["STATE_DIRECTORY"].split(":")[0])
+    base = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
+    return Path(base) / APP
+
+
+def write_json_atomic(path: Path, data: Any) -> None:
+    """Replace ``path`` with ``data`` as JSON, all or nothing."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            json.dump(data, handle, indent=2)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+    dir_fd = os.open(path.parent, os.O_RDONLY)
+    try:
+        os.fsync(dir_fd)
+    finally:
+        os.close(dir_fd)
+
+
+def read_versioned(path: Path, kind: str, versions: tuple[int, ...]) -> dict[str, Any]:
+    """A stored file of ``kind`` whose ``version`` is one of ``versions``; StoreError says what is wrong."""
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise StoreError(f"{path}: no such file") from None
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise StoreError(f"{path}: unreadable ({exc})") from None
+    if not isinstance(data, dict):
+        raise StoreError(f"{path}: expected a JSON object")
+    if data.get("kind") != kind:
+        raise StoreError(f"{path}: kind is {data.get('kind')!r}, expected {kind!r}")
+    if data.get("version") not in versions:
+        raise StoreError(
+            f"{path}: version {data.get('version')!r} of {kind} files is not readable by this build "
+            f"(it reads {', '.join(map(str, versions))}); redo the {kind} set-up"
+        )
+    return data
