@@ -39,7 +39,7 @@ def _network(reader: Reader) -> Any:
     def block(cin: int, cout: int) -> list[nn.Module]:
         return [nn.Conv2d(cin, cout, 3, padding=1, bias=False), nn.BatchNorm2d(cout), nn.ReLU(inplace=True)]
 
-    class CellNet(nn.Module):
+    class CellNet(nn.Module):  # type: ignore[misc]
         def __init__(self) -> None:
             super().__init__()
             # Sized for a Pi: about 5 million multiply-adds per 32-pixel cell, most of them at 8x8.
