@@ -6,6 +6,11 @@ import json
 from pathlib import Path
 from typing import Any
 
+import cv2
+import numpy as np
+
+from models.synth.scene import BoardDrawing
+
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = ROOT / "examples"
 SHARED = ROOT.parent / "shared"
@@ -13,3 +18,33 @@ SHARED = ROOT.parent / "shared"
 
 def load_example(name: str) -> Any:
     return json.loads((EXAMPLES / name).read_text())
+
+
+# Art comparisons happen at 2 px/mm, about the scale of a board in the default 2304x1296 photo, so detail
+# the camera cannot resolve does not count. Read noise (sigma up to 5) averaged over the 2x2 pixels of that
+# downsampling leaves sigma 2.5, so two noisy photos of one label differ by about 1.13 * 2.5 * sqrt(2) = 4
+# grey levels on average; a label must differ from every other by at least twice that.
+DRAW_PX = 4.0
+COMPARE_PX = 2.0
+MIN_DIFFERENCE = 8.0
+
+
+def mean_abs_difference(a: np.ndarray, b: np.ndarray) -> float:
+    """Mean absolute difference of two drawings (made at DRAW_PX) compared at COMPARE_PX."""
+    size = (round(a.shape[1] * COMPARE_PX / DRAW_PX), round(a.shape[0] * COMPARE_PX / DRAW_PX))
+    sa = cv2.resize(a, size, interpolation=cv2.INTER_AREA).astype(np.float32)
+    sb = cv2.resize(b, size, interpolation=cv2.INTER_AREA).astype(np.float32)
+    return float(np.abs(sa - sb).mean())
+
+
+def top_view(drawing: BoardDrawing) -> np.ndarray:
+    """The board seen straight down, pieces included (their tops hide what is under them)."""
+    image = drawing.image_bgr.copy()
+    for piece in drawing.pieces:
+        size = piece.top_bgra.shape[0]
+        x0 = round(piece.x_mm * drawing.px_per_mm - size / 2)
+        y0 = round(piece.y_mm * drawing.px_per_mm - size / 2)
+        roi = image[y0 : y0 + size, x0 : x0 + size]
+        alpha = piece.top_bgra[..., 3:4].astype(np.float32) / 255
+        roi[:] = (roi * (1 - alpha) + piece.top_bgra[..., :3] * alpha).astype(np.uint8)
+    return image

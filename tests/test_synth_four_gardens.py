@@ -5,7 +5,6 @@ from collections import Counter
 from collections.abc import Mapping
 from typing import Any
 
-import cv2
 import numpy as np
 import pytest
 
@@ -16,8 +15,9 @@ from models.synth.games.four_gardens import (
     FourGardensArtist,
     FourGardensRewardArtist,
 )
-from models.synth.scene import BoardDrawing, make_board
+from models.synth.scene import make_board
 from scoring import four_gardens as rules
+from tests.support import MIN_DIFFERENCE, mean_abs_difference, top_view
 from vision.geometry import BoardFrame, cell_at_mm
 from vision.profile import default_profile
 
@@ -28,36 +28,6 @@ REWARD_PROFILE = default_profile(REWARD.profile_name)
 TRACKS = PROFILE.setup["tracks"]
 PX = 4.0
 SEEDS = range(30)
-# Pictures are compared at 2 px/mm, about the scale of a board in the default 2304x1296 photo, so detail
-# the camera cannot resolve does not count. Read noise (sigma up to 5) averaged over the 2x2 pixels of that
-# downsampling leaves sigma 2.5, so two noisy photos of one label differ by about 1.13 * 2.5 * sqrt(2) = 4
-# grey levels on average; a label must differ from every other by at least twice that.
-COMPARE_PX = 2.0
-MIN_DIFFERENCE = 8.0
-
-
-def _rng(seed: int) -> np.random.Generator:
-    return np.random.default_rng(seed)
-
-
-def _mad(a: Image, b: Image) -> float:
-    size = (round(a.shape[1] * COMPARE_PX / PX), round(a.shape[0] * COMPARE_PX / PX))
-    sa = cv2.resize(a, size, interpolation=cv2.INTER_AREA).astype(np.float32)
-    sb = cv2.resize(b, size, interpolation=cv2.INTER_AREA).astype(np.float32)
-    return float(np.abs(sa - sb).mean())
-
-
-def _top_view(drawing: BoardDrawing) -> Image:
-    """The board seen straight down, pieces included (their tops hide what is under them)."""
-    image = drawing.image_bgr.copy()
-    for piece in drawing.pieces:
-        size = piece.top_bgra.shape[0]
-        x0 = round(piece.x_mm * drawing.px_per_mm - size / 2)
-        y0 = round(piece.y_mm * drawing.px_per_mm - size / 2)
-        roi = image[y0 : y0 + size, x0 : x0 + size]
-        alpha = piece.top_bgra[..., 3:4].astype(np.float32) / 255
-        roi[:] = (roi * (1 - alpha) + piece.top_bgra[..., :3] * alpha).astype(np.uint8)
-    return image
 
 
 def _table(red_space: Mapping[str, int | None]) -> dict[str, Any]:
@@ -77,7 +47,7 @@ def test_random_states_are_legal_scoreboards() -> None:
     counts: Counter[int] = Counter()
     markers = removed = 0
     for seed in SEEDS:
-        state = ARTIST.random_state(PROFILE, _rng(seed))
+        state = ARTIST.random_state(PROFILE, np.random.default_rng(seed))
         table = rules.parse(state)
         assert rules.check(table) == ()
         assert rules.score(table).players  # it scores, not only parses
@@ -99,7 +69,7 @@ def test_random_states_are_legal_scoreboards() -> None:
 
 def test_cell_labels_list_the_markers_on_each_space() -> None:
     for seed in SEEDS:
-        state = ARTIST.random_state(PROFILE, _rng(seed))
+        state = ARTIST.random_state(PROFILE, np.random.default_rng(seed))
         table = rules.parse(state)
         cells = ARTIST.cell_labels(PROFILE, state)
         assert set(cells) == {f"track:{t}" for t in TRACKS}
@@ -116,9 +86,9 @@ def test_cell_labels_list_the_markers_on_each_space() -> None:
 def test_draw_stands_every_marker_visibly_on_its_space() -> None:
     crowded = 0
     for seed in range(8):
-        state = ARTIST.random_state(PROFILE, _rng(seed))
+        state = ARTIST.random_state(PROFILE, np.random.default_rng(seed))
         cells = ARTIST.cell_labels(PROFILE, state)
-        drawing = ARTIST.draw(PROFILE, state, PACKS["mosaic"], _rng(seed), PX)
+        drawing = ARTIST.draw(PROFILE, state, PACKS["mosaic"], np.random.default_rng(seed), PX)
         w, h = BoardFrame(PROFILE, PX).size_wh
         assert drawing.image_bgr.shape == (h, w, 3)
         expected: Counter[tuple[str, int]] = Counter()
@@ -144,12 +114,12 @@ def test_draw_stands_every_marker_visibly_on_its_space() -> None:
 
 def test_same_seed_same_picture_and_different_seeds_differ() -> None:
     pack = PACKS["linocut"]
-    state = ARTIST.random_state(PROFILE, _rng(4))
-    a = ARTIST.draw(PROFILE, state, pack, _rng(7), PX)
-    b = ARTIST.draw(PROFILE, state, pack, _rng(7), PX)
+    state = ARTIST.random_state(PROFILE, np.random.default_rng(4))
+    a = ARTIST.draw(PROFILE, state, pack, np.random.default_rng(7), PX)
+    b = ARTIST.draw(PROFILE, state, pack, np.random.default_rng(7), PX)
     assert a.image_bgr.tobytes() == b.image_bgr.tobytes()
     assert [(p.x_mm, p.y_mm) for p in a.pieces] == [(p.x_mm, p.y_mm) for p in b.pieces]
-    other = make_board(ARTIST, PROFILE, pack, _rng(5), PX)
+    other = make_board(ARTIST, PROFILE, pack, np.random.default_rng(5), PX)
     assert other.drawing.image_bgr.tobytes() != a.image_bgr.tobytes()
     assert other.state != state
 
@@ -166,10 +136,10 @@ def test_marker_labels_are_distinguishable(pack: ArtPack) -> None:
         state = _table(crowd)
         assert rules.check(rules.parse(state)) == ()
         label = ARTIST.cell_labels(PROFILE, state)["track:red"][0][5]
-        crops[label] = _top_view(ARTIST.draw(PROFILE, state, pack, _rng(0), PX))[y0:y1, x0:x1]
+        crops[label] = top_view(ARTIST.draw(PROFILE, state, pack, np.random.default_rng(0), PX))[y0:y1, x0:x1]
     assert len(crops) == len(crowds)
     for (la, a), (lb, b) in itertools.combinations(crops.items(), 2):
-        assert _mad(a, b) > MIN_DIFFERENCE, (la, lb, _mad(a, b))
+        assert mean_abs_difference(a, b) > MIN_DIFFERENCE, (la, lb, mean_abs_difference(a, b))
 
 
 def test_unknown_track_or_marker_colour_is_refused() -> None:
@@ -182,12 +152,12 @@ def test_unknown_track_or_marker_colour_is_refused() -> None:
     for p in state["players"]:
         p["positions"] = {"red": 1, "purple": 1, "green": 1, "teal": 1}
     with pytest.raises(ValueError, match="no art for God track 'teal'"):
-        ARTIST.draw(PROFILE, state, PACKS["meadow"], _rng(0), PX)
+        ARTIST.draw(PROFILE, state, PACKS["meadow"], np.random.default_rng(0), PX)
 
 
 def test_a_photo_of_the_scoreboard_carries_its_truth() -> None:
-    board = make_board(ARTIST, PROFILE, PACKS["meadow"], _rng(21), PX)
-    photo = photograph([board], _rng(22), PhotoOptions(size_wh=(1152, 648)))
+    board = make_board(ARTIST, PROFILE, PACKS["meadow"], np.random.default_rng(21), PX)
+    photo = photograph([board], np.random.default_rng(22), PhotoOptions(size_wh=(1152, 648)))
     assert photo.decode().shape == (648, 1152, 3)
     (truth,) = photo.truth["boards"]
     assert truth["profile"] == PROFILE.name
@@ -200,7 +170,7 @@ def test_reward_tile_states_and_labels() -> None:
     assert REWARD_PROFILE.name == "four-gardens-reward"
     values = set()
     for seed in SEEDS:
-        state = REWARD.random_state(REWARD_PROFILE, _rng(seed))
+        state = REWARD.random_state(REWARD_PROFILE, np.random.default_rng(seed))
         assert set(state) == {"tile", "value"} and state["tile"] == "extra-rewards"
         values.add(state["value"])
         assert REWARD.cell_labels(REWARD_PROFILE, state) == {"number": [[str(state["value"])]]}
@@ -212,7 +182,7 @@ def test_reward_tile_states_and_labels() -> None:
 
 def _tile(value: int, pack: ArtPack, seed: int = 0) -> Image:
     state = {"tile": "extra-rewards", "value": value}
-    return REWARD.draw(REWARD_PROFILE, state, pack, _rng(seed), PX).image_bgr
+    return REWARD.draw(REWARD_PROFILE, state, pack, np.random.default_rng(seed), PX).image_bgr
 
 
 @pytest.mark.parametrize("pack", PACKS.values(), ids=list(PACKS))
@@ -222,16 +192,16 @@ def test_every_reward_digit_is_distinguishable(pack: ArtPack) -> None:
     tiles = {v: _tile(v, pack) for v in range(1, 10)}
     assert all(t.shape == (h, w, 3) for t in tiles.values())
     for (va, a), (vb, b) in itertools.combinations(tiles.items(), 2):
-        assert _mad(a[y0:y1, x0:x1], b[y0:y1, x0:x1]) > MIN_DIFFERENCE, (va, vb)
+        assert mean_abs_difference(a[y0:y1, x0:x1], b[y0:y1, x0:x1]) > MIN_DIFFERENCE, (va, vb)
     # A tile can lie any way round: a 6 turned upside down must still not pass for a 9.
-    assert _mad(np.ascontiguousarray(tiles[6][::-1, ::-1]), tiles[9]) > MIN_DIFFERENCE
+    assert mean_abs_difference(np.ascontiguousarray(tiles[6][::-1, ::-1]), tiles[9]) > MIN_DIFFERENCE
     assert _tile(4, pack).tobytes() == tiles[4].tobytes()
     assert _tile(4, pack, seed=1).tobytes() != tiles[4].tobytes()
 
 
 def test_a_photo_of_a_reward_tile_carries_its_truth() -> None:
-    board = make_board(REWARD, REWARD_PROFILE, PACKS["ink"], _rng(31), PX)
-    photo = photograph([board], _rng(32), PhotoOptions(size_wh=(1152, 648)))
+    board = make_board(REWARD, REWARD_PROFILE, PACKS["ink"], np.random.default_rng(31), PX)
+    photo = photograph([board], np.random.default_rng(32), PhotoOptions(size_wh=(1152, 648)))
     (truth,) = photo.truth["boards"]
     assert truth["profile"] == "four-gardens-reward"
     assert truth["state"] == dict(board.state)

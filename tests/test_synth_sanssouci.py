@@ -4,7 +4,6 @@ import dataclasses
 import itertools
 from typing import Any
 
-import cv2
 import numpy as np
 import pytest
 
@@ -21,8 +20,9 @@ from models.synth.games.sanssouci import (
     draw_symbol,
     player_colour,
 )
-from models.synth.scene import BoardDrawing, make_board
+from models.synth.scene import make_board
 from scoring import sanssouci as rules
+from tests.support import MIN_DIFFERENCE, mean_abs_difference, top_view
 from vision.geometry import BoardFrame, cell_at_mm
 from vision.profile import default_profile
 
@@ -30,46 +30,16 @@ ARTIST = SanssouciArtist()
 PROFILE = default_profile("sanssouci")
 PX = 4.0
 SEEDS = range(30)
-# Pictures are compared at 2 px/mm, about the scale of a board in the default 2304x1296 photo, so detail
-# the camera cannot resolve does not count. Read noise (sigma up to 5) averaged over the 2x2 pixels of that
-# downsampling leaves sigma 2.5, so two noisy photos of one label differ by about 1.13 * 2.5 * sqrt(2) = 4
-# grey levels on average; a label must differ from every other by at least twice that.
-COMPARE_PX = 2.0
-MIN_DIFFERENCE = 8.0
-
-
-def _rng(seed: int) -> np.random.Generator:
-    return np.random.default_rng(seed)
-
-
-def _mad(a: Image, b: Image) -> float:
-    size = (round(a.shape[1] * COMPARE_PX / PX), round(a.shape[0] * COMPARE_PX / PX))
-    sa = cv2.resize(a, size, interpolation=cv2.INTER_AREA).astype(np.float32)
-    sb = cv2.resize(b, size, interpolation=cv2.INTER_AREA).astype(np.float32)
-    return float(np.abs(sa - sb).mean())
-
-
-def _top_view(drawing: BoardDrawing) -> Image:
-    """The board seen straight down, pieces included (their tops hide what is under them)."""
-    image = drawing.image_bgr.copy()
-    for piece in drawing.pieces:
-        size = piece.top_bgra.shape[0]
-        x0 = round(piece.x_mm * drawing.px_per_mm - size / 2)
-        y0 = round(piece.y_mm * drawing.px_per_mm - size / 2)
-        roi = image[y0 : y0 + size, x0 : x0 + size]
-        alpha = piece.top_bgra[..., 3:4].astype(np.float32) / 255
-        roi[:] = (roi * (1 - alpha) + piece.top_bgra[..., :3] * alpha).astype(np.uint8)
-    return image
 
 
 def _board(seed: int) -> rules.SanssouciBoard:
-    return rules.parse_board(ARTIST.random_state(PROFILE, _rng(seed)))
+    return rules.parse_board(ARTIST.random_state(PROFILE, np.random.default_rng(seed)))
 
 
 def test_random_states_are_legal_finished_gardens() -> None:
     gardeners = terrace = deep = 0
     for seed in SEEDS:
-        state = ARTIST.random_state(PROFILE, _rng(seed))
+        state = ARTIST.random_state(PROFILE, np.random.default_rng(seed))
         board = rules.parse_board(state)
         assert rules.check(board) == ()
         assert board.rows[0] == rules.PREPRINTED * rules.COLS
@@ -91,7 +61,7 @@ def test_a_known_board_side_keeps_its_preprinted_squares() -> None:
     setup = {**PROFILE.setup, "preprinted": [[2, 4], [5, 9]]}
     profile = dataclasses.replace(PROFILE, setup=setup)
     for seed in range(10):
-        board = rules.parse_board(ARTIST.random_state(profile, _rng(seed)))
+        board = rules.parse_board(ARTIST.random_state(profile, np.random.default_rng(seed)))
         assert rules.check(board) == ()
         printed = {(r, c) for r, row in enumerate(board.rows[1:], 1) for c, ch in enumerate(row) if ch == "#"}
         assert printed == {(1, 3), (4, 8)}
@@ -99,7 +69,7 @@ def test_a_known_board_side_keeps_its_preprinted_squares() -> None:
 
 def test_cell_labels_follow_the_state() -> None:
     for seed in SEEDS:
-        state = ARTIST.random_state(PROFILE, _rng(seed))
+        state = ARTIST.random_state(PROFILE, np.random.default_rng(seed))
         board = rules.parse_board(state)
         colour = player_colour(board)
         cells = ARTIST.cell_labels(PROFILE, state)
@@ -125,10 +95,10 @@ def test_player_colour_is_stable_and_uses_every_colour() -> None:
 
 
 def test_draw_places_one_nobleman_per_column_on_his_square() -> None:
-    state = ARTIST.random_state(PROFILE, _rng(3))
+    state = ARTIST.random_state(PROFILE, np.random.default_rng(3))
     board = rules.parse_board(state)
     cells = ARTIST.cell_labels(PROFILE, state)
-    drawing = ARTIST.draw(PROFILE, state, PACKS["meadow"], _rng(3), PX)
+    drawing = ARTIST.draw(PROFILE, state, PACKS["meadow"], np.random.default_rng(3), PX)
     w, h = BoardFrame(PROFILE, PX).size_wh
     assert drawing.image_bgr.shape == (h, w, 3)
     assert len(drawing.pieces) == 9
@@ -145,19 +115,19 @@ def test_draw_places_one_nobleman_per_column_on_his_square() -> None:
 
 def test_same_seed_same_picture_and_different_seeds_differ() -> None:
     pack = PACKS["ink"]
-    state = ARTIST.random_state(PROFILE, _rng(5))
-    a = ARTIST.draw(PROFILE, state, pack, _rng(9), PX)
-    b = ARTIST.draw(PROFILE, state, pack, _rng(9), PX)
+    state = ARTIST.random_state(PROFILE, np.random.default_rng(5))
+    a = ARTIST.draw(PROFILE, state, pack, np.random.default_rng(9), PX)
+    b = ARTIST.draw(PROFILE, state, pack, np.random.default_rng(9), PX)
     assert a.image_bgr.tobytes() == b.image_bgr.tobytes()
     assert [(p.x_mm, p.y_mm) for p in a.pieces] == [(p.x_mm, p.y_mm) for p in b.pieces]
-    other = make_board(ARTIST, PROFILE, pack, _rng(6), PX)
+    other = make_board(ARTIST, PROFILE, pack, np.random.default_rng(6), PX)
     assert other.drawing.image_bgr.tobytes() != a.image_bgr.tobytes()
     assert other.state != state
 
 
 def _square(code: str, symbol: str, row: int, artwork: int, pack: ArtPack) -> Image:
     """One 28 mm square on the board's paper; the same seed gives every variant the same grain."""
-    rng = _rng(0)
+    rng = np.random.default_rng(0)
     size = round(28 * PX)
     image = paper((size, size), pack.colour(BOARD), pack.grain, rng)
     draw_square(image, (0, 0, size, size), code, symbol, ROW_COLOURS[row], artwork, pack, rng)
@@ -173,7 +143,7 @@ def test_every_square_label_is_distinguishable(pack: ArtPack) -> None:
     squares |= {("S", symbol): _square("S", symbol, 1, 0, pack) for symbol in GLYPHS}
     squares |= {("G", f"artwork {a}"): _square("G", "", 1, a, pack) for a in range(GARDENER_ARTWORKS)}
     for (ka, a), (kb, b) in itertools.combinations(squares.items(), 2):
-        difference = _mad(a, b)
+        difference = mean_abs_difference(a, b)
         if ka[0] != kb[0] or ka[0] == "S":
             # Different labels, and the nine column symbols among themselves.
             assert difference > MIN_DIFFERENCE, (ka, kb, difference)
@@ -191,7 +161,7 @@ def _with_noble(state: dict[str, Any], row: int) -> dict[str, Any]:
 def test_noblemen_are_distinguishable_on_the_terrace(pack: ArtPack) -> None:
     by_colour: dict[str, dict[str, Any]] = {}
     for seed in SEEDS:
-        state = dict(ARTIST.random_state(PROFILE, _rng(seed)))
+        state = dict(ARTIST.random_state(PROFILE, np.random.default_rng(seed)))
         by_colour.setdefault(player_colour(rules.parse_board(state)), state)
     frame = BoardFrame(PROFILE, PX)
     terrace = PROFILE.region("terrace")
@@ -203,10 +173,10 @@ def test_noblemen_are_distinguishable_on_the_terrace(pack: ArtPack) -> None:
     for colour, state in variants.items():
         label = ARTIST.cell_labels(PROFILE, state)["terrace"][0][0]
         assert label == ("." if not colour else f".+{colour}")
-        crops[label] = _top_view(ARTIST.draw(PROFILE, state, pack, _rng(0), PX))[y0:y1, x0:x1]
+        crops[label] = top_view(ARTIST.draw(PROFILE, state, pack, np.random.default_rng(0), PX))[y0:y1, x0:x1]
     assert len(crops) == 5
     for (la, a), (lb, b) in itertools.combinations(crops.items(), 2):
-        assert _mad(a, b) > MIN_DIFFERENCE, (la, lb, _mad(a, b))
+        assert mean_abs_difference(a, b) > MIN_DIFFERENCE, (la, lb, mean_abs_difference(a, b))
 
 
 def test_unknown_art_is_refused() -> None:
@@ -214,12 +184,14 @@ def test_unknown_art_is_refused() -> None:
     with pytest.raises(ValueError, match="no art for Sanssouci symbol 'gnome'"):
         draw_symbol(image, "gnome", (20, 20), 30, PACKS["meadow"])
     with pytest.raises(ValueError, match="no art for Sanssouci square 'X'"):
-        draw_square(image, (0, 0, 40, 40), "X", "statue", ROW_COLOURS[0], 0, PACKS["meadow"], _rng(0))
+        draw_square(
+            image, (0, 0, 40, 40), "X", "statue", ROW_COLOURS[0], 0, PACKS["meadow"], np.random.default_rng(0)
+        )
 
 
 def test_a_photo_of_the_board_carries_its_truth() -> None:
-    board = make_board(ARTIST, PROFILE, PACKS["linocut"], _rng(11), PX)
-    photo = photograph([board], _rng(12), PhotoOptions(size_wh=(1152, 648)))
+    board = make_board(ARTIST, PROFILE, PACKS["linocut"], np.random.default_rng(11), PX)
+    photo = photograph([board], np.random.default_rng(12), PhotoOptions(size_wh=(1152, 648)))
     assert photo.decode().shape == (648, 1152, 3)
     (truth,) = photo.truth["boards"]
     assert truth["game"] == "sanssouci"
