@@ -66,3 +66,12 @@ def test_empty_alice_cells_split_into_grass_and_chess() -> None:
     assert reader.heads[0].classes[reader.targets(profile, ("grid", 0, 0), ".")["cell"]] == "empty_grass"
     assert reader.heads[0].classes[reader.targets(profile, ("grid", 0, 3), ".")["cell"]] == "empty_chess"
     assert reader.heads[0].classes[reader.targets(profile, ("grid", 0, 3), "C")["cell"]] == "chess_piece"
+
+
+def test_each_region_reads_only_its_own_heads() -> None:
+    for reader in READERS.values():
+        names = {h.name for h in reader.heads}
+        for region in reader.regions:
+            assert set(reader.region_heads(region)) <= names
+    assert get_reader("zen-garden").region_heads("coins") == ("marker",)
+    assert get_reader("sanssouci").region_heads("terrace") == ("noble",)

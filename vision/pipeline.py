@@ -96,7 +96,11 @@ def read_board(
             flags.append("which way up the board lies is uncertain: check the reading or turn the board")
     rect, predictions = _read(image, profile, classifier, corners, camera, timings)
     readings = predictions.readings()
-    confidences = {key: min(conf for _, conf in reading.values()) for key, reading in readings.items()}
+    reader = get_reader(profile.game)
+    confidences = {
+        key: min(reading[head][1] for head in reader.region_heads(key[0]))
+        for key, reading in readings.items()
+    }
     low = tuple(sorted(k for k, c in confidences.items() if c < LOW_CONFIDENCE))
     if low:
         flags.append(f"{len(low)} cell(s) read with low confidence: check them")

@@ -38,6 +38,10 @@ class Reader(Protocol):
         """Class index per head for a truth cell label (:data:`IGNORE` where a head does not apply)."""
         ...
 
+    def region_heads(self, region: str) -> tuple[str, ...]:
+        """The heads that mean something on a cell of ``region`` (the others are never trained there)."""
+        ...
+
     def assemble(
         self, profile: BoardProfile, readings: Mapping[CellKey, Reading], hand: Mapping[str, Any]
     ) -> dict[str, Any]:
@@ -80,6 +84,9 @@ class AliceReader:
         "gardener": alices_garden.GARDENER,
     }
 
+    def region_heads(self, region: str) -> tuple[str, ...]:
+        return ("cell",)
+
     def targets(self, profile: BoardProfile, key: CellKey, label: str) -> dict[str, int]:
         if label == alices_garden.EMPTY:
             spec = alices_garden.parse_spec(profile.setup, "setup")
@@ -112,6 +119,9 @@ class SanssouciReader:
     )
     context_mm: float = 6.0
     crop_px: int = 40
+
+    def region_heads(self, region: str) -> tuple[str, ...]:
+        return ("noble",) if region == "terrace" else ("square", "noble")
 
     def targets(self, profile: BoardProfile, key: CellKey, label: str) -> dict[str, int]:
         square, _, colour = label.partition("+")
@@ -156,6 +166,9 @@ class ZenReader:
     )
     context_mm: float = 3.0
     crop_px: int = 48
+
+    def region_heads(self, region: str) -> tuple[str, ...]:
+        return ("marker",) if region == "coins" else ("floor", "path", "corner", "decor")
 
     def targets(self, profile: BoardProfile, key: CellKey, label: str) -> dict[str, int]:
         out = {h.name: IGNORE for h in self.heads}
