@@ -302,11 +302,29 @@ def _fit_quad(
     return None if result is None else (result, float(np.mean([e.strength for e in chosen])))
 
 
-def _nearest(
-    sides: list[list[SideEdge]], corners: Callable[[list[SideEdge]], Points | None]
-) -> list[SideEdge] | None:
-    """Per side, the edge closest to where the side already is: a second look, never a jump elsewhere."""
-    return [min(c, key=lambda e: abs(e.offset)) for c in sides]
+def _top_edge(inward: float) -> Picker:
+    """Per side, the innermost clear edge within ``inward`` pixels inside where the side already is.
+
+    A board is a slab: where its cut side faces the camera, the outermost edge is the side's foot on the
+    table and the printed top's edge lies just inside it; art lies further in than a slab is thick.
+    """
+
+    def pick(
+        sides: list[list[SideEdge]], corners: Callable[[list[SideEdge]], Points | None]
+    ) -> list[SideEdge] | None:
+        chosen = []
+        for candidates in sides:
+            nearest = min(candidates, key=lambda e: abs(e.offset))
+            close = [
+                e
+                for e in candidates
+                if nearest.offset - inward <= e.offset <= nearest.offset
+                and e.strength >= 0.4 * nearest.strength
+            ]
+            chosen.append(min(close, key=lambda e: e.offset))
+        return chosen
+
+    return pick
 
 
 def _outermost_fitting(
@@ -376,7 +394,9 @@ def refine_quad(
     wide = _fit_quad(quad, gray, to_photo, (-0.05 * size, 0.12 * size), pick_wide)
     if wide is None:
         return None
-    tight = _fit_quad(_clockwise(wide[0]), gray, to_photo, (-0.015 * size - 3, 0.015 * size + 3), _nearest)
+    tight = _fit_quad(
+        _clockwise(wide[0]), gray, to_photo, (-0.015 * size - 3, 0.015 * size + 3), _top_edge(0.012 * size)
+    )
     if tight is None:
         return None
     ideal, score = tight
