@@ -10,3 +10,8 @@ EXAMPLES_DIR = Path(__file__).resolve().parent
 def example_states() -> list[Path]:
     """Every bundled example state file, in name order."""
     return sorted(EXAMPLES_DIR.glob("*.json"))
+
+
+def example_photos() -> list[Path]:
+    """The bundled synthetic photos (``photos/GAME.jpg``, each with its truth beside it), in name order."""
+    return sorted((EXAMPLES_DIR / "photos").glob("*.jpg"))
