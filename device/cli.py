@@ -49,9 +49,8 @@ def cmd_demo(args: argparse.Namespace) -> int:
         # What a player would type in: everything the photo cannot show.
         hand = {k: v for k, v in truth.items() if k in ("unplaced_bonus_tiles", "missions", "track_score")}
         for board in score_image(read_image(str(photo)), game, hand):
-            print(
-                f"Photo {photo.name}: {GAMES[game].title}, read with confidence {board.reading.confidence:.3f}"
-            )
+            confidence = board.reading.confidence
+            print(f"Photo {photo.name}: {GAMES[game].title}, read with confidence {confidence:.3f}")
             for flag in board.flags:
                 print(f"  ! {flag}")
             if board.breakdown is not None:
