@@ -106,6 +106,8 @@ def _score_board(reading: BoardReading) -> ScoredBoard:
         return ScoredBoard(
             reading, reading.state, None, (*reading.flags, "not scored: part of the board is unseen")
         )
+    if not reading.trusted:
+        return ScoredBoard(reading, reading.state, None, reading.flags)
     rules = get_game(reading.game)
     try:
         state = rules.parse(reading.state)
@@ -124,6 +126,10 @@ def _score_board(reading: BoardReading) -> ScoredBoard:
 def _score_table(game: str, readings: list[BoardReading], hand: Mapping[str, Any]) -> list[ScoredBoard]:
     rules = get_game(game)
     players = [{"name": f"Board {i + 1}", **r.state} for i, r in enumerate(readings)]
+    if not all(r.in_frame and r.trusted for r in readings):
+        # One unreliable board changes everyone's majority: the table is shown but not scored.
+        reason = "not scored: a board of this table is cut off or unclear"
+        return [ScoredBoard(r, players[i], None, (*r.flags, reason)) for i, r in enumerate(readings)]
     table = {"game": game, "setup": hand.get("setup", {"boards": [1]}), "players": players}
     extra: tuple[str, ...]
     try:

@@ -28,6 +28,8 @@ from vision.rectify import Rectified, board_homography, rectify
 LOW_CONFIDENCE = 0.9
 # A second rotation this likely to be upright means the board's layout did not settle which way is up.
 DOUBTFUL_ORIENTATION = 0.5
+# A second rotation nearly as upright as the first: no layout seen, so likely no board of this game at all.
+NO_ORIENTATION = 0.9
 
 
 class NoBoardError(ValueError):
@@ -42,6 +44,7 @@ class BoardReading:
     profile: BoardProfile
     corners_xy: Points
     in_frame: bool
+    trusted: bool
     state: Mapping[str, Any]
     confidence: float
     low_confidence: tuple[CellKey, ...]
@@ -84,6 +87,7 @@ def read_board(
     """Orient, rectify, cut, classify and assemble one located board."""
     timings: dict[str, float] = {}
     flags: list[str] = []
+    trusted = quad.in_frame
     corners = quad.ideal_xy
     if not quad.oriented:
         if orienter is None:
@@ -92,7 +96,10 @@ def read_board(
         orientation = orienter.orient(image, profile, quad.ideal_xy, camera)
         timings["orient"] = (time.perf_counter() - t) * 1000
         corners = orientation.ideal_corners_xy
-        if orientation.runner_up > DOUBTFUL_ORIENTATION:
+        if orientation.runner_up > NO_ORIENTATION * orientation.score:
+            trusted = False
+            flags.append("no clear top edge: this may not be a board of this game; not scored")
+        elif orientation.runner_up > DOUBTFUL_ORIENTATION:
             flags.append("which way up the board lies is uncertain: check the reading or turn the board")
     rect, predictions = _read(image, profile, classifier, corners, camera, timings)
     readings = predictions.readings()
@@ -113,6 +120,7 @@ def read_board(
         profile=profile,
         corners_xy=corners_xy,
         in_frame=quad.in_frame,
+        trusted=trusted,
         state=state,
         confidence=min(confidences.values(), default=0.0),
         low_confidence=low,
