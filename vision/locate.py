@@ -439,7 +439,7 @@ def find_quads(
     image_bgr: NDArray[np.uint8], camera: CameraModel | None = None, aspects: tuple[float, ...] = ()
 ) -> list[Quad]:
     """Every board-like outline in the photo, largest first (``aspects``: see :func:`refine_quad`)."""
-    h, w = image_bgr.shape[:2]
+    w = image_bgr.shape[1]
     small = image_bgr
     # Halving by pyramid steps first: an area resize straight from full size costs more than all the rest.
     while small.shape[1] > 1.5 * WORK_WIDTH:
