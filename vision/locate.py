@@ -28,6 +28,7 @@ WORK_WIDTH = 640  # pixels: the scale blobs are found at; edges are refined at f
 BORDER_FRACTION = 0.04  # the frame's border band the table colour is learnt from
 MIN_AREA_FRACTION = 0.004  # blobs smaller than this share of the frame are never boards
 PEAKS_PER_ROW = 6
+CLEAR_EDGE = 0.08  # an edge this strong next to a side's strongest still counts as a candidate
 
 
 @dataclass(frozen=True)
@@ -351,7 +352,7 @@ def _outermost_fitting(
         options = []
         for candidates in sides:
             strongest = max(e.strength for e in candidates)
-            clear = [e for e in candidates if e.strength >= 0.15 * strongest]
+            clear = [e for e in candidates if e.strength >= CLEAR_EDGE * strongest]
             options.append(sorted(clear, key=lambda e: -e.strength)[:5])
         best: tuple[float, list[SideEdge]] | None = None
         for combo in itertools.product(*options):
