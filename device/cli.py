@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 import numpy as np
@@ -59,24 +59,23 @@ def cmd_demo(args: argparse.Namespace) -> int:
     return 0
 
 
-def _size(text: str) -> tuple[int, int]:
-    try:
-        w, h = (int(v) for v in text.lower().split("x"))
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected WIDTHxHEIGHT, got {text!r}") from None
-    if not (64 <= w <= 8192 and 64 <= h <= 8192):
-        raise argparse.ArgumentTypeError(f"{text}: each side must be 64 to 8192 pixels")
-    return w, h
+def _pair_of(lo: int, hi: int, what: str) -> Callable[[str], tuple[int, int]]:
+    """An argparse type for ``AxB`` with both numbers in ``lo..hi``."""
+
+    def parse(text: str) -> tuple[int, int]:
+        try:
+            a, b = (int(v) for v in text.lower().split("x"))
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected {what}, got {text!r}") from None
+        if not (lo <= a <= hi and lo <= b <= hi):
+            raise argparse.ArgumentTypeError(f"{text}: each number must be {lo} to {hi}")
+        return a, b
+
+    return parse
 
 
-def _size_small(text: str) -> tuple[int, int]:
-    try:
-        cols, rows = (int(v) for v in text.lower().split("x"))
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected COLSxROWS, e.g. 9x6, got {text!r}") from None
-    if not (2 <= cols <= 64 and 2 <= rows <= 64):
-        raise argparse.ArgumentTypeError(f"{text}: 2 to 64 each way")
-    return cols, rows
+_size = _pair_of(64, 8192, "WIDTHxHEIGHT, e.g. 2304x1296")
+_size_small = _pair_of(2, 64, "COLSxROWS, e.g. 9x6")
 
 
 def _corners(text: str) -> list[tuple[float, float]]:

@@ -9,7 +9,6 @@ symmetric board can be flagged.
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -18,7 +17,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from vision.camera_model import CameraModel
-from vision.classify import METADATA_KEY, model_input
+from vision.classify import model_input, open_model
 from vision.profile import BoardProfile
 from vision.rectify import board_homography, rectify
 
@@ -59,18 +58,8 @@ class OrientationModel:
     """An ONNX "is this board upright" model; :meth:`orient` tries the four rotations in one batch."""
 
     def __init__(self, path: Path) -> None:
-        import onnxruntime as ort
-
-        if not path.is_file():
-            raise FileNotFoundError(f"{path}: no orientation model; rebuild it with `garden-scorer train`")
-        options = ort.SessionOptions()
-        options.intra_op_num_threads = 1
-        options.add_session_config_entry("session.intra_op.allow_spinning", "0")
-        self.session = ort.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
-        meta = self.session.get_modelmeta().custom_metadata_map
-        if METADATA_KEY not in meta:
-            raise ValueError(f"{path}: not a garden-scorer model")
-        self.game = str(json.loads(meta[METADATA_KEY])["game"])
+        self.session, info = open_model(path)
+        self.game = str(info["game"])
         self._input = self.session.get_inputs()[0].name
         self.upright(np.zeros((1, THUMB_PX, THUMB_PX, 3), np.uint8))
 
