@@ -20,15 +20,18 @@ from typing import Any
 
 import numpy as np
 
-from device.photo import TABLE_GAMES, load_classifier, score_image
+from calibration.enroll import EnrolledClassifier, Enrolment, fit
+from device.photo import TABLE_GAMES, load_classifier, load_orienter, score_image
 from models.synth.art import TRAINING_PACKS
 from models.synth.camera import Photo, PhotoOptions
 from models.synth.render import RenderSpec, render_photo
 from scoring.core import ScoreBreakdown, TableScore
 from scoring.registry import get_game
 from vision.camera_model import CameraModel
+from vision.cells import CellKey
+from vision.classify import CellClassifier, CellPredictions
 from vision.geometry import quad_size
-from vision.pipeline import NoBoardError
+from vision.pipeline import NoBoardError, read_photo
 from vision.profile import default_profile
 from vision.readers import IGNORE, get_reader
 
@@ -120,6 +123,41 @@ def _render(args: tuple[RenderSpec, int]) -> Photo:
     return render_photo(*args)
 
 
+def enroll_from_renders(game: str, count: int, seed: int, packs: tuple[str, ...]) -> Enrolment:
+    """An enrolment from ``count`` rendered photos whose truth is known, read as a user's photos would be."""
+    reader = get_reader(game)
+    profile = default_profile(game)
+    classifier = load_classifier(game)
+    orienter = load_orienter(game)
+    spec = RenderSpec((game,), seed, packs=packs, options=PhotoOptions())
+    predictions: list[CellPredictions] = []
+    targets: list[dict[CellKey, dict[str, int]]] = []
+    i = 0
+    while len(predictions) < count and i < 10 * count:
+        photo = render_photo(spec, i)
+        i += 1
+        truth = photo.truth
+        board = truth["boards"][0]
+        camera = CameraModel(
+            np.array(truth["camera"]["matrix"]), np.array(truth["camera"]["dist"]), tuple(truth["size_wh"])
+        )
+        # The user marks the board's corners on an enrolment photo, so locating cannot spoil it.
+        readings = read_photo(
+            photo.decode(),
+            [profile],
+            {game: classifier},
+            {game: orienter},
+            camera,
+            corners_xy=np.array(board["corners_xy"]),
+        )
+        pred = readings[0].predictions
+        predictions.append(pred)
+        targets.append(
+            {key: reader.targets(profile, key, board["cells"][key[0]][key[1]][key[2]]) for key in pred.keys}
+        )
+    return fit(game, reader.heads, predictions, targets)
+
+
 def run_bench(
     game: str,
     count: int,
@@ -127,10 +165,16 @@ def run_bench(
     packs: tuple[str, ...] = TRAINING_PACKS,
     report: Callable[[str], None] | None = None,
     workers: int = 2,
+    enroll: int = 0,
 ) -> BenchResult:
     reader = get_reader(game)
-    classifier = load_classifier(game)
+    classifier: CellClassifier = load_classifier(game)
     profile = default_profile(game)
+    if enroll:
+        enrolment = enroll_from_renders(game, enroll, seed + 100_000, packs)
+        classifier = EnrolledClassifier(classifier, enrolment)
+        if report:
+            report(f"enrolled from {enrolment.photos} photos ({enrolment.cells} cells)")
     spec = RenderSpec((game,), seed, packs=packs, options=PhotoOptions())
     stages = ("locate", "orient", "rectify", "cells", "classify")
     result = BenchResult(game, packs, count, timings_ms={s: [] for s in (*stages, "photo_to_score")})

@@ -204,7 +204,12 @@ def cmd_bench(args: argparse.Namespace) -> int:
     for game in games:
         get_game(game)
         result = run_bench(
-            game, args.count, args.seed, packs, report=lambda line: print(line, file=sys.stderr)
+            game,
+            args.count,
+            args.seed,
+            packs,
+            report=lambda line: print(line, file=sys.stderr),
+            enroll=args.enroll,
         )
         results.append(result.table())
     print(format_table(results))
@@ -304,6 +309,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--seed", type=int, default=20261121)
     p.add_argument("--art", help="art pack(s) to render with (default: the training packs)")
     p.add_argument("--json", type=Path, help="also write the figures as JSON")
+    p.add_argument(
+        "--enroll", type=int, default=0, help="enrol the classifier from K photos of the art first"
+    )
     p.set_defaults(func=cmd_bench)
 
     p = sub.add_parser("train", help="rebuild a game's cell classifier (needs the train extra)")

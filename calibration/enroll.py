@@ -1,0 +1,154 @@
+"""Tile enrolment: adapt a game's classifier to the real tile art from a few photos with known states.
+
+The shipped model's per-cell embedding stays as it is; per head, a small linear correction on top of the
+model's own logits is fitted in numpy (no torch on the table): ``logits = log p_model + e W + b``, with
+``W`` and ``b`` pulled towards zero. With no photos it changes nothing; classes the photos never show keep
+the model's judgement, and classes they do show are corrected towards the real art.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+from calibration.store import read_versioned, write_json_atomic
+from vision.cells import CellGrid, CellKey
+from vision.classify import CellClassifier, CellPredictions
+from vision.readers import IGNORE, Head
+
+KIND = "enrolment"
+VERSION = 1
+
+
+@dataclass(frozen=True)
+class HeadCorrection:
+    weights: NDArray[np.float64]  # (embedding, classes)
+    bias: NDArray[np.float64]  # (classes,)
+
+
+@dataclass(frozen=True)
+class Enrolment:
+    game: str
+    corrections: Mapping[str, HeadCorrection]
+    cells: int
+    photos: int
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "kind": KIND,
+            "version": VERSION,
+            "game": self.game,
+            "cells": self.cells,
+            "photos": self.photos,
+            "heads": {
+                name: {"weights": c.weights.tolist(), "bias": c.bias.tolist()}
+                for name, c in self.corrections.items()
+            },
+        }
+
+
+def _fit_head(
+    embedding: NDArray[np.float64],
+    base_log: NDArray[np.float64],
+    targets: NDArray[np.int64],
+    l2: float,
+    steps: int = 1500,
+    rate: float = 2.0,
+) -> HeadCorrection:
+    n, d = embedding.shape
+    k = base_log.shape[1]
+    weights = np.zeros((d, k))
+    bias = np.zeros(k)
+    onehot = np.eye(k)[targets]
+    for _ in range(steps):
+        logits = base_log + embedding @ weights + bias
+        logits -= logits.max(axis=1, keepdims=True)
+        p = np.exp(logits)
+        p /= p.sum(axis=1, keepdims=True)
+        grad = (p - onehot) / n
+        weights -= rate * (embedding.T @ grad + l2 * weights)
+        bias -= rate * grad.sum(axis=0)
+    return HeadCorrection(weights, bias)
+
+
+def _normalise(embedding: NDArray[np.float32]) -> NDArray[np.float64]:
+    e = embedding.astype(np.float64)
+    return np.asarray(e / np.maximum(np.linalg.norm(e, axis=1, keepdims=True), 1e-9), dtype=np.float64)
+
+
+def fit(
+    game: str,
+    heads: Sequence[Head],
+    predictions: Sequence[CellPredictions],
+    targets: Sequence[Mapping[CellKey, Mapping[str, int]]],
+    l2: float = 1e-3,
+) -> Enrolment:
+    """Corrections from the model's predictions on enrolment photos and each cell's true class per head."""
+    corrections = {}
+    for head in heads:
+        emb, base, y = [], [], []
+        for pred, truth in zip(predictions, targets, strict=True):
+            for i, key in enumerate(pred.keys):
+                t = truth[key][head.name]
+                if t == IGNORE:
+                    continue
+                emb.append(pred.embedding[i])
+                base.append(np.log(np.maximum(pred.probabilities[head.name][i], 1e-6)))
+                y.append(t)
+        if not y:
+            continue
+        corrections[head.name] = _fit_head(
+            _normalise(np.asarray(emb, np.float32)), np.asarray(base, np.float64), np.asarray(y, np.int64), l2
+        )
+    cells = sum(len(p.keys) for p in predictions)
+    return Enrolment(game, corrections, cells, len(predictions))
+
+
+class EnrolledClassifier:
+    """A shipped classifier with an enrolment's corrections applied to its outputs."""
+
+    def __init__(self, base: CellClassifier, enrolment: Enrolment) -> None:
+        if enrolment.game != base.game:
+            raise ValueError(f"an enrolment for {enrolment.game} cannot correct a {base.game} classifier")
+        self.base = base
+        self.enrolment = enrolment
+        self.game = base.game
+        self.heads = base.heads
+        self.crop_px = base.crop_px
+        self.context_mm = base.context_mm
+
+    def classify(self, cells: CellGrid) -> CellPredictions:
+        pred = self.base.classify(cells)
+        emb = _normalise(pred.embedding)
+        probabilities = dict(pred.probabilities)
+        for name, c in self.enrolment.corrections.items():
+            logits = (
+                np.log(np.maximum(pred.probabilities[name].astype(np.float64), 1e-6))
+                + emb @ c.weights
+                + c.bias
+            )
+            logits -= logits.max(axis=1, keepdims=True)
+            p = np.exp(logits)
+            probabilities[name] = (p / p.sum(axis=1, keepdims=True)).astype(np.float32)
+        return CellPredictions(pred.keys, pred.heads, probabilities, pred.embedding)
+
+
+def save(enrolment: Enrolment, path: Path) -> None:
+    write_json_atomic(path, enrolment.to_json())
+
+
+def load(path: Path) -> Enrolment:
+    data = read_versioned(path, KIND, (VERSION,))
+    try:
+        corrections = {
+            name: HeadCorrection(np.array(h["weights"], np.float64), np.array(h["bias"], np.float64))
+            for name, h in data["heads"].items()
+        }
+        return Enrolment(str(data["game"]), corrections, int(data["cells"]), int(data["photos"]))
+    except (KeyError, TypeError, ValueError, AttributeError) as exc:
+        raise ValueError(f"{path}: bad or missing field ({exc})") from None

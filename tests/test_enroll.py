@@ -1,0 +1,86 @@
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from calibration.enroll import EnrolledClassifier, Enrolment, HeadCorrection, fit, load, save
+from calibration.store import StoreError
+from vision.cells import CellGrid
+from vision.classify import CellPredictions
+from vision.readers import IGNORE, Head
+
+HEAD = Head("cell", ("a", "b", "c"))
+
+
+def _predictions(embedding: np.ndarray, base: np.ndarray) -> CellPredictions:
+    keys = tuple(("grid", 0, i) for i in range(len(embedding)))
+    return CellPredictions(keys, (HEAD,), {"cell": base.astype(np.float32)}, embedding.astype(np.float32))
+
+
+def test_fit_corrects_a_model_that_confuses_new_art() -> None:
+    rng = np.random.default_rng(0)
+    # New art: the embedding still separates the classes, but the base model calls every "c" a "b".
+    truth = rng.integers(0, 3, 120)
+    centres = rng.normal(0, 1, (3, 16))
+    embedding = centres[truth] + rng.normal(0, 0.1, (120, 16))
+    base = np.full((120, 3), 0.05)
+    base[np.arange(120), np.where(truth == 2, 1, truth)] = 0.9
+    pred = _predictions(embedding, base / base.sum(axis=1, keepdims=True))
+    targets = [{key: {"cell": int(t)} for key, t in zip(pred.keys, truth, strict=True)}]
+    enrolment = fit("g", (HEAD,), [pred], targets)
+    assert enrolment.cells == 120 and enrolment.photos == 1
+
+    class Base:
+        game: str = "g"
+        heads: tuple[Head, ...] = (HEAD,)
+        crop_px: int = 8
+        context_mm: float = 1.0
+
+        def classify(self, cells: CellGrid) -> CellPredictions:
+            return pred
+
+    cells = CellGrid(np.zeros((120, 8, 8, 3), np.uint8), pred.keys)
+    before = (pred.probabilities["cell"].argmax(axis=1) == truth).mean()
+    after = (
+        EnrolledClassifier(Base(), enrolment).classify(cells).probabilities["cell"].argmax(axis=1) == truth
+    ).mean()
+    assert before < 0.75
+    assert after > 0.97
+
+
+def test_ignored_cells_do_not_train_a_head_and_zero_correction_changes_nothing() -> None:
+    embedding = np.eye(3, 4)
+    base = np.array([[0.7, 0.2, 0.1], [0.1, 0.8, 0.1], [0.2, 0.2, 0.6]])
+    pred = _predictions(embedding, base)
+    enrolment = fit("g", (HEAD,), [pred], [{key: {"cell": IGNORE} for key in pred.keys}])
+    assert enrolment.corrections == {}
+    zero = Enrolment("g", {"cell": HeadCorrection(np.zeros((4, 3)), np.zeros(3))}, 3, 1)
+
+    class Base:
+        game: str = "g"
+        heads: tuple[Head, ...] = (HEAD,)
+        crop_px: int = 8
+        context_mm: float = 1.0
+
+        def classify(self, cells: CellGrid) -> CellPredictions:
+            return pred
+
+    out = EnrolledClassifier(Base(), zero).classify(CellGrid(np.zeros((3, 8, 8, 3), np.uint8), pred.keys))
+    np.testing.assert_allclose(out.probabilities["cell"], base, atol=1e-6)
+    with pytest.raises(ValueError, match="cannot correct"):
+        EnrolledClassifier(Base(), Enrolment("other", {}, 0, 0))
+
+
+def test_enrolment_files_round_trip(tmp_path: Path) -> None:
+    enrolment = Enrolment("g", {"cell": HeadCorrection(np.ones((4, 3)), np.arange(3.0))}, 10, 2)
+    save(enrolment, tmp_path / "e.json")
+    again = load(tmp_path / "e.json")
+    assert again.game == "g" and again.cells == 10 and again.photos == 2
+    np.testing.assert_allclose(again.corrections["cell"].bias, [0, 1, 2])
+    (tmp_path / "bad.json").write_text('{"kind": "enrolment", "version": 1, "heads": 3}')
+    with pytest.raises(ValueError, match="bad or missing field"):
+        load(tmp_path / "bad.json")
+    with pytest.raises(StoreError, match="no such file"):
+        load(tmp_path / "none.json")
