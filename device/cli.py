@@ -15,6 +15,7 @@ from device.statefile import load_state_json
 from examples import example_photos, example_states
 from scoring.core import InvalidState, StateError
 from scoring.registry import GAMES, get_game, read_state
+from vision.camera_model import CameraModel
 
 EXIT_BAD_INPUT = 2
 
@@ -133,7 +134,7 @@ def _hand(args: argparse.Namespace) -> dict[str, object]:
     return hand
 
 
-def _camera(args: argparse.Namespace) -> object:
+def _camera(args: argparse.Namespace) -> CameraModel | None:
     from device.photo import load_camera
 
     return load_camera(args.calibration) if args.calibration else None
@@ -146,7 +147,9 @@ def cmd_score(args: argparse.Namespace) -> int:
     get_game(args.game)
     image = read_image(str(args.photo))
     corners = np.array(args.corners, float) if args.corners else None
-    boards = score_image(image, args.game, _hand(args), _camera(args), corners_xy=corners)  # type: ignore[arg-type]
+    boards = score_image(
+        image, args.game, _hand(args), _camera(args), corners_xy=corners, stickers=args.stickers
+    )
     if args.json:
         print(json.dumps({"boards": [b.to_json() for b in boards]}, indent=2))
         return 0
@@ -175,10 +178,10 @@ def cmd_debug(args: argparse.Namespace) -> int:
     camera = _camera(args)
     out: Path = args.out
     out.mkdir(parents=True, exist_ok=True)
-    quads = locate(image, camera)  # type: ignore[arg-type]
+    quads = locate(image, camera, stickers=args.stickers)
     cv2.imwrite(str(out / "1-locate.jpg"), draw_quads(image, quads))
     corners = np.array(args.corners, float) if args.corners else None
-    boards = score_image(image, args.game, _hand(args), camera, corners_xy=corners)  # type: ignore[arg-type]
+    boards = score_image(image, args.game, _hand(args), camera, corners_xy=corners, stickers=args.stickers)
     reader = get_reader(args.game)
     classifier = load_classifier(args.game)
     for i, board in enumerate(boards, start=1):
@@ -292,6 +295,7 @@ def build_parser() -> argparse.ArgumentParser:
         p.add_argument("--hand", type=Path, help="a JSON file of hand-entry fields")
         p.add_argument("--calibration", type=Path, help="camera calibration JSON (matrix, dist, size_wh)")
         p.add_argument("--corners", type=_corners, help="the board's corners TL,TR,BR,BL as x1,y1,...,x4,y4")
+        p.add_argument("--stickers", action="store_true", help="the boards wear ArUco corner stickers")
 
     p = sub.add_parser("score", help="score the boards in a photo")
     photo_options(p)

@@ -157,13 +157,16 @@ def score_image(
     classifiers: Mapping[str, CellClassifier] | None = None,
     orienters: Mapping[str, OrientationModel] | None = None,
     corners_xy: NDArray[np.float64] | None = None,
+    stickers: bool = False,
 ) -> list[ScoredBoard]:
     """Read every board of ``game`` in the photo and score it (a table game scores the boards together)."""
     hand = hand or {}
     profiles = profiles or [default_profile(game)]
     classifiers = classifiers or {game: load_classifier(game)}
     orienters = orienters or {game: load_orienter(game)}
-    readings = read_photo(image, profiles, classifiers, orienters, camera, hand, corners_xy=corners_xy)
+    readings = read_photo(
+        image, profiles, classifiers, orienters, camera, hand, corners_xy=corners_xy, stickers=stickers
+    )
     if game in TABLE_GAMES:
         return _score_table(game, readings, hand)
     return [_score_board(r) for r in readings]

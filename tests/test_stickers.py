@@ -31,7 +31,8 @@ def test_stickered_boards_are_located_and_oriented(seed: int) -> None:
         size = quad_size(corners)
         # Oriented: corner k of the sticker set is the board's corner k, with no rotation to try.
         assert np.max(np.linalg.norm(board.corners_xy - corners, axis=1)) < 0.01 * size
-    quads = locate(photo.decode(), camera)
+    assert all(not q.oriented for q in locate(photo.decode(), camera))
+    quads = locate(photo.decode(), camera, stickers=True)
     assert all(q.oriented and q.method == "stickers" for q in quads)
 
 

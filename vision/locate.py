@@ -465,13 +465,17 @@ def find_quads(
 
 
 def locate(
-    image_bgr: NDArray[np.uint8], camera: CameraModel | None = None, aspects: tuple[float, ...] = ()
+    image_bgr: NDArray[np.uint8],
+    camera: CameraModel | None = None,
+    aspects: tuple[float, ...] = (),
+    stickers: bool = False,
 ) -> list[Quad]:
-    """Boards wearing corner stickers when any are seen (exact and oriented), else boards by their edges."""
+    """Boards by their edges; with ``stickers`` (the table's boards wear them), by their corner stickers
+    first (exact and oriented). Looking for stickers costs a third of the edge search, so only on request."""
     from vision.stickers import find_sticker_boards
 
     h, w = image_bgr.shape[:2]
-    stickered = find_sticker_boards(image_bgr, camera)
+    stickered = find_sticker_boards(image_bgr, camera) if stickers else []
     if stickered:
         return [
             Quad(b.corners_xy, b.ideal_xy, _in_frame(b.corners_xy, (w, h)), 1.0, True, "stickers")

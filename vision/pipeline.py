@@ -140,6 +140,7 @@ def read_photo(
     hand: Mapping[str, Any] | None = None,
     max_boards: int = 4,
     corners_xy: Points | None = None,
+    stickers: bool = False,
 ) -> list[BoardReading]:
     """Every board in the photo, read with the profile that fits it best; raises NoBoardError if none.
 
@@ -153,7 +154,7 @@ def read_photo(
     if corners_xy is not None:
         quads = [quad_from_corners(corners_xy, (w, h), camera)]
     else:
-        quads = locate(image, camera, aspects)
+        quads = locate(image, camera, aspects, stickers)
     quads = quads[:max_boards]
     locate_ms = (time.perf_counter() - t) * 1000
     if not quads:
