@@ -13,20 +13,9 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-APP = "garden-scorer"
-
 
 class StoreError(ValueError):
     """A stored file is missing, unreadable, of another kind, or of a version this build cannot read."""
-
-
-def default_state_dir() -> Path:
-    """``$XDG_DATA_HOME/garden-scorer``, else ``~/.local/share/garden-scorer`` (systemd's StateDirectory
-    sets ``STATE_DIRECTORY``, which wins)."""
-    if os.environ.get("STATE_DIRECTORY"):
-        return Path(os.environ["STATE_DIRECTORY"].split(":")[0])
-    base = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
-    return Path(base) / APP
 
 
 def write_json_atomic(path: Path, data: Any) -> None:

@@ -320,12 +320,3 @@ def _write_card(path: Path, info: dict[str, Any], size: int) -> None:
         "",
     ]
     path.write_text("\n".join(rows))
-
-
-def summary(path: Path) -> dict[str, Any]:
-    """The metadata a trained model carries (for `garden-scorer` and tests)."""
-    import onnx
-
-    model = onnx.load(str(path))
-    meta = {p.key: p.value for p in model.metadata_props}
-    return dict(json.loads(meta[METADATA_KEY]))
