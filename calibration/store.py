@@ -1,4 +1,4 @@
-"""The state directory: versioned JSON files written so that a power cut never leaves a broken one.
+"""State files: versioned JSON written so that a power cut never leaves a broken one.
 
 Every write goes to a temporary file in the same folder, is flushed and fsynced, then renamed over the old
 file (atomic on POSIX), and the folder itself is fsynced so the rename survives. A reader therefore sees the
