@@ -10,6 +10,7 @@ from pathlib import Path
 
 import numpy as np
 
+from device.photo import ScoredBoard
 from device.report import breakdown_text, result_json, result_text
 from device.statefile import load_state_json
 from examples import example_photos, example_states
@@ -50,14 +51,19 @@ def cmd_demo(args: argparse.Namespace) -> int:
         # What a player would type in: everything the photo cannot show.
         hand = {k: v for k, v in truth.items() if k in ("unplaced_bonus_tiles", "missions", "track_score")}
         for board in score_image(read_image(str(photo)), game, hand):
-            confidence = board.reading.confidence
-            print(f"Photo {photo.name}: {GAMES[game].title}, read with confidence {confidence:.3f}")
-            for flag in board.flags:
-                print(f"  ! {flag}")
-            if board.breakdown is not None:
-                print(breakdown_text(board.breakdown))
-            print()
+            _print_board(f"Photo {photo.name}", board)
     return 0
+
+
+def _print_board(heading: str, board: ScoredBoard) -> None:
+    print(
+        f"{heading}: {GAMES[board.reading.game].title}, read with confidence {board.reading.confidence:.3f}"
+    )
+    for flag in board.flags:
+        print(f"  ! {flag}")
+    if board.breakdown is not None:
+        print(breakdown_text(board.breakdown))
+    print()
 
 
 def _pair_of(lo: int, hi: int, what: str) -> Callable[[str], tuple[int, int]]:
@@ -154,12 +160,7 @@ def cmd_score(args: argparse.Namespace) -> int:
         print(json.dumps({"boards": [b.to_json() for b in boards]}, indent=2))
         return 0
     for i, board in enumerate(boards):
-        print(f"Board {i + 1}: {GAMES[board.reading.game].title}, confidence {board.reading.confidence:.3f}")
-        for flag in board.flags:
-            print(f"  ! {flag}")
-        if board.breakdown is not None:
-            print(breakdown_text(board.breakdown))
-        print()
+        _print_board(f"Board {i + 1}", board)
     return 0
 
 

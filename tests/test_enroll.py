@@ -19,6 +19,21 @@ def _predictions(embedding: np.ndarray, base: np.ndarray) -> CellPredictions:
     return CellPredictions(keys, (HEAD,), {"cell": base.astype(np.float32)}, embedding.astype(np.float32))
 
 
+class Fixed:
+    """A classifier that always answers with the same predictions."""
+
+    game: str = "g"
+    heads: tuple[Head, ...] = (HEAD,)
+    crop_px: int = 8
+    context_mm: float = 1.0
+
+    def __init__(self, pred: CellPredictions) -> None:
+        self.pred = pred
+
+    def classify(self, cells: CellGrid) -> CellPredictions:
+        return self.pred
+
+
 def test_fit_corrects_a_model_that_confuses_new_art() -> None:
     rng = np.random.default_rng(0)
     # New art: the embedding still separates the classes, but the base model calls every "c" a "b".
@@ -32,19 +47,11 @@ def test_fit_corrects_a_model_that_confuses_new_art() -> None:
     enrolment = fit("g", (HEAD,), [pred], targets)
     assert enrolment.cells == 120 and enrolment.photos == 1
 
-    class Base:
-        game: str = "g"
-        heads: tuple[Head, ...] = (HEAD,)
-        crop_px: int = 8
-        context_mm: float = 1.0
-
-        def classify(self, cells: CellGrid) -> CellPredictions:
-            return pred
-
     cells = CellGrid(np.zeros((120, 8, 8, 3), np.uint8), pred.keys)
     before = (pred.probabilities["cell"].argmax(axis=1) == truth).mean()
     after = (
-        EnrolledClassifier(Base(), enrolment).classify(cells).probabilities["cell"].argmax(axis=1) == truth
+        EnrolledClassifier(Fixed(pred), enrolment).classify(cells).probabilities["cell"].argmax(axis=1)
+        == truth
     ).mean()
     assert before < 0.75
     assert after > 0.97
@@ -58,19 +65,12 @@ def test_ignored_cells_do_not_train_a_head_and_zero_correction_changes_nothing()
     assert enrolment.corrections == {}
     zero = Enrolment("g", {"cell": HeadCorrection(np.zeros((4, 3)), np.zeros(3))}, 3, 1)
 
-    class Base:
-        game: str = "g"
-        heads: tuple[Head, ...] = (HEAD,)
-        crop_px: int = 8
-        context_mm: float = 1.0
-
-        def classify(self, cells: CellGrid) -> CellPredictions:
-            return pred
-
-    out = EnrolledClassifier(Base(), zero).classify(CellGrid(np.zeros((3, 8, 8, 3), np.uint8), pred.keys))
+    out = EnrolledClassifier(Fixed(pred), zero).classify(
+        CellGrid(np.zeros((3, 8, 8, 3), np.uint8), pred.keys)
+    )
     np.testing.assert_allclose(out.probabilities["cell"], base, atol=1e-6)
     with pytest.raises(ValueError, match="cannot correct"):
-        EnrolledClassifier(Base(), Enrolment("other", {}, 0, 0))
+        EnrolledClassifier(Fixed(pred), Enrolment("other", {}, 0, 0))
 
 
 def test_enrolment_files_round_trip(tmp_path: Path) -> None:
