@@ -16,13 +16,14 @@ from __future__ import annotations
 import itertools
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import cached_property
 
 import cv2
 import numpy as np
 from numpy.typing import NDArray
 
 from vision.camera_model import CameraModel
-from vision.geometry import Points, as_points, homography_from_points
+from vision.geometry import Points, as_points
 
 WORK_WIDTH = 640  # pixels: the scale blobs are found at; edges are refined at full resolution
 BORDER_FRACTION = 0.04  # the frame's border band the table colour is learnt from
@@ -119,10 +120,15 @@ def _clockwise(quad: Points) -> Points:
 
 def _sample(image: NDArray[np.uint8], pts: Points) -> NDArray[np.float32]:
     """Bilinear samples of a (multi-channel) image at points, as (N, channels)."""
-    xs = pts[:, 0].astype(np.float32).reshape(1, -1)
-    ys = pts[:, 1].astype(np.float32).reshape(1, -1)
+    # remap's maps must stay under 32767 pixels a side: many points go in as rows of a 2-D map.
+    n = len(pts)
+    width = min(n, 4096)
+    padded = np.zeros((-(-n // width) * width, 2), np.float32)
+    padded[:n] = pts
+    xs = padded[:, 0].reshape(-1, width)
+    ys = padded[:, 1].reshape(-1, width)
     out = cv2.remap(image, xs, ys, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
-    return np.asarray(out, dtype=np.float32).reshape(len(pts), -1)
+    return np.asarray(out, dtype=np.float32).reshape(len(padded), -1)[:n]
 
 
 @dataclass(frozen=True)
@@ -148,6 +154,7 @@ class SideEdge:
     strength: float
     offset: float
 
+    @cached_property
     def line(self) -> NDArray[np.float64]:
         fitted = cv2.fitLine(self.points.astype(np.float32), cv2.DIST_HUBER, 0, 0.01, 0.01)
         return np.asarray(fitted, dtype=np.float64).ravel()
@@ -235,6 +242,9 @@ def _refine_side(
     keep = np.argsort(-peak_strength, axis=1)[:, :PEAKS_PER_ROW]
     mask = np.zeros_like(is_peak)
     np.put_along_axis(mask, keep, True, axis=1)
+    # And each row's outermost peak: a faint cut edge beside bold art would never make the strongest few.
+    outermost = is_peak.shape[1] - 1 - np.argmax(is_peak[:, ::-1], axis=1)
+    np.put_along_axis(mask, outermost[:, None], True, axis=1)
     rows, cols = np.nonzero(mask & is_peak)
     cols = cols + 1
     if len(rows) < 8:
@@ -268,8 +278,9 @@ Picker = Callable[[list[list[SideEdge]], Callable[[list[SideEdge]], Points | Non
 
 def _aspect(quad: Points, matrix: NDArray[np.float64]) -> float:
     """Width over height of the rectangle pictured by ``quad`` (TL, TR, BR, BL), given the camera matrix."""
-    unit = np.array([(0.0, 0.0), (1.0, 0.0), (1.0, 1.0), (0.0, 1.0)])
-    m = np.linalg.inv(matrix) @ homography_from_points(unit, quad)
+    unit = np.array([(0.0, 0.0), (1.0, 0.0), (1.0, 1.0), (0.0, 1.0)], np.float32)
+    # Four exact points: OpenCV's direct solve, called for every combination of edges, not a fitted DLT.
+    m = np.linalg.inv(matrix) @ cv2.getPerspectiveTransform(unit, quad.astype(np.float32))
     return float(np.linalg.norm(m[:, 0]) / max(float(np.linalg.norm(m[:, 1])), 1e-12))
 
 
@@ -297,12 +308,21 @@ def _fit_quad(
             candidates = [SideEdge(a + t * (b - a), 0.0, 0.0)]
         sides.append(candidates)
 
+    # The pickers try hundreds of combinations of the same few edges: each pair's corner is worked out once.
+    meets: dict[tuple[int, int], Points | None] = {}
+
+    def meet(e1: SideEdge, e2: SideEdge) -> Points | None:
+        key = (id(e1), id(e2))
+        if key not in meets:
+            try:
+                meets[key] = _intersect(e1.line, e2.line)
+            except ValueError:
+                meets[key] = None
+        return meets[key]
+
     def corners(chosen: list[SideEdge]) -> Points | None:
-        lines = [edge.line() for edge in chosen]
-        try:
-            return np.vstack([_intersect(lines[i - 1], lines[i]) for i in range(4)])
-        except ValueError:
-            return None
+        points = [meet(chosen[i - 1], chosen[i]) for i in range(4)]
+        return None if any(p is None for p in points) else np.vstack(points)  # type: ignore[arg-type]
 
     chosen = pick(sides, corners)
     if chosen is None:
