@@ -1,0 +1,338 @@
+"""The history of scored games, kept in SQLite so that a power cut never loses or breaks it.
+
+A game is one photo or one live result: when it was played (UTC), which game, where the score came from
+("upload", "live", "cli", ...) and one row per board with the board's JSON (as ``ScoredBoard.to_json``
+gives it), its total (None when the board was not scored) and the player's name if one was given.
+
+Durability: the database runs in WAL mode with ``synchronous=FULL``, so every commit is on the card before
+``record`` returns (WAL's default, NORMAL, may drop the last commits on a power cut), and each call writes in
+one transaction, so a crash leaves the whole game or none of it. ``PRAGMA user_version`` numbers the
+schema; a file from a newer build is refused rather than misread. Opening runs ``PRAGMA quick_check``, so a
+damaged card is reported at start-up, naming the file and what to do, instead of failing halfway through a
+game later.
+
+Threads: one connection, opened with ``check_same_thread=False`` and used only under a lock. SQLite lets one
+writer in at a time anyway and the device serves a handful of requests, so a lock costs nothing, while a
+connection per call would repeat the pragmas on every request. Other processes (the CLI while the web app
+runs) may open the same file: WAL lets them read during a write and the busy timeout makes writers queue.
+"""
+
+from __future__ import annotations
+
+import builtins
+import csv
+import json
+import sqlite3
+import threading
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from types import TracebackType
+from typing import Any, Self, TextIO
+
+# Each entry upgrades the schema by one version; the file's user_version counts the entries applied.
+_MIGRATIONS: tuple[tuple[str, ...], ...] = (
+    (
+        """CREATE TABLE games (
+            id INTEGER PRIMARY KEY AUTOINCREMENT,
+            played_at TEXT NOT NULL,
+            game TEXT NOT NULL,
+            source TEXT NOT NULL
+        )""",
+        "CREATE INDEX games_by_time ON games (played_at, id)",
+        "CREATE INDEX games_by_game ON games (game, played_at, id)",
+        """CREATE TABLE boards (
+            game_id INTEGER NOT NULL REFERENCES games (id) ON DELETE CASCADE,
+            seat INTEGER NOT NULL,
+            player TEXT,
+            total INTEGER,
+            data TEXT NOT NULL,
+            PRIMARY KEY (game_id, seat)
+        ) WITHOUT ROWID""",
+    ),
+)
+SCHEMA_VERSION = len(_MIGRATIONS)
+
+# Long enough for another process's write (a few milliseconds) to finish, short enough to report a stuck one.
+BUSY_TIMEOUT_S = 10.0
+
+CSV_FIELDS = ("game_id", "played_at", "game", "source", "seat", "player", "total", "flags", "state")
+
+_SELECT = """
+    SELECT g.id, g.played_at, g.game, g.source, b.seat, b.player, b.total, b.data
+    FROM ({games}) AS g LEFT JOIN boards AS b ON b.game_id = g.id
+    ORDER BY g.played_at {order}, g.id {order}, b.seat
+"""
+
+
+class HistoryError(Exception):
+    """The history file cannot be used, or a request to it cannot be met; the message says what to do."""
+
+
+class GameNotFound(HistoryError, LookupError):
+    """No game with that id is in the history (perhaps it was deleted)."""
+
+
+@dataclass(frozen=True)
+class BoardRecord:
+    seat: int
+    """Position of the board in the photo's reading order, from 0."""
+    player: str | None
+    total: int | None
+    data: Mapping[str, Any]
+    """The board's JSON as recorded."""
+
+    def to_json(self) -> dict[str, Any]:
+        return {"seat": self.seat, "player": self.player, "total": self.total, "board": dict(self.data)}
+
+
+@dataclass(frozen=True)
+class GameRecord:
+    id: int
+    played_at: datetime
+    game: str
+    source: str
+    boards: tuple[BoardRecord, ...]
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "id": self.id,
+            "played_at": self.played_at.isoformat(),
+            "game": self.game,
+            "source": self.source,
+            "boards": [b.to_json() for b in self.boards],
+        }
+
+
+def _timestamp(when: datetime) -> str:
+    if when.tzinfo is None:
+        raise ValueError(f"{when.isoformat()}: a naive time is ambiguous; give one with a time zone")
+    # Fixed width, so that text order is time order and the indexes sort by time.
+    return when.astimezone(UTC).isoformat(timespec="microseconds")
+
+
+def _board_row(
+    seat: int, board: Mapping[str, Any], player: str | None
+) -> tuple[int, str | None, int | None, str]:
+    total = board.get("total")
+    if total is not None and (isinstance(total, bool) or not isinstance(total, int)):
+        raise ValueError(f"board {seat}: total {total!r} is not a whole number or None")
+    try:
+        data = json.dumps(board, separators=(",", ":"), allow_nan=False)
+    except (TypeError, ValueError) as exc:
+        raise ValueError(f"board {seat}: not storable as JSON ({exc})") from None
+    return seat, player, total, data
+
+
+def _records(rows: Iterable[tuple[Any, ...]]) -> builtins.list[GameRecord]:
+    """Games from rows of ``_SELECT``: one row per board, a game's rows together, seats in order."""
+    heads: dict[int, tuple[str, str, str]] = {}
+    boards: dict[int, builtins.list[BoardRecord]] = {}
+    for game_id, played_at, game, source, seat, player, total, data in rows:
+        heads.setdefault(game_id, (played_at, game, source))
+        seats = boards.setdefault(game_id, [])
+        if seat is not None:  # None: a game recorded with no boards, left-joined
+            seats.append(BoardRecord(seat, player, total, json.loads(data)))
+    return [
+        GameRecord(game_id, datetime.fromisoformat(played_at), game, source, tuple(boards[game_id]))
+        for game_id, (played_at, game, source) in heads.items()
+    ]
+
+
+class History:
+    """Scored games in one SQLite file; safe to share between threads."""
+
+    def __init__(self, path: Path, conn: sqlite3.Connection) -> None:
+        self.path = path
+        self._conn = conn
+        self._lock = threading.Lock()
+
+    @classmethod
+    def open(cls, path: Path) -> History:
+        """Open the history at ``path``, creating it (and its folders) if it does not exist."""
+        path.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            conn = sqlite3.connect(
+                path, timeout=BUSY_TIMEOUT_S, isolation_level=None, check_same_thread=False
+            )
+        except sqlite3.Error as exc:
+            raise HistoryError(f"{path}: cannot open the history database ({exc})") from None
+        try:
+            _prepare(conn, path)
+        except BaseException:
+            conn.close()
+            raise
+        return cls(path, conn)
+
+    def close(self) -> None:
+        with self._lock:
+            self._conn.close()
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(
+        self, kind: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        self.close()
+
+    @contextmanager
+    def _transaction(self) -> Iterator[sqlite3.Connection]:
+        with self._lock:
+            # IMMEDIATE takes the write lock up front: waiting for another process happens here, under the
+            # busy timeout, instead of failing when a read transaction tries to become a write one.
+            self._conn.execute("BEGIN IMMEDIATE")
+            try:
+                yield self._conn
+                self._conn.execute("COMMIT")
+            except BaseException:
+                # A failed COMMIT may already have rolled back; a second ROLLBACK would hide the real error.
+                if self._conn.in_transaction:
+                    self._conn.execute("ROLLBACK")
+                raise
+
+    def _select(self, games_sql: str, params: Sequence[object], order: str) -> builtins.list[GameRecord]:
+        with self._lock:
+            # One statement, so one snapshot: a game is never seen half-deleted by a concurrent writer.
+            rows = self._conn.execute(_SELECT.format(games=games_sql, order=order), params).fetchall()
+        return _records(rows)
+
+    def record(
+        self,
+        game: str,
+        boards: Sequence[Mapping[str, Any]],
+        source: str,
+        players: Sequence[str] | None = None,
+        when: datetime | None = None,
+    ) -> int:
+        """Store one scored game with all its boards, all or nothing; returns its id.
+
+        ``players``, if given, names the player of each board in order. ``when`` defaults to now and must
+        carry a time zone.
+        """
+        if players is not None and len(players) != len(boards):
+            raise ValueError(f"{len(players)} player name(s) for {len(boards)} board(s)")
+        names: Sequence[str | None] = players if players is not None else [None] * len(boards)
+        played_at = _timestamp(when if when is not None else datetime.now(UTC))
+        rows = [
+            _board_row(seat, board, name)
+            for seat, (board, name) in enumerate(zip(boards, names, strict=True))
+        ]
+        with self._transaction() as conn:
+            cursor = conn.execute(
+                "INSERT INTO games (played_at, game, source) VALUES (?, ?, ?)", (played_at, game, source)
+            )
+            game_id = cursor.lastrowid
+            assert game_id is not None
+            conn.executemany(
+                "INSERT INTO boards (game_id, seat, player, total, data) VALUES (?, ?, ?, ?, ?)",
+                [(game_id, *row) for row in rows],
+            )
+        return game_id
+
+    def get(self, game_id: int) -> GameRecord:
+        found = self._select("SELECT * FROM games WHERE id = ?", (game_id,), "DESC")
+        if not found:
+            raise GameNotFound(f"no game {game_id} in the history {self.path}")
+        return found[0]
+
+    def list(self, limit: int = 50, offset: int = 0, game: str | None = None) -> builtins.list[GameRecord]:
+        """Games newest first, optionally only those of ``game``; ``limit`` and ``offset`` page through."""
+        if limit < 0 or offset < 0:
+            raise ValueError(f"limit {limit} and offset {offset} must not be negative")
+        where, params = ("WHERE game = ?", [game]) if game is not None else ("", [])
+        games_sql = f"SELECT * FROM games {where} ORDER BY played_at DESC, id DESC LIMIT ? OFFSET ?"
+        return self._select(games_sql, [*params, limit, offset], "DESC")
+
+    def delete(self, game_id: int) -> None:
+        """Remove a game and its boards."""
+        with self._transaction() as conn:
+            if conn.execute("DELETE FROM games WHERE id = ?", (game_id,)).rowcount == 0:
+                raise GameNotFound(f"no game {game_id} in the history {self.path}")
+
+    def _all(self) -> builtins.list[GameRecord]:
+        # Oldest first: an export reads as a log, and a later export only adds rows at the end.
+        return self._select("SELECT * FROM games", (), "ASC")
+
+    def export_json(self, out: TextIO) -> None:
+        """Every game, oldest first, as a JSON list of ``GameRecord.to_json`` objects."""
+        json.dump([g.to_json() for g in self._all()], out, indent=2)
+        out.write("\n")
+
+    def export_csv(self, out: TextIO) -> None:
+        """One row per board, oldest game first (columns ``CSV_FIELDS``); games without boards have no row."""
+        writer = csv.writer(out)
+        writer.writerow(CSV_FIELDS)
+        for g in self._all():
+            for b in g.boards:
+                writer.writerow(
+                    [
+                        g.id,
+                        g.played_at.isoformat(),
+                        g.game,
+                        g.source,
+                        b.seat,
+                        b.player if b.player is not None else "",
+                        b.total if b.total is not None else "",
+                        "; ".join(b.data.get("flags", [])),
+                        json.dumps(b.data.get("state"), separators=(",", ":")),
+                    ]
+                )
+
+
+def _damaged(path: Path, detail: str) -> HistoryError:
+    return HistoryError(
+        f"{path}: the history database is damaged ({detail}). Move it aside (e.g. rename it to "
+        f"{path.name}.broken, with any {path.name}-wal and {path.name}-shm beside it) to start a new "
+        "history, or put back a copy from a backup."
+    )
+
+
+def _prepare(conn: sqlite3.Connection, path: Path) -> None:
+    """Check the file, set the durability pragmas and bring the schema up to SCHEMA_VERSION."""
+    try:
+        # The whole file is read: a few MB for years of games, well under a second on the Pi.
+        problems = [row[0] for row in conn.execute("PRAGMA quick_check").fetchall()]
+        if problems != ["ok"]:
+            raise _damaged(path, "; ".join(problems[:3]))
+        conn.execute("PRAGMA journal_mode = WAL")
+        conn.execute("PRAGMA synchronous = FULL")
+        conn.execute("PRAGMA foreign_keys = ON")
+        if _check_version(conn, path) < SCHEMA_VERSION:
+            _migrate(conn, path)
+    except sqlite3.DatabaseError as exc:
+        if exc.sqlite_errorname in {"SQLITE_NOTADB", "SQLITE_CORRUPT"}:
+            raise _damaged(path, str(exc)) from None
+        raise HistoryError(f"{path}: cannot open the history database ({exc})") from None
+
+
+def _migrate(conn: sqlite3.Connection, path: Path) -> None:
+    conn.execute("BEGIN IMMEDIATE")
+    try:
+        # Read again under the write lock: another process may have upgraded the file meanwhile.
+        version = _check_version(conn, path)
+        for statements in _MIGRATIONS[version:]:
+            for statement in statements:
+                conn.execute(statement)
+        conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+        conn.execute("COMMIT")
+    except BaseException:
+        if conn.in_transaction:
+            conn.execute("ROLLBACK")
+        raise
+
+
+def _check_version(conn: sqlite3.Connection, path: Path) -> int:
+    version: int = conn.execute("PRAGMA user_version").fetchone()[0]
+    if version > SCHEMA_VERSION:
+        raise HistoryError(
+            f"{path}: history schema version {version} was written by a newer garden-scorer (this one reads "
+            f"up to version {SCHEMA_VERSION}); update garden-scorer, or point it at another history file"
+        )
+    if version == 0 and conn.execute("SELECT count(*) FROM sqlite_master").fetchone()[0]:
+        raise HistoryError(
+            f"{path}: this SQLite file is not a garden-scorer history; point garden-scorer at another path"
+        )
+    return version
