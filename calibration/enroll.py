@@ -17,9 +17,14 @@ import numpy as np
 from numpy.typing import NDArray
 
 from calibration.store import read_versioned, write_json_atomic
+from vision.camera_model import CameraModel
 from vision.cells import CellGrid, CellKey
 from vision.classify import CellClassifier, CellPredictions
-from vision.readers import IGNORE, Head
+from vision.geometry import Points
+from vision.orient import OrientationModel
+from vision.pipeline import read_photo
+from vision.profile import BoardProfile
+from vision.readers import IGNORE, Head, get_reader
 
 KIND = "enrolment"
 VERSION = 1
@@ -107,6 +112,57 @@ def fit(
         )
     cells = sum(len(p.keys) for p in predictions)
     return Enrolment(game, corrections, cells, len(predictions))
+
+
+@dataclass(frozen=True)
+class Example:
+    """One enrolment photo: the picture, the true state of its one board (as ``score-state`` reads it; for a
+    table game, the table with this board's player first), and, when known, the board's corners as the user
+    marked them and the camera's calibration."""
+
+    image: NDArray[np.uint8]
+    state: Mapping[str, Any]
+    corners_xy: Points | None = None
+    camera: CameraModel | None = None
+
+
+def enrol(
+    profile: BoardProfile,
+    classifier: CellClassifier,
+    orienter: OrientationModel | None,
+    examples: Sequence[Example],
+    stickers: bool = False,
+) -> Enrolment:
+    """Read each example's board with the shipped ``classifier`` and fit the corrections to its true state."""
+    from models.synth.games import get_artist
+
+    game = profile.game
+    reader = get_reader(game)
+    labeller = get_artist(game)
+    predictions: list[CellPredictions] = []
+    targets: list[dict[CellKey, dict[str, int]]] = []
+    for i, example in enumerate(examples, start=1):
+        readings = read_photo(
+            example.image,
+            [profile],
+            {game: classifier},
+            {game: orienter} if orienter is not None else {},
+            example.camera,
+            corners_xy=example.corners_xy,
+            stickers=stickers,
+        )
+        if len(readings) != 1:
+            raise ValueError(
+                f"enrolment photo {i}: {len(readings)} boards found; photograph one board at a time "
+                "(or give its corners)"
+            )
+        labels = labeller.cell_labels(profile, example.state)
+        pred = readings[0].predictions
+        predictions.append(pred)
+        targets.append(
+            {key: reader.targets(profile, key, labels[key[0]][key[1]][key[2]]) for key in pred.keys}
+        )
+    return fit(game, reader.heads, predictions, targets)
 
 
 class EnrolledClassifier:

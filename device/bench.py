@@ -20,7 +20,7 @@ from typing import Any
 
 import numpy as np
 
-from calibration.enroll import EnrolledClassifier, Enrolment, fit
+from calibration.enroll import EnrolledClassifier, Enrolment, Example, enrol
 from device.photo import TABLE_GAMES, load_classifier, load_orienter, score_image
 from models.synth.art import TRAINING_PACKS
 from models.synth.camera import Photo, PhotoOptions
@@ -28,10 +28,9 @@ from models.synth.render import RenderSpec, render_photo
 from scoring.core import ScoreBreakdown, TableScore
 from scoring.registry import get_game
 from vision.camera_model import CameraModel
-from vision.cells import CellKey
-from vision.classify import CellClassifier, CellPredictions
+from vision.classify import CellClassifier
 from vision.geometry import quad_size
-from vision.pipeline import NoBoardError, read_photo
+from vision.pipeline import NoBoardError
 from vision.profile import default_profile
 from vision.readers import IGNORE, get_reader
 
@@ -125,37 +124,22 @@ def _render(args: tuple[RenderSpec, int]) -> Photo:
 
 def enroll_from_renders(game: str, count: int, seed: int, packs: tuple[str, ...]) -> Enrolment:
     """An enrolment from ``count`` rendered photos whose truth is known, read as a user's photos would be."""
-    reader = get_reader(game)
-    profile = default_profile(game)
-    classifier = load_classifier(game)
-    orienter = load_orienter(game)
     spec = RenderSpec((game,), seed, packs=packs, options=PhotoOptions())
-    predictions: list[CellPredictions] = []
-    targets: list[dict[CellKey, dict[str, int]]] = []
-    i = 0
-    while len(predictions) < count and i < 10 * count:
+    examples = []
+    for i in range(count):
         photo = render_photo(spec, i)
-        i += 1
-        truth = photo.truth
-        board = truth["boards"][0]
-        camera = CameraModel(
-            np.array(truth["camera"]["matrix"]), np.array(truth["camera"]["dist"]), tuple(truth["size_wh"])
-        )
+        board = photo.truth["boards"][0]
         # The user marks the board's corners on an enrolment photo, so locating cannot spoil it.
-        readings = read_photo(
-            photo.decode(),
-            [profile],
-            {game: classifier},
-            {game: orienter},
-            camera,
-            corners_xy=np.array(board["corners_xy"]),
+        examples.append(
+            Example(photo.decode(), board["state"], np.array(board["corners_xy"]), _camera(photo.truth))
         )
-        pred = readings[0].predictions
-        predictions.append(pred)
-        targets.append(
-            {key: reader.targets(profile, key, board["cells"][key[0]][key[1]][key[2]]) for key in pred.keys}
-        )
-    return fit(game, reader.heads, predictions, targets)
+    return enrol(default_profile(game), load_classifier(game), load_orienter(game), examples)
+
+
+def _camera(truth: dict[str, Any]) -> CameraModel:
+    return CameraModel(
+        np.array(truth["camera"]["matrix"]), np.array(truth["camera"]["dist"]), tuple(truth["size_wh"])
+    )
 
 
 def run_bench(
@@ -188,9 +172,7 @@ def run_bench(
         image = photo.decode()
         truth = photo.truth
         board = truth["boards"][0]
-        camera = CameraModel(
-            np.array(truth["camera"]["matrix"]), np.array(truth["camera"]["dist"]), tuple(truth["size_wh"])
-        )
+        camera = _camera(truth)
         result.boards += 1
         started = time.perf_counter()
         try:

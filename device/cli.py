@@ -7,9 +7,11 @@ import json
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
+from calibration.statedir import StateDir
 from device.photo import ScoredBoard
 from device.report import breakdown_text, result_json, result_text
 from device.statefile import load_state_json
@@ -140,10 +142,36 @@ def _hand(args: argparse.Namespace) -> dict[str, object]:
     return hand
 
 
+def _state(args: argparse.Namespace) -> StateDir:
+    return StateDir.resolve(args.state_dir)
+
+
 def _camera(args: argparse.Namespace) -> CameraModel | None:
+    """The calibration given, else the state folder's (made by ``calibrate camera``), else none."""
     from device.photo import load_camera
 
-    return load_camera(args.calibration) if args.calibration else None
+    if args.calibration:
+        return load_camera(args.calibration)
+    saved = _state(args).camera
+    return load_camera(saved) if saved.is_file() else None
+
+
+def _profile_models(args: argparse.Namespace) -> dict[str, Any]:
+    """``score_image`` arguments for ``--profile NAME``: the stored board and its enrolled classifier."""
+    if not getattr(args, "profile", None):
+        return {}
+    from calibration.enroll import EnrolledClassifier
+    from calibration.profiles import load_bundle
+    from device.photo import load_classifier
+
+    bundle = load_bundle(_state(args), args.profile)
+    game = bundle.profile.game
+    if game != args.game:
+        raise StateError(f"profile {args.profile!r} is a {game} board, not {args.game}")
+    base = load_classifier(game)
+    classifier = EnrolledClassifier(base, bundle.enrolment) if bundle.enrolment else base
+    references = {game: bundle.colour} if bundle.colour else {}
+    return {"profiles": [bundle.profile], "classifiers": {game: classifier}, "references": references}
 
 
 def cmd_score(args: argparse.Namespace) -> int:
@@ -154,7 +182,13 @@ def cmd_score(args: argparse.Namespace) -> int:
     image = read_image(str(args.photo))
     corners = np.array(args.corners, float) if args.corners else None
     boards = score_image(
-        image, args.game, _hand(args), _camera(args), corners_xy=corners, stickers=args.stickers
+        image,
+        args.game,
+        _hand(args),
+        _camera(args),
+        corners_xy=corners,
+        stickers=args.stickers,
+        **_profile_models(args),
     )
     if args.json:
         print(json.dumps({"boards": [b.to_json() for b in boards]}, indent=2))
@@ -182,7 +216,15 @@ def cmd_debug(args: argparse.Namespace) -> int:
     quads = locate(image, camera, stickers=args.stickers)
     cv2.imwrite(str(out / "1-locate.jpg"), draw_quads(image, quads))
     corners = np.array(args.corners, float) if args.corners else None
-    boards = score_image(image, args.game, _hand(args), camera, corners_xy=corners, stickers=args.stickers)
+    boards = score_image(
+        image,
+        args.game,
+        _hand(args),
+        camera,
+        corners_xy=corners,
+        stickers=args.stickers,
+        **_profile_models(args),
+    )
     reader = get_reader(args.game)
     classifier = load_classifier(args.game)
     for i, board in enumerate(boards, start=1):
@@ -248,8 +290,123 @@ def cmd_calibrate_camera(args: argparse.Namespace) -> int:
     print(f"RMS reprojection error {cal.rms:.4f} px over {len(cal.per_photo)} photos ({cal.model} model)")
     print(f"fx {k[0, 0]:.2f}, fy {k[1, 1]:.2f}, cx {k[0, 2]:.2f}, cy {k[1, 2]:.2f}")
     print("distortion " + ", ".join(f"{v:.4f}" for v in cal.dist))
-    save(cal, args.out)
-    print(f"Saved to {args.out}")
+    out = args.out or _state(args).camera
+    save(cal, out)
+    print(f"Saved to {out}")
+    return 0
+
+
+def _one_board(args: argparse.Namespace, image: Any, profile: Any, classifier: Any) -> Any:
+    from device.photo import load_orienter
+    from vision.pipeline import read_photo
+
+    game = profile.game
+    corners = np.array(args.corners, float) if getattr(args, "corners", None) else None
+    readings = read_photo(
+        image,
+        [profile],
+        {game: classifier},
+        {game: load_orienter(game)},
+        _camera(args),
+        corners_xy=corners,
+        stickers=args.stickers,
+    )
+    if len(readings) != 1:
+        raise StateError(f"{len(readings)} boards found: photograph one board at a time (or give --corners)")
+    return readings[0]
+
+
+def cmd_profile_create(args: argparse.Namespace) -> int:
+    from calibration.profiles import PROFILE_FILE, new_profile, save_colour, save_picture, save_profile
+    from device.photo import load_classifier, parse_sets
+    from vision.colour import measure
+    from vision.image_io import read_image
+
+    get_game(args.game)
+    state = _state(args)
+    if (state.profile(args.name) / PROFILE_FILE).exists() and not args.force:
+        raise StateError(f"profile {args.name!r} exists in {state.profiles}; --force replaces it")
+    profile = new_profile(args.name, args.game, parse_sets(args.set or []))
+    reading = None
+    if args.photo:
+        reading = _one_board(args, read_image(str(args.photo)), profile, load_classifier(args.game))
+        if not reading.in_frame:
+            raise StateError("the board is partly out of the photo: move the camera or the board")
+    save_profile(state, profile)
+    print(f"Profile {args.name!r} ({GAMES[args.game].title}) saved in {state.profile(args.name)}")
+    if profile.setup:
+        print("  game set-up: " + json.dumps(dict(profile.setup)))
+    if reading is not None:
+        save_picture(state, args.name, reading.rectified)
+        corners = ", ".join(f"({x:.0f}, {y:.0f})" for x, y in reading.corners_xy)
+        print(f"  board found at {corners}; rectified picture saved")
+        colour = measure(reading.rectified, profile)
+        if colour is None:
+            print("  ! the board's background could not be measured: colours will not be normalised")
+        else:
+            save_colour(state, args.name, colour)
+            print("  background colour (B, G, R) " + ", ".join(f"{v:.0f}" for v in colour.median_bgr))
+        for flag in reading.flags:
+            print(f"  ! {flag}")
+    return 0
+
+
+def cmd_profile_list(args: argparse.Namespace) -> int:
+    from calibration.profiles import list_profiles, load_bundle
+
+    state = _state(args)
+    names = list_profiles(state)
+    if not names:
+        print(f"No profiles in {state.profiles} yet: `garden-scorer profile create NAME --game GAME PHOTO`")
+    for name in names:
+        bundle = load_bundle(state, name)
+        learnt = [
+            what
+            for what, have in (("colour", bundle.colour), ("enrolment", bundle.enrolment))
+            if have is not None
+        ]
+        print(f"{name}: {GAMES[bundle.profile.game].title}; learnt: {', '.join(learnt) or 'nothing yet'}")
+    return 0
+
+
+def cmd_enroll(args: argparse.Namespace) -> int:
+    import time
+
+    from calibration.enroll import Example, enrol
+    from calibration.profiles import PROFILE_FILE, load_bundle, new_profile, save_enrolment, save_profile
+    from device.photo import load_classifier, load_orienter
+    from vision.image_io import read_image
+
+    state = _state(args)
+    if len(args.files) % 2:
+        raise StateError("give photos and their states in pairs: PHOTO STATE.json [PHOTO STATE.json ...]")
+    if (state.profile(args.profile) / PROFILE_FILE).exists():
+        profile = load_bundle(state, args.profile).profile
+        if args.game and args.game != profile.game:
+            raise StateError(f"profile {args.profile!r} is a {profile.game} board, not {args.game}")
+    elif args.game:
+        get_game(args.game)
+        profile = new_profile(args.profile, args.game, {})
+    else:
+        raise StateError(f"no profile {args.profile!r} yet: give --game to make one")
+    game = profile.game
+    camera = _camera(args)
+    examples = []
+    for photo, state_file in zip(args.files[::2], args.files[1::2], strict=True):
+        truth = load_state_json(state_file)
+        if not isinstance(truth, dict) or truth.get("game") != game:
+            raise StateError(f'{state_file}: expected a {game} state (its "game" field)')
+        read_state(truth)  # a state that breaks the rules would teach the classifier nonsense
+        examples.append(Example(read_image(str(photo)), truth, camera=camera))
+    started = time.perf_counter()
+    enrolment = enrol(profile, load_classifier(game), load_orienter(game), examples, stickers=args.stickers)
+    seconds = time.perf_counter() - started
+    save_profile(state, profile)
+    save_enrolment(state, args.profile, enrolment)
+    print(
+        f"Enrolled {args.profile!r} from {enrolment.photos} photo(s), {enrolment.cells} cells, "
+        f"in {seconds:.1f} s; score with `garden-scorer score PHOTO --game {game} --profile {args.profile}`"
+    )
     return 0
 
 
@@ -264,6 +421,12 @@ def cmd_print_sheet(args: argparse.Namespace) -> int:
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="garden-scorer", description="Score garden tile-laying board games from photos or state files."
+    )
+    parser.add_argument(
+        "--state-dir",
+        type=Path,
+        help="where calibrations, profiles and history live (default: $STATE_DIRECTORY or "
+        "$XDG_DATA_HOME/garden-scorer)",
     )
     sub = parser.add_subparsers(dest="command", required=True)
 
@@ -297,6 +460,7 @@ def build_parser() -> argparse.ArgumentParser:
         p.add_argument("--calibration", type=Path, help="camera calibration JSON (matrix, dist, size_wh)")
         p.add_argument("--corners", type=_corners, help="the board's corners TL,TR,BR,BL as x1,y1,...,x4,y4")
         p.add_argument("--stickers", action="store_true", help="the boards wear ArUco corner stickers")
+        p.add_argument("--profile", help="a stored board profile (its enrolment and colour are used)")
 
     p = sub.add_parser("score", help="score the boards in a photo")
     photo_options(p)
@@ -340,8 +504,33 @@ def build_parser() -> argparse.ArgumentParser:
         help="COLSxROWS: inner corners (chessboard), squares (ChArUco)",
     )
     c.add_argument("--square-mm", type=float, required=True, help="a square's side in millimetres")
-    c.add_argument("--out", type=Path, required=True, help="where to save the calibration (JSON)")
+    c.add_argument("--out", type=Path, help="where to save it (default: camera.json in the state folder)")
     c.set_defaults(func=cmd_calibrate_camera)
+
+    p = sub.add_parser("profile", help="your own board: its game set-up, colour and picture")
+    prof = p.add_subparsers(dest="what", required=True)
+    c = prof.add_parser("create", help="a profile from the game's board, checked set-up and one photo")
+    c.add_argument("name", help="a short name, e.g. kitchen-alice")
+    c.add_argument("photo", type=Path, nargs="?", help="a photo of the board alone (optional)")
+    c.add_argument("--game", required=True)
+    c.add_argument(
+        "--set", action="append", metavar="FIELD=VALUE", help="a game set-up field, e.g. chess_columns=[2,5]"
+    )
+    c.add_argument("--calibration", type=Path, help="camera calibration JSON (default: the state folder's)")
+    c.add_argument("--corners", type=_corners, help="the board's corners TL,TR,BR,BL as x1,y1,...,x4,y4")
+    c.add_argument("--stickers", action="store_true", help="the board wears ArUco corner stickers")
+    c.add_argument("--force", action="store_true", help="replace a profile of that name")
+    c.set_defaults(func=cmd_profile_create)
+    c = prof.add_parser("list", help="the stored profiles and what has been learnt for each")
+    c.set_defaults(func=cmd_profile_list)
+
+    p = sub.add_parser("enroll", help="learn the real tile art from photos whose state you know")
+    p.add_argument("files", nargs="+", type=Path, metavar="PHOTO STATE.json", help="pairs of photo and state")
+    p.add_argument("--profile", required=True, help="the profile to enrol (made from --game if new)")
+    p.add_argument("--game", help="the game, when the profile is new")
+    p.add_argument("--calibration", type=Path, help="camera calibration JSON (default: the state folder's)")
+    p.add_argument("--stickers", action="store_true", help="the boards wear ArUco corner stickers")
+    p.set_defaults(func=cmd_enroll)
 
     p = sub.add_parser("print-sheet", help="write a printable calibration board or corner-sticker sheet")
     p.add_argument("kind", choices=("charuco", "stickers"))

@@ -22,6 +22,7 @@ from scoring.core import InvalidState, ScoreBreakdown, StateError, TableScore
 from scoring.registry import get_game
 from vision.camera_model import CameraModel
 from vision.classify import CellClassifier, OnnxCellClassifier
+from vision.colour import BoardColour
 from vision.orient import OrientationModel
 from vision.pipeline import BoardReading, read_photo
 from vision.profile import BoardProfile, default_profile
@@ -158,6 +159,7 @@ def score_image(
     orienters: Mapping[str, OrientationModel] | None = None,
     corners_xy: NDArray[np.float64] | None = None,
     stickers: bool = False,
+    references: Mapping[str, BoardColour] | None = None,
 ) -> list[ScoredBoard]:
     """Read every board of ``game`` in the photo and score it (a table game scores the boards together)."""
     hand = hand or {}
@@ -165,7 +167,15 @@ def score_image(
     classifiers = classifiers or {game: load_classifier(game)}
     orienters = orienters or {game: load_orienter(game)}
     readings = read_photo(
-        image, profiles, classifiers, orienters, camera, hand, corners_xy=corners_xy, stickers=stickers
+        image,
+        profiles,
+        classifiers,
+        orienters,
+        camera,
+        hand,
+        corners_xy=corners_xy,
+        stickers=stickers,
+        references=references,
     )
     if game in TABLE_GAMES:
         return _score_table(game, readings, hand)

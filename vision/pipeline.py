@@ -17,6 +17,7 @@ from numpy.typing import NDArray
 from vision.camera_model import CameraModel
 from vision.cells import CellKey, cut_cells
 from vision.classify import CellClassifier, CellPredictions
+from vision.colour import BoardColour, normalise
 from vision.geometry import Points
 from vision.locate import Quad, locate, quad_from_corners
 from vision.orient import OrientationModel
@@ -61,10 +62,13 @@ def _read(
     corners: Points,
     camera: CameraModel | None,
     timings: dict[str, float],
+    reference: BoardColour | None = None,
 ) -> tuple[Rectified, CellPredictions]:
     reader = get_reader(profile.game)
     t0 = time.perf_counter()
     rect = rectify(image, profile, board_homography(profile, corners), camera)
+    if reference is not None:
+        rect, _ = normalise(rect, reference, profile)
     t1 = time.perf_counter()
     cells = cut_cells(rect, reader.regions, classifier.context_mm, classifier.crop_px)
     t2 = time.perf_counter()
@@ -83,8 +87,13 @@ def read_board(
     orienter: OrientationModel | None,
     camera: CameraModel | None = None,
     hand: Mapping[str, Any] | None = None,
+    reference: BoardColour | None = None,
 ) -> BoardReading:
-    """Orient, rectify, cut, classify and assemble one located board."""
+    """Orient, rectify, cut, classify and assemble one located board.
+
+    ``reference``: the board's background colour when its profile was made; the rectified board is brought
+    to that light before its cells are classified.
+    """
     timings: dict[str, float] = {}
     flags: list[str] = []
     trusted = quad.in_frame
@@ -101,7 +110,7 @@ def read_board(
             flags.append("no clear top edge: this may not be a board of this game; not scored")
         elif orientation.runner_up > DOUBTFUL_ORIENTATION:
             flags.append("which way up the board lies is uncertain: check the reading or turn the board")
-    rect, predictions = _read(image, profile, classifier, corners, camera, timings)
+    rect, predictions = _read(image, profile, classifier, corners, camera, timings, reference)
     readings = predictions.readings()
     reader = get_reader(profile.game)
     confidences = {
@@ -141,10 +150,12 @@ def read_photo(
     max_boards: int = 4,
     corners_xy: Points | None = None,
     stickers: bool = False,
+    references: Mapping[str, BoardColour] | None = None,
 ) -> list[BoardReading]:
     """Every board in the photo, read with the profile that fits it best; raises NoBoardError if none.
 
-    ``corners_xy`` (TL, TR, BR, BL photo pixels) reads one board where the user says it is.
+    ``corners_xy`` (TL, TR, BR, BL photo pixels) reads one board where the user says it is; ``references``
+    are the boards' background colours by game (see :func:`read_board`).
     """
     if not profiles:
         raise ValueError("no board profile to look for")
@@ -170,7 +181,10 @@ def read_photo(
             else max(profiles, key=lambda p: orienters[p.game].orient(image, p, quad.ideal_xy, camera).score)
         )
         orienter = orienters.get(profile.game)
-        reading = read_board(image, quad, profile, classifiers[profile.game], orienter, camera, hand)
+        reference = (references or {}).get(profile.game)
+        reading = read_board(
+            image, quad, profile, classifiers[profile.game], orienter, camera, hand, reference
+        )
         readings.append(
             BoardReading(**{**reading.__dict__, "timings_ms": {"locate": locate_ms, **reading.timings_ms}})
         )

@@ -1,0 +1,119 @@
+"""Named board profiles in the state folder: the user's own physical board, learnt on the table.
+
+A profile folder ``profiles/NAME/`` holds ``profile.json`` (the board's geometry and the game set-up the
+rulebook text left open, entered once), and, once made, ``colour.json`` (the board's background colour under
+the set-up light), ``enrolment.json`` (the classifier's correction for the real tile art) and ``board.png``
+(the rectified board the profile was made from, for the web page to show). Every file is written atomically.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any
+
+import cv2
+
+from calibration import enroll
+from calibration.statedir import StateDir, check_name
+from calibration.store import StoreError, write_json_atomic
+from examples import EXAMPLES_DIR
+from scoring.core import StateError
+from scoring.registry import read_state
+from vision.colour import BoardColour
+from vision.profile import BoardProfile, default_profile, dump_profile, parse_profile
+from vision.rectify import Rectified
+
+PROFILE_FILE = "profile.json"
+COLOUR_FILE = "colour.json"
+ENROLMENT_FILE = "enrolment.json"
+PICTURE_FILE = "board.png"
+
+
+@dataclass(frozen=True)
+class ProfileBundle:
+    """A stored profile and what has been learnt for it so far."""
+
+    name: str
+    profile: BoardProfile
+    colour: BoardColour | None
+    enrolment: enroll.Enrolment | None
+    folder: Path
+
+
+def new_profile(name: str, game: str, setup: Mapping[str, Any]) -> BoardProfile:
+    """The game's default board as ``name``, with ``setup`` (the rulebook's open questions) checked by the
+    game's own rules, so a typo is refused now and not at the first score."""
+    base = default_profile(game)
+    merged = {**base.setup, **setup}
+    example = json.loads((EXAMPLES_DIR / f"{game}.json").read_text())
+    try:
+        read_state({**example, "setup": merged})
+    except StateError as exc:
+        raise StateError(f"game set-up for {game}: {exc}") from None
+    return replace(base, name=check_name(name), setup=merged)
+
+
+def save_profile(state: StateDir, profile: BoardProfile) -> Path:
+    path = state.profile(profile.name) / PROFILE_FILE
+    write_json_atomic(path, dump_profile(profile))
+    return path
+
+
+def save_colour(state: StateDir, name: str, colour: BoardColour) -> None:
+    write_json_atomic(state.profile(name) / COLOUR_FILE, colour.to_json())
+
+
+def save_enrolment(state: StateDir, name: str, enrolment: enroll.Enrolment) -> None:
+    enroll.save(enrolment, state.profile(name) / ENROLMENT_FILE)
+
+
+def save_picture(state: StateDir, name: str, rect: Rectified) -> None:
+    path = state.profile(name) / PICTURE_FILE
+    tmp = path.with_name(f".{PICTURE_FILE}.tmp.png")
+    if not cv2.imwrite(str(tmp), rect.image_bgr):
+        raise StoreError(f"{path}: could not write the board picture")
+    tmp.replace(path)
+
+
+def list_profiles(state: StateDir) -> list[str]:
+    if not state.profiles.is_dir():
+        return []
+    return sorted(p.name for p in state.profiles.iterdir() if (p / PROFILE_FILE).is_file())
+
+
+def load_bundle(state: StateDir, name: str) -> ProfileBundle:
+    """The stored profile ``name``; StoreError names the file and the field when one is bad."""
+    folder = state.profile(name)
+    path = folder / PROFILE_FILE
+    if not path.is_file():
+        known = ", ".join(list_profiles(state)) or "none yet"
+        raise StoreError(
+            f"no profile named {name!r} in {state.profiles} (known: {known}); make one with "
+            "`garden-scorer profile create` or `garden-scorer enroll`"
+        )
+    try:
+        profile = parse_profile(json.loads(path.read_text(encoding="utf-8")))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise StoreError(f"{path}: unreadable ({exc})") from None
+    except StateError as exc:
+        raise StoreError(f"{path}: {exc}") from None
+    colour = None
+    if (folder / COLOUR_FILE).is_file():
+        try:
+            colour = BoardColour.from_json(json.loads((folder / COLOUR_FILE).read_text(encoding="utf-8")))
+        except (OSError, json.JSONDecodeError, ValueError) as exc:
+            raise StoreError(f"{folder / COLOUR_FILE}: {exc}; make the profile again") from None
+    enrolment = None
+    if (folder / ENROLMENT_FILE).is_file():
+        try:
+            enrolment = enroll.load(folder / ENROLMENT_FILE)
+        except ValueError as exc:
+            raise StoreError(f"{exc}; enrol again") from None
+        if enrolment.game != profile.game:
+            raise StoreError(
+                f"{folder / ENROLMENT_FILE}: enrolled for {enrolment.game}, but the profile is {profile.game}"
+            )
+    return ProfileBundle(name, profile, colour, enrolment, folder)

@@ -1,0 +1,137 @@
+"""The state folder, stored board profiles, ``profile create``, ``enroll`` and ``score --profile``."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from calibration.profiles import load_bundle, new_profile
+from calibration.statedir import StateDir, check_name, default_state_dir
+from calibration.store import StoreError
+from device.cli import main
+from scoring.core import StateError
+from scoring.registry import get_game
+from tests.support import EXAMPLES
+
+PHOTO = EXAMPLES / "photos" / "alices-garden.jpg"
+TRUTH = json.loads((EXAMPLES / "photos" / "alices-garden.json").read_text())["boards"][0]
+
+
+def _run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_state_dir_precedence(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    monkeypatch.delenv("GARDEN_SCORER_STATE_DIR")
+    monkeypatch.delenv("STATE_DIRECTORY", raising=False)
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "xdg"))
+    assert default_state_dir() == tmp_path / "xdg" / "garden-scorer"
+    monkeypatch.setenv("STATE_DIRECTORY", f"{tmp_path / 'systemd'}:{tmp_path / 'other'}")
+    assert default_state_dir() == tmp_path / "systemd"
+    monkeypatch.setenv("GARDEN_SCORER_STATE_DIR", str(tmp_path / "mine"))
+    assert default_state_dir() == tmp_path / "mine"
+    assert StateDir.resolve(tmp_path / "flag").root == tmp_path / "flag"
+
+
+@pytest.mark.parametrize("name", ["../etc", "a/b", "", "Kitchen", "x" * 65, ".hidden", "a b"])
+def test_names_that_could_leave_the_state_folder_are_refused(name: str) -> None:
+    with pytest.raises(StoreError, match="lower-case letters"):
+        check_name(name)
+    assert check_name("kitchen-table_2") == "kitchen-table_2"
+
+
+def test_game_setup_is_checked_by_the_rules_when_the_profile_is_made() -> None:
+    profile = new_profile("mine", "alices-garden", {"chess_columns": [1, 6]})
+    assert profile.setup["chess_columns"] == [1, 6]
+    with pytest.raises(StateError, match="setup"):
+        new_profile("mine", "alices-garden", {"chess_colums": [1, 6]})
+
+
+def test_profile_create_stores_the_board_its_colour_and_picture(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    state = tmp_path / "state"
+    code, out, err = _run(
+        capsys,
+        "--state-dir",
+        str(state),
+        "profile",
+        "create",
+        "kitchen",
+        str(PHOTO),
+        "--game",
+        "alices-garden",
+    )
+    assert code == 0, err
+    assert "board found" in out
+    folder = state / "profiles" / "kitchen"
+    assert {p.name for p in folder.iterdir()} == {"profile.json", "colour.json", "board.png"}
+    bundle = load_bundle(StateDir(state), "kitchen")
+    assert bundle.profile.game == "alices-garden"
+    assert bundle.colour is not None and bundle.enrolment is None
+    code, out, _ = _run(capsys, "--state-dir", str(state), "profile", "list")
+    assert "kitchen: Alice's Garden; learnt: colour" in out
+    # A second profile of the same name needs --force.
+    code, _, err = _run(
+        capsys, "--state-dir", str(state), "profile", "create", "kitchen", "--game", "alices-garden"
+    )
+    assert code == 2 and "--force" in err
+
+
+def test_enroll_then_score_with_the_profile(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    truth_state = tmp_path / "truth.json"
+    truth_state.write_text(json.dumps(TRUTH["state"]))
+    code, out, err = _run(
+        capsys, "enroll", "--profile", "table1", "--game", "alices-garden", str(PHOTO), str(truth_state)
+    )
+    assert code == 0, err
+    assert "Enrolled 'table1' from 1 photo(s), 48 cells" in out
+    unplaced = TRUTH["state"]["unplaced_bonus_tiles"]
+    code, out, err = _run(
+        capsys,
+        "score",
+        str(PHOTO),
+        "--game",
+        "alices-garden",
+        "--profile",
+        "table1",
+        "--json",
+        "--set",
+        f"unplaced_bonus_tiles={unplaced}",
+    )
+    assert code == 0, err
+    board = json.loads(out)["boards"][0]
+    rules = get_game("alices-garden")
+    assert board["state"]["rows"] == TRUTH["state"]["rows"]
+    assert board["total"] == rules.score(rules.parse(TRUTH["state"])).total  # type: ignore[union-attr]
+
+
+def test_enroll_refuses_odd_files_wrong_game_and_unknown_profiles(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    code, _, err = _run(capsys, "enroll", "--profile", "p", "--game", "alices-garden", str(PHOTO))
+    assert code == 2 and "pairs" in err
+    wrong = tmp_path / "zen.json"
+    wrong.write_text((EXAMPLES / "zen-garden.json").read_text())
+    code, _, err = _run(capsys, "enroll", "--profile", "p", "--game", "alices-garden", str(PHOTO), str(wrong))
+    assert code == 2 and "expected a alices-garden state" in err
+    code, _, err = _run(capsys, "enroll", "--profile", "p", str(PHOTO), str(wrong))
+    assert code == 2 and "give --game" in err
+    code, _, err = _run(capsys, "score", str(PHOTO), "--game", "alices-garden", "--profile", "nope")
+    assert code == 2 and "no profile named 'nope'" in err
+
+
+def test_a_damaged_profile_names_its_file(tmp_path: Path) -> None:
+    state = StateDir(tmp_path)
+    folder = state.profile("broken")
+    folder.mkdir(parents=True)
+    (folder / "profile.json").write_text('{"version": 1, "name": "broken", "game": "alices-garden"}')
+    with pytest.raises(StoreError, match=r"broken/profile.json"):
+        load_bundle(state, "broken")
+    (folder / "profile.json").write_text("{not json")
+    with pytest.raises(StoreError, match="unreadable"):
+        load_bundle(state, "broken")
