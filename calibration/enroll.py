@@ -17,6 +17,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from calibration.store import read_versioned, write_json_atomic
+from scoring import custom_grid
 from vision.camera_model import CameraModel
 from vision.cells import CellGrid, CellKey
 from vision.classify import CellClassifier, CellPredictions
@@ -24,7 +25,7 @@ from vision.geometry import Points
 from vision.orient import OrientationModel
 from vision.pipeline import read_photo
 from vision.profile import BoardProfile
-from vision.readers import IGNORE, Head, get_reader
+from vision.readers import IGNORE, Head, reader_for
 
 KIND = "enrolment"
 VERSION = 1
@@ -86,6 +87,14 @@ def _normalise(embedding: NDArray[np.float32]) -> NDArray[np.float64]:
     return np.asarray(e / np.maximum(np.linalg.norm(e, axis=1, keepdims=True), 1e-9), dtype=np.float64)
 
 
+def _base_logs(pred: CellPredictions, head: Head) -> NDArray[np.float64]:
+    """The model's own log-probabilities for a head, per cell; a head the model lacks (a user's new labels)
+    starts from no opinion, so the correction is the whole classifier."""
+    if head not in pred.heads:
+        return np.zeros((len(pred.keys), len(head.classes)))
+    return np.asarray(np.log(np.maximum(pred.probabilities[head.name], 1e-6)), dtype=np.float64)
+
+
 def fit(
     game: str,
     heads: Sequence[Head],
@@ -98,12 +107,13 @@ def fit(
     for head in heads:
         emb, base, y = [], [], []
         for pred, truth in zip(predictions, targets, strict=True):
+            logs = _base_logs(pred, head)
             for i, key in enumerate(pred.keys):
                 t = truth[key][head.name]
                 if t == IGNORE:
                     continue
                 emb.append(pred.embedding[i])
-                base.append(np.log(np.maximum(pred.probabilities[head.name][i], 1e-6)))
+                base.append(logs[i])
                 y.append(t)
         if not y:
             continue
@@ -137,8 +147,7 @@ def enrol(
     from models.synth.games import get_artist
 
     game = profile.game
-    reader = get_reader(game)
-    labeller = get_artist(game)
+    reader = reader_for(profile)
     predictions: list[CellPredictions] = []
     targets: list[dict[CellKey, dict[str, int]]] = []
     for i, example in enumerate(examples, start=1):
@@ -156,7 +165,13 @@ def enrol(
                 f"enrolment photo {i}: {len(readings)} boards found; photograph one board at a time "
                 "(or give its corners)"
             )
-        labels = labeller.cell_labels(profile, example.state)
+        # A user-defined grid's state is its cells' labels; a known game's cells come from its state as the
+        # synthetic table draws them (the one place that maps a state to what each cell shows).
+        labels = (
+            {"grid": example.state["cells"]}
+            if game == custom_grid.GAME
+            else get_artist(game).cell_labels(profile, example.state)
+        )
         pred = readings[0].predictions
         predictions.append(pred)
         targets.append(
@@ -166,32 +181,40 @@ def enrol(
 
 
 class EnrolledClassifier:
-    """A shipped classifier with an enrolment's corrections applied to its outputs."""
+    """A shipped classifier with an enrolment's corrections applied to its outputs.
 
-    def __init__(self, base: CellClassifier, enrolment: Enrolment) -> None:
-        if enrolment.game != base.game:
+    With ``heads`` (a user-defined grid game's labels), the shipped model only lends its cell embedding and
+    the enrolment's heads are the whole answer.
+    """
+
+    def __init__(
+        self, base: CellClassifier, enrolment: Enrolment, heads: tuple[Head, ...] | None = None
+    ) -> None:
+        if heads is None and enrolment.game != base.game:
             raise ValueError(f"an enrolment for {enrolment.game} cannot correct a {base.game} classifier")
+        self.heads = heads or base.heads
+        missing = [h.name for h in heads or () if h.name not in enrolment.corrections]
+        if missing:
+            raise ValueError(f"the enrolment has learnt no {', '.join(missing)}: enrol again")
         self.base = base
         self.enrolment = enrolment
-        self.game = base.game
-        self.heads = base.heads
+        self.game = enrolment.game
         self.crop_px = base.crop_px
         self.context_mm = base.context_mm
 
     def classify(self, cells: CellGrid) -> CellPredictions:
         pred = self.base.classify(cells)
         emb = _normalise(pred.embedding)
-        probabilities = dict(pred.probabilities)
-        for name, c in self.enrolment.corrections.items():
-            logits = (
-                np.log(np.maximum(pred.probabilities[name].astype(np.float64), 1e-6))
-                + emb @ c.weights
-                + c.bias
-            )
+        probabilities = {h.name: pred.probabilities[h.name] for h in self.heads if h in pred.heads}
+        for head in self.heads:
+            c = self.enrolment.corrections.get(head.name)
+            if c is None:
+                continue
+            logits = _base_logs(pred, head) + emb @ c.weights + c.bias
             logits -= logits.max(axis=1, keepdims=True)
             p = np.exp(logits)
-            probabilities[name] = (p / p.sum(axis=1, keepdims=True)).astype(np.float32)
-        return CellPredictions(pred.keys, pred.heads, probabilities, pred.embedding)
+            probabilities[head.name] = (p / p.sum(axis=1, keepdims=True)).astype(np.float32)
+        return CellPredictions(pred.keys, self.heads, probabilities, pred.embedding)
 
 
 def save(enrolment: Enrolment, path: Path) -> None:

@@ -9,7 +9,7 @@ the set-up light), ``enrolment.json`` (the classifier's correction for the real 
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -20,6 +20,7 @@ from calibration import enroll
 from calibration.statedir import StateDir, check_name
 from calibration.store import StoreError, write_json_atomic
 from examples import EXAMPLES_DIR
+from scoring import custom_grid
 from scoring.core import StateError
 from scoring.registry import read_state
 from vision.colour import BoardColour
@@ -54,6 +55,40 @@ def new_profile(name: str, game: str, setup: Mapping[str, Any]) -> BoardProfile:
     except StateError as exc:
         raise StateError(f"game set-up for {game}: {exc}") from None
     return replace(base, name=check_name(name), setup=merged)
+
+
+# A user-defined grid has no model of its own: the Alice's Garden model's cell embedding (trained on the
+# widest spread of tile art and symbols) is what its enrolled head reads.
+CUSTOM_BASE_GAME = "alices-garden"
+
+
+def custom_profile(
+    name: str,
+    rows: int,
+    cols: int,
+    labels: Sequence[str],
+    points: Mapping[str, int],
+    cell_mm: float = 40.0,
+    margin_mm: float = 20.0,
+) -> BoardProfile:
+    """A user-defined grid game's board: ``rows`` x ``cols`` square cells inside an even margin."""
+    if not (1 <= rows <= custom_grid.MAX_SIDE and 1 <= cols <= custom_grid.MAX_SIDE):
+        raise StateError(f"--rows and --cols must be 1 to {custom_grid.MAX_SIDE}")
+    if cell_mm <= 0 or margin_mm < 0:
+        raise StateError("--cell-mm must be positive and --margin-mm not negative")
+    setup = {"labels": list(labels), "points": dict(points)}
+    custom_grid.parse_spec(setup, "setup")
+    base = default_profile(custom_grid.GAME)
+    grid = replace(
+        base.region("grid"),
+        rows=rows,
+        cols=cols,
+        origin_mm=(margin_mm, margin_mm),
+        cell_mm=(cell_mm, cell_mm),
+        pitch_mm=(cell_mm, cell_mm),
+    )
+    size = (2 * margin_mm + cols * cell_mm, 2 * margin_mm + rows * cell_mm)
+    return replace(base, name=check_name(name), size_mm=size, regions=(grid,), setup=setup)
 
 
 def save_profile(state: StateDir, profile: BoardProfile) -> Path:

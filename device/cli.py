@@ -104,9 +104,11 @@ def _names(text: str) -> tuple[str, ...]:
 def cmd_render(args: argparse.Namespace) -> int:
     from models.synth.art import TRAINING_PACKS
     from models.synth.camera import PhotoOptions
+    from models.synth.games import ARTISTS
     from models.synth.render import RenderSpec, contact_sheet, render_set
 
-    games = tuple(GAMES) if args.game == "all" else _names(args.game)
+    # A user-defined game has no synthetic art: its look is only ever learnt from the user's photos.
+    games = tuple(g for g in GAMES if g in ARTISTS) if args.game == "all" else _names(args.game)
     try:
         spec = RenderSpec(
             games=games,
@@ -161,16 +163,30 @@ def _profile_models(args: argparse.Namespace) -> dict[str, Any]:
     if not getattr(args, "profile", None):
         return {}
     from calibration.enroll import EnrolledClassifier
-    from calibration.profiles import load_bundle
+    from calibration.profiles import CUSTOM_BASE_GAME, load_bundle
     from device.photo import load_classifier
+    from scoring import custom_grid
+    from vision.readers import reader_for
 
     bundle = load_bundle(_state(args), args.profile)
     game = bundle.profile.game
     if game != args.game:
         raise StateError(f"profile {args.profile!r} is a {game} board, not {args.game}")
+    references = {game: bundle.colour} if bundle.colour else {}
+    if game == custom_grid.GAME:
+        if bundle.enrolment is None:
+            raise StateError(f"profile {args.profile!r} has not been enrolled yet: `garden-scorer enroll`")
+        heads = reader_for(bundle.profile).heads
+        custom = EnrolledClassifier(load_classifier(CUSTOM_BASE_GAME), bundle.enrolment, heads)
+        # No layout model knows which way up a user's board lies: stickers or corners say it.
+        return {
+            "profiles": [bundle.profile],
+            "classifiers": {game: custom},
+            "orienters": {},
+            "references": references,
+        }
     base = load_classifier(game)
     classifier = EnrolledClassifier(base, bundle.enrolment) if bundle.enrolment else base
-    references = {game: bundle.colour} if bundle.colour else {}
     return {"profiles": [bundle.profile], "classifiers": {game: classifier}, "references": references}
 
 
@@ -242,9 +258,10 @@ def cmd_bench(args: argparse.Namespace) -> int:
 
     from device.bench import format_table, run_bench, write_json
     from models.synth.art import TRAINING_PACKS
+    from vision.readers import READERS
 
     cv2.setNumThreads(1)  # measured on one thread, as the Pi's budget is counted
-    games = tuple(GAMES) if args.game == "all" else _names(args.game)
+    games = tuple(READERS) if args.game == "all" else _names(args.game)
     packs = _names(args.art) if args.art else TRAINING_PACKS
     results = []
     for game in games:
@@ -373,14 +390,33 @@ def cmd_enroll(args: argparse.Namespace) -> int:
     import time
 
     from calibration.enroll import Example, enrol
-    from calibration.profiles import PROFILE_FILE, load_bundle, new_profile, save_enrolment, save_profile
-    from device.photo import load_classifier, load_orienter
+    from calibration.profiles import (
+        CUSTOM_BASE_GAME,
+        PROFILE_FILE,
+        custom_profile,
+        load_bundle,
+        new_profile,
+        save_enrolment,
+        save_profile,
+    )
+    from device.photo import load_classifier, load_orienter, parse_sets
+    from scoring import custom_grid
     from vision.image_io import read_image
 
     state = _state(args)
     if len(args.files) % 2:
         raise StateError("give photos and their states in pairs: PHOTO STATE.json [PHOTO STATE.json ...]")
-    if (state.profile(args.profile) / PROFILE_FILE).exists():
+    custom = (args.rows, args.cols, args.labels)
+    if any(custom) and not all(custom):
+        raise StateError("a user-defined grid game needs all of --rows, --cols and --labels")
+    if all(custom):
+        if args.game not in (None, custom_grid.GAME):
+            raise StateError(f"--rows/--cols/--labels make a {custom_grid.GAME} profile, not {args.game}")
+        points = {k: int(v) for k, v in parse_sets(args.points or []).items()}
+        profile = custom_profile(
+            args.profile, args.rows, args.cols, args.labels, points, args.cell_mm, args.margin_mm
+        )
+    elif (state.profile(args.profile) / PROFILE_FILE).exists():
         profile = load_bundle(state, args.profile).profile
         if args.game and args.game != profile.game:
             raise StateError(f"profile {args.profile!r} is a {profile.game} board, not {args.game}")
@@ -391,15 +427,19 @@ def cmd_enroll(args: argparse.Namespace) -> int:
         raise StateError(f"no profile {args.profile!r} yet: give --game to make one")
     game = profile.game
     camera = _camera(args)
+    corners = np.array(args.corners, float) if args.corners else None
     examples = []
     for photo, state_file in zip(args.files[::2], args.files[1::2], strict=True):
         truth = load_state_json(state_file)
         if not isinstance(truth, dict) or truth.get("game") != game:
             raise StateError(f'{state_file}: expected a {game} state (its "game" field)')
         read_state(truth)  # a state that breaks the rules would teach the classifier nonsense
-        examples.append(Example(read_image(str(photo)), truth, camera=camera))
+        examples.append(Example(read_image(str(photo)), truth, corners, camera))
+    is_custom = game == custom_grid.GAME
+    base = load_classifier(CUSTOM_BASE_GAME if is_custom else game)
+    orienter = None if is_custom else load_orienter(game)
     started = time.perf_counter()
-    enrolment = enrol(profile, load_classifier(game), load_orienter(game), examples, stickers=args.stickers)
+    enrolment = enrol(profile, base, orienter, examples, stickers=args.stickers)
     seconds = time.perf_counter() - started
     save_profile(state, profile)
     save_enrolment(state, args.profile, enrolment)
@@ -530,6 +570,14 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--game", help="the game, when the profile is new")
     p.add_argument("--calibration", type=Path, help="camera calibration JSON (default: the state folder's)")
     p.add_argument("--stickers", action="store_true", help="the boards wear ArUco corner stickers")
+    p.add_argument("--corners", type=_corners, help="the board's corners in every photo (a fixed camera)")
+    g = p.add_argument_group("a user-defined grid game (a new custom-grid profile)")
+    g.add_argument("--rows", type=int, help="rows of cells")
+    g.add_argument("--cols", type=int, help="columns of cells")
+    g.add_argument("--labels", type=_names, help="what a cell can show, e.g. empty,flower,pond")
+    g.add_argument("--points", action="append", metavar="LABEL=N", help="points per cell showing LABEL")
+    g.add_argument("--cell-mm", type=float, default=40.0, help="a cell's side (default 40)")
+    g.add_argument("--margin-mm", type=float, default=20.0, help="the board's margin round the grid")
     p.set_defaults(func=cmd_enroll)
 
     p = sub.add_parser("print-sheet", help="write a printable calibration board or corner-sticker sheet")

@@ -165,7 +165,7 @@ def score_image(
     hand = hand or {}
     profiles = profiles or [default_profile(game)]
     classifiers = classifiers or {game: load_classifier(game)}
-    orienters = orienters or {game: load_orienter(game)}
+    orienters = {game: load_orienter(game)} if orienters is None else orienters
     readings = read_photo(
         image,
         profiles,

@@ -14,7 +14,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 from typing import Any, Generic, Protocol, TypeVar
 
-from scoring import alices_garden, four_gardens, sanssouci, tang_garden, zen_garden
+from scoring import alices_garden, custom_grid, four_gardens, sanssouci, tang_garden, zen_garden
 from scoring.core import Problem, ScoreBreakdown, StateError, TableScore, require_valid
 from scoring.fields import JsonObject, as_list, as_object, as_str, get, item_path
 
@@ -171,6 +171,14 @@ GAMES: Mapping[str, GameRules] = {
             tang_garden.dump,
             tang_garden.check,
             tang_garden.score,
+        ),
+        BoardGame(
+            custom_grid.GAME,
+            custom_grid.TITLE,
+            custom_grid.parse_board,
+            custom_grid.dump_board,
+            custom_grid.check,
+            custom_grid.score,
         ),
     )
 }

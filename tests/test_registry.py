@@ -11,7 +11,14 @@ from tests.support import load_example
 
 
 def test_every_game_is_registered_with_an_example() -> None:
-    assert set(GAMES) == {"alices-garden", "sanssouci", "zen-garden", "four-gardens", "tang-garden"}
+    assert set(GAMES) == {
+        "alices-garden",
+        "sanssouci",
+        "zen-garden",
+        "four-gardens",
+        "tang-garden",
+        "custom-grid",
+    }
     assert {p.stem for p in example_states()} >= set(GAMES)
 
 

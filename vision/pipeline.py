@@ -22,7 +22,7 @@ from vision.geometry import Points
 from vision.locate import Quad, locate, quad_from_corners
 from vision.orient import OrientationModel
 from vision.profile import BoardProfile
-from vision.readers import get_reader
+from vision.readers import reader_for
 from vision.rectify import Rectified, board_homography, rectify
 
 # Below this, a cell's reading is shown to the player as uncertain instead of trusted silently.
@@ -64,7 +64,7 @@ def _read(
     timings: dict[str, float],
     reference: BoardColour | None = None,
 ) -> tuple[Rectified, CellPredictions]:
-    reader = get_reader(profile.game)
+    reader = reader_for(profile)
     t0 = time.perf_counter()
     rect = rectify(image, profile, board_homography(profile, corners), camera)
     if reference is not None:
@@ -112,7 +112,7 @@ def read_board(
             flags.append("which way up the board lies is uncertain: check the reading or turn the board")
     rect, predictions = _read(image, profile, classifier, corners, camera, timings, reference)
     readings = predictions.readings()
-    reader = get_reader(profile.game)
+    reader = reader_for(profile)
     confidences = {
         key: min(reading[head][1] for head in reader.region_heads(key[0]))
         for key, reading in readings.items()
@@ -122,7 +122,7 @@ def read_board(
         flags.append(f"{len(low)} cell(s) read with low confidence: check them")
     if not quad.in_frame:
         flags.append("the board is partly out of the photo: move the camera or the board")
-    state = get_reader(profile.game).assemble(profile, readings, hand or {})
+    state = reader.assemble(profile, readings, hand or {})
     corners_xy = camera.distort_px(corners) if camera is not None else corners
     return BoardReading(
         game=profile.game,

@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from scoring import alices_garden, sanssouci, zen_garden
+from scoring import alices_garden, custom_grid, sanssouci, zen_garden
 from vision.cells import CellKey
 from vision.profile import BoardProfile
 
@@ -203,6 +203,33 @@ class ZenReader:
         return {"tiles": rows, "coins": coin_value, "mission_points": dict(hand.get("mission_points", {}))}
 
 
+class CustomGridReader:
+    """A user-defined grid game: one head whose classes are the labels the user named for the profile."""
+
+    game: str = custom_grid.GAME
+    regions: tuple[str, ...] = ("grid",)
+    context_mm: float = 3.0
+    crop_px: int = 32
+
+    def __init__(self, labels: tuple[str, ...]) -> None:
+        self.heads: tuple[Head, ...] = (Head("cell", labels),)
+
+    def region_heads(self, region: str) -> tuple[str, ...]:
+        return ("cell",)
+
+    def targets(self, profile: BoardProfile, key: CellKey, label: str) -> dict[str, int]:
+        return {"cell": _index(self.heads[0], label)}
+
+    def assemble(
+        self, profile: BoardProfile, readings: Mapping[CellKey, Reading], hand: Mapping[str, Any]
+    ) -> dict[str, Any]:
+        return {
+            "game": self.game,
+            "cells": _grid(profile, readings, "grid", "cell"),
+            "setup": dict(profile.setup),
+        }
+
+
 READERS: Mapping[str, Reader] = {r.game: r for r in (AliceReader(), SanssouciReader(), ZenReader())}
 
 
@@ -211,3 +238,10 @@ def get_reader(game: str) -> Reader:
         return READERS[game]
     except KeyError:
         raise ValueError(f"no photo reader for {game!r} yet; readable games: {', '.join(READERS)}") from None
+
+
+def reader_for(profile: BoardProfile) -> Reader:
+    """The reader of a profile's board: its game's, or for a user-defined grid, one made from its labels."""
+    if profile.game == custom_grid.GAME:
+        return CustomGridReader(custom_grid.parse_spec(profile.setup, "setup").labels)
+    return get_reader(profile.game)

@@ -1,0 +1,147 @@
+"""A user-defined grid game: its rules by hand, then enrolled from photos and scored from a new one."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+
+from device.cli import main
+from scoring import custom_grid
+from scoring.core import InvalidState, StateError
+from scoring.registry import read_state
+
+LABELS = ["empty", "flower", "pond"]
+SETUP = {"labels": LABELS, "points": {"flower": 2, "pond": -1}}
+
+
+def _board(cells: list[list[str]]) -> custom_grid.CustomBoard:
+    return custom_grid.parse_board({"game": "custom-grid", "cells": cells, "setup": SETUP})
+
+
+def test_points_per_label_by_hand() -> None:
+    result = custom_grid.score(_board([["flower", "pond"], ["flower", "empty"]]))
+    assert [(line.rule, line.detail, line.points) for line in result.lines] == [
+        ("flower", "2 x 2 points", 4),
+        ("pond", "1 x -1 points", -1),
+    ]
+    assert result.total == 3
+
+
+def test_unknown_labels_and_ragged_rows_are_problems() -> None:
+    board = _board([["flower", "tulip"], ["empty"]])
+    codes = {(p.code, p.where) for p in custom_grid.check(board)}
+    assert codes == {("grid-size", "cells"), ("unknown-label", "cells[0][1]")}
+    with pytest.raises(InvalidState):
+        custom_grid.score(board)
+
+
+@pytest.mark.parametrize(
+    ("setup", "message"),
+    [
+        ({"labels": ["only"]}, "at least two"),
+        ({"labels": ["a", "a"]}, "distinct"),
+        ({"labels": ["a", "b"], "points": {"c": 1}}, "points"),
+        ({"labels": ["a", "b"], "points": {"a": "x"}}, r"points\.a"),
+    ],
+)
+def test_bad_setup_names_the_field(setup: dict[str, object], message: str) -> None:
+    with pytest.raises(StateError, match=message):
+        read_state({"game": "custom-grid", "cells": [["a"]], "setup": setup})
+
+
+# A board the test draws itself: what a user's own game could look like, never seen by any model. It lies
+# where a fixed camera sees it in every photo, so the user marks its corners once.
+CELL_PX, MARGIN_PX, ROWS, COLS = 60, 30, 3, 4
+CORNERS = np.array([(300.0, 200.0), (860.0, 190.0), (870.0, 640.0), (290.0, 650.0)])
+
+
+def _photo(cells: list[list[str]], rng: np.random.Generator) -> np.ndarray:
+    h, w = 2 * MARGIN_PX + ROWS * CELL_PX, 2 * MARGIN_PX + COLS * CELL_PX
+    board = np.full((h, w, 3), (170, 200, 215), np.uint8)
+    for r, row in enumerate(cells):
+        for c, label in enumerate(row):
+            x0, y0 = MARGIN_PX + c * CELL_PX, MARGIN_PX + r * CELL_PX
+            cv2.rectangle(board, (x0, y0), (x0 + CELL_PX - 1, y0 + CELL_PX - 1), (90, 110, 120), 2)
+            cx, cy = (int(v) for v in np.array([x0, y0]) + CELL_PX // 2 + rng.integers(-3, 4, 2))
+            if label == "flower":
+                cv2.circle(board, (cx, cy), 18, (40, 40, 210), -1)
+                cv2.circle(board, (cx, cy), 6, (40, 220, 240), -1)
+            elif label == "pond":
+                cv2.rectangle(board, (cx - 18, cy - 14), (cx + 18, cy + 14), (200, 120, 40), -1)
+    photo = np.full((720, 960, 3), (60, 90, 120), np.uint8)
+    src = np.array([(0, 0), (w, 0), (w, h), (0, h)], np.float32)
+    m = cv2.getPerspectiveTransform(src, CORNERS.astype(np.float32))
+    cv2.warpPerspective(board, m, (960, 720), photo, borderMode=cv2.BORDER_TRANSPARENT)
+    return np.clip(photo + rng.normal(0, 3, photo.shape), 0, 255).astype(np.uint8)
+
+
+def _save(tmp_path: Path, name: str, rng: np.random.Generator) -> tuple[str, str, list[list[str]]]:
+    cells = [[LABELS[int(rng.integers(len(LABELS)))] for _ in range(COLS)] for _ in range(ROWS)]
+    cv2.imwrite(str(tmp_path / f"{name}.png"), _photo(cells, rng))
+    (tmp_path / f"{name}.json").write_text(
+        json.dumps({"game": "custom-grid", "cells": cells, "setup": SETUP})
+    )
+    return str(tmp_path / f"{name}.png"), str(tmp_path / f"{name}.json"), cells
+
+
+def test_enrol_a_users_own_game_and_score_a_new_photo(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    rng = np.random.default_rng(5)
+    corners = ",".join(f"{v:.1f}" for v in CORNERS.ravel())
+    pairs = [p for i in range(3) for p in _save(tmp_path, f"enrol{i}", rng)[:2]]
+    grid = f"--rows {ROWS} --cols {COLS} --labels empty,flower,pond --cell-mm 30 --margin-mm 15".split()
+    points = ["--points", "flower=2", "--points", "pond=-1"]
+    code = main(["enroll", "--profile", "mine", *pairs, "--corners", corners, *grid, *points])
+    out, err = capsys.readouterr()
+    assert code == 0, err
+    assert "Enrolled 'mine' from 3 photo(s), 36 cells" in out
+    for i in range(3):
+        photo, _, cells = _save(tmp_path, f"new{i}", rng)
+        code = main(
+            ["score", photo, "--game", "custom-grid", "--profile", "mine", "--corners", corners, "--json"]
+        )
+        out, err = capsys.readouterr()
+        assert code == 0, err
+        board = json.loads(out)["boards"][0]
+        assert board["state"]["cells"] == cells
+        flowers = sum(row.count("flower") for row in cells)
+        ponds = sum(row.count("pond") for row in cells)
+        assert board["total"] == 2 * flowers - ponds
+
+
+def test_a_users_game_needs_its_corners_or_stickers(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    rng = np.random.default_rng(6)
+    photo, state, _ = _save(tmp_path, "a", rng)
+    corners = ",".join(f"{v:.1f}" for v in CORNERS.ravel())
+    assert (
+        main(
+            [
+                "enroll",
+                "--profile",
+                "g",
+                photo,
+                state,
+                "--corners",
+                corners,
+                "--rows",
+                "3",
+                "--cols",
+                "4",
+                "--labels",
+                "empty,flower,pond",
+            ]
+        )
+        == 0
+    )
+    capsys.readouterr()
+    assert main(["score", photo, "--game", "custom-grid", "--profile", "g"]) == 2
+    assert "give the corners or use stickers" in capsys.readouterr().err
+    assert main(["enroll", "--profile", "h", photo, state, "--rows", "3", "--labels", "a,b"]) == 2
+    assert "all of --rows, --cols and --labels" in capsys.readouterr().err
