@@ -148,7 +148,7 @@ def seats_from_boards(
             limits[i] = min(limits[i], apart)
             limits[j] = min(limits[j], apart)
     if names is None:
-        rank = {i: n for n, i in enumerate(_reading_order(boards))}
+        rank = {i: n for n, i in enumerate(reading_order(boards))}
         names = [f"seat {rank[i] + 1}" for i in range(len(boards))]
     if players is None:
         players = [None] * len(boards)
@@ -334,7 +334,8 @@ def _largest_apart_grow(a: Points, b: Points, grow: float) -> float:
     return apart
 
 
-def _reading_order(boards: list[Points]) -> list[int]:
+def reading_order(boards: list[Points]) -> list[int]:
+    """Indices of the boards (corner arrays, any consistent units) in reading order, as seats are named."""
     rows: list[list[int]] = []
     for i in sorted(range(len(boards)), key=lambda i: float(boards[i][:, 1].mean())):
         if rows and boards[i][:, 1].mean() <= boards[rows[-1][0]][:, 1].max():

@@ -386,6 +386,34 @@ def cmd_profile_list(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_seats(args: argparse.Namespace) -> int:
+    from calibration.seats import reading_order, save, seats_from_boards
+    from vision.image_io import read_image
+    from vision.locate import locate
+    from vision.profile import default_profile
+
+    get_game(args.game)
+    image = read_image(str(args.photo))
+    profile = default_profile(args.game)
+    aspect = profile.size_mm[0] / profile.size_mm[1]
+    found = [q.corners_xy for q in locate(image, _camera(args), (aspect,), args.stickers) if q.in_frame]
+    if not found:
+        raise StateError("no whole board found: lay every player's board in view and photograph the table")
+    # Names and players are given in reading order, so the boards are too.
+    boards = [found[i] for i in reading_order(found)]
+    h, w = image.shape[:2]
+    try:
+        setup = seats_from_boards(args.game, boards, (w, h), names=args.names, players=args.players)
+    except ValueError as exc:
+        raise StateError(str(exc)) from None
+    path = _state(args).table
+    save(setup, path)
+    for seat in setup.seats:
+        print(f"{seat.name}: {seat.player or 'no player named'}")
+    print(f"Saved {len(setup.seats)} seat(s) for {GAMES[args.game].title} to {path}")
+    return 0
+
+
 def cmd_enroll(args: argparse.Namespace) -> int:
     import time
 
@@ -563,6 +591,15 @@ def build_parser() -> argparse.ArgumentParser:
     c.set_defaults(func=cmd_profile_create)
     c = prof.add_parser("list", help="the stored profiles and what has been learnt for each")
     c.set_defaults(func=cmd_profile_list)
+
+    p = sub.add_parser("seats", help="where each player's board lies, from a photo of the laid-out table")
+    p.add_argument("photo", type=Path, help="a photo of the table with every player's board in place")
+    p.add_argument("--game", required=True)
+    p.add_argument("--names", type=_names, help="seat names, in reading order (default: seat 1, seat 2, ...)")
+    p.add_argument("--players", type=_names, help="the players in those seats, same order")
+    p.add_argument("--calibration", type=Path, help="camera calibration JSON (default: the state folder's)")
+    p.add_argument("--stickers", action="store_true", help="the boards wear ArUco corner stickers")
+    p.set_defaults(func=cmd_seats)
 
     p = sub.add_parser("enroll", help="learn the real tile art from photos whose state you know")
     p.add_argument("files", nargs="+", type=Path, metavar="PHOTO STATE.json", help="pairs of photo and state")

@@ -135,3 +135,30 @@ def test_a_damaged_profile_names_its_file(tmp_path: Path) -> None:
     (folder / "profile.json").write_text("{not json")
     with pytest.raises(StoreError, match="unreadable"):
         load_bundle(state, "broken")
+
+
+def test_seats_from_a_photo_of_the_laid_out_table(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    import cv2
+    import numpy as np
+
+    from calibration.seats import assign, load, reading_order
+    from models.synth.camera import PhotoOptions
+    from models.synth.render import RenderSpec, render_photo
+
+    spec = RenderSpec(("alices-garden",), 3, boards=2, options=PhotoOptions(max_tilt_deg=10))
+    photo = render_photo(spec, 2)  # two whole boards side by side
+    cv2.imwrite(str(tmp_path / "table.png"), photo.decode())
+    code, out, err = _run(
+        capsys, "seats", str(tmp_path / "table.png"), "--game", "alices-garden", "--players", "Ann,Bob"
+    )
+    assert code == 0, err
+    assert "Saved 2 seat(s)" in out
+    setup = load(StateDir.resolve().table)
+    truth = [np.array(b["corners_xy"]) for b in photo.truth["boards"]]
+    size = tuple(photo.truth["size_wh"])
+    matches = assign(setup, truth, size)  # type: ignore[arg-type]
+    assert sorted(m.seat for m in matches if m.seat) == ["seat 1", "seat 2"]
+    by_seat = {s.name: s.player for s in setup.seats}
+    # Reading order: the board further left (or higher) is seat 1 and Ann's.
+    first = reading_order(truth)[0]
+    assert by_seat[matches[first].seat or ""] == "Ann"
