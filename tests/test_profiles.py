@@ -156,7 +156,7 @@ def test_seats_from_a_photo_of_the_laid_out_table(capsys: pytest.CaptureFixture[
     setup = load(StateDir.resolve().table)
     truth = [np.array(b["corners_xy"]) for b in photo.truth["boards"]]
     size = tuple(photo.truth["size_wh"])
-    matches = assign(setup, truth, size)  # type: ignore[arg-type]
+    matches = assign(setup, truth, size)
     assert sorted(m.seat for m in matches if m.seat) == ["seat 1", "seat 2"]
     by_seat = {s.name: s.player for s in setup.seats}
     # Reading order: the board further left (or higher) is seat 1 and Ann's.
