@@ -9,7 +9,7 @@ the model's judgement, and classes they do show are corrected towards the real a
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -21,7 +21,7 @@ from scoring import custom_grid
 from vision.camera_model import CameraModel
 from vision.cells import CellGrid, CellKey
 from vision.classify import CellClassifier, CellPredictions
-from vision.geometry import Points
+from vision.geometry import Points, quad_size
 from vision.orient import OrientationModel
 from vision.pipeline import read_photo
 from vision.profile import BoardProfile
@@ -29,6 +29,9 @@ from vision.readers import IGNORE, Head, reader_for
 
 KIND = "enrolment"
 VERSION = 1
+VIEWS = 8  # extra reads of each enrolment board (see :func:`enrol`)
+CORNER_JITTER = 0.004  # share of the board's size: about how far off located corners lie
+LIGHT_JITTER = 0.08  # per-channel gain: a lamp or white balance a little unlike the enrolment photo's
 
 
 @dataclass(frozen=True)
@@ -142,9 +145,19 @@ def enrol(
     orienter: OrientationModel | None,
     examples: Sequence[Example],
     stickers: bool = False,
+    views: int = VIEWS,
+    seed: int = 0,
 ) -> Enrolment:
-    """Read each example's board with the shipped ``classifier`` and fit the corrections to its true state."""
+    """Read each example's board with the shipped ``classifier`` and fit the corrections to its true state.
+
+    Two photos hold only a hundred or so cells, and the boards scored later will be located a little off and
+    lit a little differently: each board is also read ``views`` more times from corners nudged by about as
+    much as locating errs and under a slightly different light, so the correction learns the tile, not one
+    crop of it.
+    """
     from models.synth.games import get_artist
+
+    rng = np.random.default_rng(seed)
 
     game = profile.game
     reader = reader_for(profile)
@@ -172,12 +185,26 @@ def enrol(
             if game == custom_grid.GAME
             else get_artist(game).cell_labels(profile, example.state)
         )
-        pred = readings[0].predictions
-        predictions.append(pred)
-        targets.append(
-            {key: reader.targets(profile, key, labels[key[0]][key[1]][key[2]]) for key in pred.keys}
-        )
-    return fit(game, reader.heads, predictions, targets)
+        truth = {
+            key: reader.targets(profile, key, labels[key[0]][key[1]][key[2]])
+            for key in readings[0].predictions.keys
+        }
+        predictions.append(readings[0].predictions)
+        targets.append(truth)
+        corners = readings[0].corners_xy
+        size = quad_size(corners)
+        for _ in range(views):
+            gains = rng.uniform(1 - LIGHT_JITTER, 1 + LIGHT_JITTER, 3)
+            image = np.clip(example.image * gains, 0, 255).astype(np.uint8)
+            nudged = corners + rng.normal(0, CORNER_JITTER * size, corners.shape)
+            view = read_photo(image, [profile], {game: classifier}, {}, example.camera, corners_xy=nudged)[
+                0
+            ].predictions
+            predictions.append(view)
+            targets.append(truth)
+    enrolment = fit(game, reader.heads, predictions, targets)
+    # What the user gave, not the extra views made of it.
+    return replace(enrolment, cells=enrolment.cells // (views + 1), photos=len(examples))
 
 
 class EnrolledClassifier:

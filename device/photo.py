@@ -160,6 +160,7 @@ def score_image(
     corners_xy: NDArray[np.float64] | None = None,
     stickers: bool = False,
     references: Mapping[str, BoardColour] | None = None,
+    known_boards: Sequence[NDArray[np.float64]] | None = None,
 ) -> list[ScoredBoard]:
     """Read every board of ``game`` in the photo and score it (a table game scores the boards together)."""
     hand = hand or {}
@@ -176,6 +177,7 @@ def score_image(
         corners_xy=corners_xy,
         stickers=stickers,
         references=references,
+        known_boards=known_boards,
     )
     if game in TABLE_GAMES:
         return _score_table(game, readings, hand)

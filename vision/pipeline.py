@@ -151,11 +151,13 @@ def read_photo(
     corners_xy: Points | None = None,
     stickers: bool = False,
     references: Mapping[str, BoardColour] | None = None,
+    known_boards: Sequence[Points] | None = None,
 ) -> list[BoardReading]:
     """Every board in the photo, read with the profile that fits it best; raises NoBoardError if none.
 
     ``corners_xy`` (TL, TR, BR, BL photo pixels) reads one board where the user says it is; ``references``
-    are the boards' background colours by game (see :func:`read_board`).
+    are the boards' background colours by game (see :func:`read_board`); ``known_boards`` are the oriented
+    corners (TL, TR, BR, BL) of boards read before, reused while nothing moved (no locating, no orienting).
     """
     if not profiles:
         raise ValueError("no board profile to look for")
@@ -164,6 +166,8 @@ def read_photo(
     aspects = tuple(p.size_mm[0] / p.size_mm[1] for p in profiles)
     if corners_xy is not None:
         quads = [quad_from_corners(corners_xy, (w, h), camera)]
+    elif known_boards:
+        quads = [quad_from_corners(c, (w, h), camera) for c in known_boards]
     else:
         quads = locate(image, camera, aspects, stickers)
     quads = quads[:max_boards]
