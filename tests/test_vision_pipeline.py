@@ -45,6 +45,18 @@ def test_locate_finds_the_board_edges(seed: int) -> None:
     assert quads[0].in_frame
 
 
+def test_boards_laid_a_finger_apart_are_found_apart() -> None:
+    # These two boards lie so close that the table between them closes into one blob of no board's shape.
+    photo = render_photo(RenderSpec(("alices-garden",), 11, boards=2), 3)
+    truth = photo.truth
+    camera = CameraModel(np.array(truth["camera"]["matrix"]), np.array(truth["camera"]["dist"]), (2304, 1296))
+    quads = find_quads(photo.decode(), camera, (1.0,))
+    for board in truth["boards"]:
+        target = np.array(board["corners_xy"])
+        best = min(_corner_error(np.roll(q.corners_xy, k, axis=0), target) for q in quads for k in range(4))
+        assert best < 0.02 * quad_size(target)
+
+
 @pytest.mark.parametrize(("game", "seed"), [("alices-garden", 1), ("alices-garden", 2), ("zen-garden", 3)])
 def test_orientation_comes_from_the_board(game: str, seed: int) -> None:
     image, truth, camera = _photo(game, seed)

@@ -89,15 +89,19 @@ def _detail(small: NDArray[np.uint8]) -> NDArray[np.float32]:
     return np.asarray(density / floor, dtype=np.float32)
 
 
-def _blobs(small: NDArray[np.uint8]) -> list[NDArray[np.int32]]:
-    mask = ((_table_distance(small) > 5.0) | (_detail(small) > 1.6)).astype(np.uint8) * 255
-    close = max(3, int(0.012 * small.shape[1]) | 1)
+def _board_mask(small: NDArray[np.uint8]) -> NDArray[np.uint8]:
+    """Pixels unlike the table in colour or dense with printed detail."""
+    return ((_table_distance(small) > 5.0) | (_detail(small) > 1.6)).astype(np.uint8) * 255
+
+
+def _blobs(mask: NDArray[np.uint8]) -> list[NDArray[np.int32]]:
+    close = max(3, int(0.012 * mask.shape[1]) | 1)
     mask = cv2.morphologyEx(
         mask, cv2.MORPH_CLOSE, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (close, close))
     )
     mask = cv2.morphologyEx(mask, cv2.MORPH_OPEN, np.ones((5, 5), np.uint8))
     contours, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
-    area_min = MIN_AREA_FRACTION * small.shape[0] * small.shape[1]
+    area_min = MIN_AREA_FRACTION * mask.shape[0] * mask.shape[1]
     return [c for c in contours if cv2.contourArea(cv2.convexHull(c)) >= area_min]
 
 
@@ -472,16 +476,62 @@ def find_quads(
             interpolation=cv2.INTER_AREA,
         )
     scale = small.shape[1] / w
-    quads = []
-    for contour in _blobs(small):
+    area_min = MIN_AREA_FRACTION * small.shape[0] * small.shape[1]
+    quads: list[Quad] = []
+    raw = _board_mask(small)
+    pending = [_filled(contour, small.shape[:2]) for contour in _blobs(raw)]
+    while pending:
+        blob = pending.pop()
+        contours, _ = cv2.findContours(blob, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+        contour = max(contours, key=cv2.contourArea)
         coarse = _coarse_quad(contour)
-        if coarse is None:
+        quad = None if coarse is None else refine_quad(image_bgr, coarse / scale, camera, aspects)
+        if quad is None:
+            # Boards laid close together merge into one blob that is no board's shape: pull them apart.
+            pending += _split(blob, raw, area_min)
             continue
-        quad = refine_quad(image_bgr, coarse / scale, camera, aspects)
-        if quad is not None:
-            quads.append(quad)
+        quads.append(quad)
+        # A board found in a blob much larger than itself may have a neighbour merged into that blob.
+        left = blob.copy()
+        cv2.fillConvexPoly(left, np.round(quad.corners_xy * scale).astype(np.int32), 0)
+        left = cv2.morphologyEx(left, cv2.MORPH_OPEN, _disc(max(3, int(0.02 * small.shape[1]) | 1)))
+        n, labels, stats, _ = cv2.connectedComponentsWithStats(left)
+        pending += [
+            (labels == j).astype(np.uint8) * 255
+            for j in range(1, n)
+            if stats[j, cv2.CC_STAT_AREA] >= area_min
+        ]
     quads.sort(key=lambda q: -cv2.contourArea(q.corners_xy.astype(np.float32)))
     return quads
+
+
+def _disc(size: int) -> NDArray[np.uint8]:
+    return np.asarray(cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (size, size)), dtype=np.uint8)
+
+
+def _filled(contour: NDArray[np.int32], shape: tuple[int, ...]) -> NDArray[np.uint8]:
+    mask = np.zeros(shape[:2], np.uint8)
+    cv2.drawContours(mask, [contour], -1, 255, cv2.FILLED)
+    return mask
+
+
+def _split(blob: NDArray[np.uint8], raw: NDArray[np.uint8], area_min: float) -> list[NDArray[np.uint8]]:
+    """The parts of a blob joined by narrow necks or gaps (boards a finger's width apart), each grown back to
+    its full extent within the blob; none when no erosion up to a sixth of the blob's size separates it.
+
+    The split works on the unsmoothed mask (``raw``): smoothing is what filled the gap between the boards.
+    """
+    extent = int(np.sqrt(cv2.countNonZero(blob)))
+    unsmoothed = cv2.bitwise_and(blob, raw)
+    for size in range(3, max(4, extent // 6), 4):
+        eroded = cv2.erode(unsmoothed, _disc(size))
+        n, labels, stats, _ = cv2.connectedComponentsWithStats(eroded)
+        parts = [j for j in range(1, n) if stats[j, cv2.CC_STAT_AREA] >= area_min / 4]
+        if len(parts) >= 2:
+            return [cv2.dilate((labels == j).astype(np.uint8) * 255, _disc(size)) & blob for j in parts]
+        if not parts:
+            return []
+    return []
 
 
 def locate(
