@@ -12,8 +12,11 @@ $(STAMP): pyproject.toml
 	$(BIN)/pip install --quiet -e '.[dev]'
 	touch $(STAMP)
 
+# The demo: score the bundled states and photos, then serve the web app and TV page with a replay camera
+# over the bundled table photos (state kept apart from a real table's, in the venv).
 run: $(STAMP)
 	$(BIN)/garden-scorer demo
+	$(BIN)/garden-scorer --state-dir $(VENV)/demo-state serve --camera demo --game alices-garden
 
 test: lint typecheck pytest
 

@@ -291,14 +291,19 @@ class ReplayCamera(Camera):
     """The .jpg/.jpeg/.png photos of a folder in name order, for tests and the demo.
 
     ``loop`` starts again after the last photo instead of ending; ``fps`` paces reads like a live camera
-    (by default photos come as fast as they decode). Photos are decoded when read, so a corrupt one fails
-    then, naming the file.
+    (by default photos come as fast as they decode); ``hold`` gives each photo as that many frames, as a
+    camera over a still table would. Photos are decoded when read, so a corrupt one fails then, naming
+    the file.
     """
 
-    def __init__(self, folder: str | Path, *, loop: bool = False, fps: float | None = None) -> None:
+    def __init__(
+        self, folder: str | Path, *, loop: bool = False, fps: float | None = None, hold: int = 1
+    ) -> None:
         super().__init__(f"replay:{folder}")
         if fps is not None and fps <= 0:
             raise ValueError(f"{self.name}: fps must be positive, not {fps}")
+        if hold < 1:
+            raise ValueError(f"{self.name}: hold must be 1 or more, not {hold}")
         folder = Path(folder)
         if not folder.is_dir():
             raise CameraError(f"camera {self.name}: no such folder")
@@ -311,10 +316,17 @@ class ReplayCamera(Camera):
             )
         self.loop = loop
         self.fps = fps
+        self.hold = hold
         self._index = 0
         self._due = 0.0
+        self._held: tuple[NDArray[np.uint8], int] | None = None
 
     def _grab(self) -> NDArray[np.uint8]:
+        if self._held is not None and self._held[1] < self.hold:
+            image, shown = self._held
+            self._held = (image, shown + 1)
+            # A copy, as a camera gives a fresh buffer per frame: a consumer may draw on what it gets.
+            return self._paced(image.copy())
         if self._index == len(self.files):
             if not self.loop:
                 raise CameraError(
@@ -328,6 +340,10 @@ class ReplayCamera(Camera):
             image = read_image(str(path))
         except ImageError as exc:
             raise CameraError(f"camera {self.name}: {exc}") from None
+        self._held = (image, 1)
+        return self._paced(image)
+
+    def _paced(self, image: NDArray[np.uint8]) -> NDArray[np.uint8]:
         if self.fps is not None:
             now = time.monotonic()
             if self._due > now:
@@ -339,7 +355,8 @@ class ReplayCamera(Camera):
     def describe(self) -> str:
         looping = ", looping" if self.loop else ""
         pace = f", {self.fps:g} fps" if self.fps is not None else ""
-        return f"{self.name} ({len(self.files)} photos{looping}{pace})"
+        held = f", {self.hold} frames each" if self.hold > 1 else ""
+        return f"{self.name} ({len(self.files)} photos{looping}{pace}{held})"
 
 
 def _camera_number(spec: str, text: str) -> int:

@@ -159,35 +159,9 @@ def _camera(args: argparse.Namespace) -> CameraModel | None:
 
 
 def _profile_models(args: argparse.Namespace) -> dict[str, Any]:
-    """``score_image`` arguments for ``--profile NAME``: the stored board and its enrolled classifier."""
-    if not getattr(args, "profile", None):
-        return {}
-    from calibration.enroll import EnrolledClassifier
-    from calibration.profiles import CUSTOM_BASE_GAME, load_bundle
-    from device.photo import load_classifier
-    from scoring import custom_grid
-    from vision.readers import reader_for
+    from device.photo import profile_models
 
-    bundle = load_bundle(_state(args), args.profile)
-    game = bundle.profile.game
-    if game != args.game:
-        raise StateError(f"profile {args.profile!r} is a {game} board, not {args.game}")
-    references = {game: bundle.colour} if bundle.colour else {}
-    if game == custom_grid.GAME:
-        if bundle.enrolment is None:
-            raise StateError(f"profile {args.profile!r} has not been enrolled yet: `garden-scorer enroll`")
-        heads = reader_for(bundle.profile).heads
-        custom = EnrolledClassifier(load_classifier(CUSTOM_BASE_GAME), bundle.enrolment, heads)
-        # No layout model knows which way up a user's board lies: stickers or corners say it.
-        return {
-            "profiles": [bundle.profile],
-            "classifiers": {game: custom},
-            "orienters": {},
-            "references": references,
-        }
-    base = load_classifier(game)
-    classifier = EnrolledClassifier(base, bundle.enrolment) if bundle.enrolment else base
-    return {"profiles": [bundle.profile], "classifiers": {game: classifier}, "references": references}
+    return profile_models(_state(args), args.game, getattr(args, "profile", None))
 
 
 def cmd_score(args: argparse.Namespace) -> int:
@@ -253,6 +227,51 @@ def cmd_debug(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_serve(args: argparse.Namespace) -> int:
+    from device.serve import ServeOptions, serve
+    from examples import REPLAY_DIR
+
+    get_game(args.game)
+    camera = f"replay:{REPLAY_DIR}" if args.camera == "demo" else args.camera
+    serve(_state(args), ServeOptions(args.game, camera, args.host, args.port, args.profile, args.pin))
+    return 0
+
+
+def _bench_live(args: argparse.Namespace, games: Sequence[str]) -> int:
+    """Frames per second of the live loop on a replayed table: ``--camera``, or fresh photos of each game
+    held for several frames each, as a camera over a still table gives them."""
+    import tempfile
+
+    from device.camera import ReplayCamera, open_camera
+    from device.live import measure_live
+    from device.serve import live_scorer
+    from models.synth.render import RenderSpec, render_set
+
+    rows = []
+    for game in games:
+        get_game(game)
+        with tempfile.TemporaryDirectory() as folder:
+            if args.camera:
+                camera = open_camera(args.camera, loop=True)
+            else:
+                render_set(RenderSpec((game,), args.seed), 4, Path(folder))
+                camera = ReplayCamera(folder, loop=True, hold=10)
+            with camera:
+                figures = measure_live(camera, live_scorer(_state(args), game, None), args.count)
+        rows.append({"game": game, "camera": camera.describe(), **figures})
+    for row in rows:
+        ms = row["process_ms"]
+        print(
+            f"{row['game']:<14} {row['fps']:>6.1f} fps end to end, "
+            f"{row['process_fps']:>6.1f} fps processing, {row['scored_pct']:>5.1f} % of frames read; "
+            f"per frame {ms['median']:.1f} ms median, {ms['p95']:.1f} ms p95 ({row['camera']})"
+        )
+    if args.json:
+        args.json.write_text(json.dumps({"live": rows}, indent=2))
+        print(f"JSON: {args.json}")
+    return 0
+
+
 def cmd_bench(args: argparse.Namespace) -> int:
     import cv2
 
@@ -262,6 +281,8 @@ def cmd_bench(args: argparse.Namespace) -> int:
 
     cv2.setNumThreads(1)  # measured on one thread, as the Pi's budget is counted
     games = tuple(READERS) if args.game == "all" else _names(args.game)
+    if args.live:
+        return _bench_live(args, games)
     packs = _names(args.art) if args.art else TRAINING_PACKS
     results = []
     for game in games:
@@ -549,7 +570,21 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--enroll", type=int, default=0, help="enrol the classifier from K photos of the art first"
     )
+    p.add_argument("--live", action="store_true", help="frames per second of the live loop (--count frames)")
+    p.add_argument("--camera", help="with --live: a camera spec to measure instead of replayed renders")
     p.set_defaults(func=cmd_bench)
+
+    p = sub.add_parser("serve", help="the web app, the TV page and the live loop on a camera")
+    p.add_argument(
+        "--camera",
+        help="picamera, webcam:N, rtsp://..., replay:DIR, or demo (the bundled replay); none: uploads only",
+    )
+    p.add_argument("--game", default="alices-garden", help="the game the camera watches")
+    p.add_argument("--profile", help="a stored board profile for the camera's boards")
+    p.add_argument("--host", default="127.0.0.1", help="address to listen on (0.0.0.0: the whole network)")
+    p.add_argument("--port", type=int, default=8080)
+    p.add_argument("--pin", help="the admin PIN (default: 6 random digits, shown on the TV page)")
+    p.set_defaults(func=cmd_serve)
 
     p = sub.add_parser("train", help="rebuild a game's cell classifier (needs the train extra)")
     p.add_argument("--game", required=True)

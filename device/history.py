@@ -206,11 +206,13 @@ class History:
         source: str,
         players: Sequence[str] | None = None,
         when: datetime | None = None,
+        replaces: int | None = None,
     ) -> int:
         """Store one scored game with all its boards, all or nothing; returns its id.
 
         ``players``, if given, names the player of each board in order. ``when`` defaults to now and must
-        carry a time zone.
+        carry a time zone. ``replaces`` (a corrected result) removes that game in the same transaction, so a
+        power cut leaves either the old game or the new one, never both.
         """
         if players is not None and len(players) != len(boards):
             raise ValueError(f"{len(players)} player name(s) for {len(boards)} board(s)")
@@ -230,6 +232,11 @@ class History:
                 "INSERT INTO boards (game_id, seat, player, total, data) VALUES (?, ?, ?, ?, ?)",
                 [(game_id, *row) for row in rows],
             )
+            if (
+                replaces is not None
+                and conn.execute("DELETE FROM games WHERE id = ?", (replaces,)).rowcount == 0
+            ):
+                raise GameNotFound(f"no game {replaces} in the history {self.path}")
         return game_id
 
     def get(self, game_id: int) -> GameRecord:

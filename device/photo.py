@@ -16,6 +16,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
+from calibration.statedir import StateDir
 from device.report import breakdown_json
 from models import model_path, orient_model_path
 from scoring.core import InvalidState, ScoreBreakdown, StateError, TableScore
@@ -124,6 +125,12 @@ def _score_board(reading: BoardReading) -> ScoredBoard:
     return ScoredBoard(reading, reading.state, result, reading.flags)
 
 
+def table_state(game: str, states: Sequence[Mapping[str, Any]], hand: Mapping[str, Any]) -> dict[str, Any]:
+    """A table game's boards (one player's state each) as the table its rules read; the Preference Boards
+    and other set-up come from the hand entry (Zen Garden's default: board 1 only)."""
+    return {"game": game, "setup": hand.get("setup", {"boards": [1]}), "players": [dict(s) for s in states]}
+
+
 def _score_table(game: str, readings: list[BoardReading], hand: Mapping[str, Any]) -> list[ScoredBoard]:
     rules = get_game(game)
     players = [{"name": f"Board {i + 1}", **r.state} for i, r in enumerate(readings)]
@@ -131,7 +138,7 @@ def _score_table(game: str, readings: list[BoardReading], hand: Mapping[str, Any
         # One unreliable board changes everyone's majority: the table is shown but not scored.
         reason = "not scored: a board of this table is cut off or unclear"
         return [ScoredBoard(r, players[i], None, (*r.flags, reason)) for i, r in enumerate(readings)]
-    table = {"game": game, "setup": hand.get("setup", {"boards": [1]}), "players": players}
+    table = table_state(game, players, hand)
     extra: tuple[str, ...]
     try:
         state = rules.parse(table)
@@ -182,3 +189,34 @@ def score_image(
     if game in TABLE_GAMES:
         return _score_table(game, readings, hand)
     return [_score_board(r) for r in readings]
+
+
+def profile_models(state: StateDir, game: str, profile: str | None) -> dict[str, Any]:
+    """:func:`score_image` arguments for a stored profile: its board, its enrolled classifier and its colour
+    (none for no profile, so the shipped defaults apply)."""
+    if profile is None:
+        return {}
+    from calibration.enroll import EnrolledClassifier
+    from calibration.profiles import CUSTOM_BASE_GAME, load_bundle
+    from scoring import custom_grid
+    from vision.readers import reader_for
+
+    bundle = load_bundle(state, profile)
+    if bundle.profile.game != game:
+        raise StateError(f"profile {profile!r} is a {bundle.profile.game} board, not {game}")
+    references = {game: bundle.colour} if bundle.colour else {}
+    if game == custom_grid.GAME:
+        if bundle.enrolment is None:
+            raise StateError(f"profile {profile!r} has not been enrolled yet: `garden-scorer enroll`")
+        heads = reader_for(bundle.profile).heads
+        custom = EnrolledClassifier(load_classifier(CUSTOM_BASE_GAME), bundle.enrolment, heads)
+        # No layout model knows which way up a user's board lies: stickers or corners say it.
+        return {
+            "profiles": [bundle.profile],
+            "classifiers": {game: custom},
+            "orienters": {},
+            "references": references,
+        }
+    base = load_classifier(game)
+    classifier = EnrolledClassifier(base, bundle.enrolment) if bundle.enrolment else base
+    return {"profiles": [bundle.profile], "classifiers": {game: classifier}, "references": references}

@@ -15,3 +15,7 @@ def example_states() -> list[Path]:
 def example_photos() -> list[Path]:
     """The bundled synthetic photos (``photos/GAME.jpg``, each with its truth beside it), in name order."""
     return sorted((EXAMPLES_DIR / "photos").glob("*.jpg"))
+
+
+# A camera's view of a table where four Alice's Garden boards are scored in turn (the demo's replay camera).
+REPLAY_DIR = EXAMPLES_DIR / "replay"

@@ -80,6 +80,16 @@ def test_replay_loops_and_keeps_counting(photos: Path) -> None:
     assert "3 photos, looping" in camera.describe()
 
 
+def test_replay_holds_each_photo_for_several_frames(photos: Path) -> None:
+    camera = ReplayCamera(photos, loop=True, hold=3)
+    assert _levels(camera, 8) == [50, 50, 50, 100, 100, 100, 150, 150]
+    held = [camera.read().image for _ in range(2)]
+    assert held[0] is not held[1]
+    assert "3 frames each" in camera.describe()
+    with pytest.raises(ValueError, match="hold must be 1 or more"):
+        ReplayCamera(photos, hold=0)
+
+
 def test_replay_paces_reads_at_the_requested_fps(photos: Path) -> None:
     camera = ReplayCamera(photos, fps=50)
     start = time.monotonic()

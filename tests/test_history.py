@@ -301,3 +301,15 @@ def test_killing_the_writer_never_leaves_half_a_game(tmp_path: Path) -> None:
         counts.append(len(games))
     # Every run got some games in and none was lost by a later crash.
     assert counts == sorted(counts) and counts[0] > 0 and len(set(counts)) == 5
+
+
+def test_a_correction_replaces_its_game_in_one_transaction(history: History) -> None:
+    when = datetime(2026, 11, 1, 20, 0, tzinfo=UTC)
+    old = history.record("alices-garden", [{"total": 30}], "upload", when=when)
+    new = history.record("alices-garden", [{"total": 35}], "corrected", when=when, replaces=old)
+    assert [g.id for g in history.list()] == [new]
+    assert history.get(new).boards[0].total == 35
+    # Replacing a game that is gone stores nothing: the new game is rolled back with the failed delete.
+    with pytest.raises(GameNotFound):
+        history.record("alices-garden", [{"total": 40}], "corrected", replaces=old)
+    assert [g.id for g in history.list()] == [new]

@@ -1,0 +1,472 @@
+"""Scoring a photo from a phone: the upload, the result page with its board pictures, and corrections.
+
+``POST /api/score`` answers ``{"game_id", "boards": [...]}``, each board as ``ScoredBoard.to_json`` gives it
+(what ``garden-scorer score --json`` prints), and records the boards in the history.
+
+Per result the app keeps a folder ``web-results/GAME_ID/`` in the state dir: the photo as uploaded (for an
+enrolment the player consents to later), ``board-I.png`` per board (``vision.debug.draw_reading``: each
+cell's label, doubtful cells in orange) and ``result.json`` (the hand-entry fields and profile used, each
+board's state as read and where its cells lie in the picture, as fractions of the board). The pictures are
+drawn at upload because re-reading the photo later costs the Pi's CPU and could read differently once the
+board is enrolled. Only the newest ``KEEP_RESULTS`` folders are kept, so photos never fill the card: an
+older result still shows its breakdown from the history, without picture, cell picker or photo.
+
+A correction is scored by the game's rules (scoring.registry) and replaces the result in the history under
+a new id, with the original time; the folder moves with it.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import shutil
+import tempfile
+import threading
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from datetime import UTC
+from pathlib import Path
+from typing import Annotated, Any, Protocol
+
+import cv2
+import numpy as np
+from fastapi import APIRouter, HTTPException, Request
+from fastapi import Path as PathParam
+from fastapi.concurrency import run_in_threadpool
+from fastapi.responses import FileResponse
+from numpy.typing import NDArray
+from pydantic import BaseModel, ConfigDict, Field
+from starlette.datastructures import UploadFile
+
+from calibration.statedir import StateDir, check_name
+from calibration.store import StoreError, write_json_atomic
+from device.history import GameNotFound, GameRecord, History
+from device.photo import TABLE_GAMES, ScoredBoard, table_state
+from device.report import breakdown_json
+from device.web.security import page_response
+from device.web.setup import SetupStore
+from scoring import alices_garden, custom_grid, sanssouci
+from scoring.core import InvalidState, ScoreBreakdown, StateError, TableScore
+from scoring.registry import GAMES, get_game
+from vision.debug import draw_reading
+from vision.geometry import cell_rect_mm
+from vision.image_io import decode_image
+from vision.pipeline import BoardReading, NoBoardError
+
+log = logging.getLogger(__name__)
+
+RESULTS_DIR = "web-results"
+INBOX_DIR = "enrolment-inbox"
+META_FILE = "result.json"
+KEEP_RESULTS = 20
+CORRECTED = "corrected by hand"
+# The file, the hand-entry fields, and room for a browser's extras; more is not a photo upload.
+MAX_FORM_FIELDS = 4
+
+GameId = Annotated[int, PathParam(ge=1, description="the game's id in the history")]
+
+
+class ScoreFn(Protocol):
+    """Reads and scores every board of ``game`` in a decoded BGR photo; the CLI passes the real pipeline
+    (with the state dir's camera calibration and ``profile``'s enrolment), tests a fake."""
+
+    def __call__(
+        self, image: NDArray[np.uint8], game: str, hand: Mapping[str, Any], profile: str | None, /
+    ) -> list[ScoredBoard]: ...
+
+
+@dataclass(frozen=True)
+class Picker:
+    """How a tap on a picture's cell edits the state.
+
+    Cell (r, c) of ``region`` is character c of row r's string in the state field ``field`` (or item c of
+    row r's list); ``labels`` maps each value to its name.
+    """
+
+    region: str
+    field: str
+    labels: Mapping[str, str]
+
+    def to_json(self) -> dict[str, Any]:
+        return {"region": self.region, "field": self.field, "labels": dict(self.labels)}
+
+
+# Games whose cells hold one value each. A Zen Garden tile is five (floor, path, corner, decor), so it is
+# corrected in the result page's JSON editor instead.
+_PICKERS: Mapping[str, Picker] = {
+    alices_garden.GAME: Picker("grid", "rows", alices_garden.LABELS),
+    sanssouci.GAME: Picker("grid", "rows", sanssouci.LABELS),
+}
+
+
+def picker_for(game: str, state: Mapping[str, Any]) -> Picker | None:
+    if game != custom_grid.GAME:
+        return _PICKERS.get(game)
+    # A user-defined game's labels are its own, carried in each state's set-up.
+    setup = state.get("setup")
+    labels = setup.get("labels") if isinstance(setup, Mapping) else None
+    if not isinstance(labels, list) or not all(isinstance(label, str) for label in labels):
+        return None
+    return Picker("grid", "cells", {label: label for label in labels})
+
+
+def _cells(reading: BoardReading) -> list[dict[str, Any]]:
+    """Each read cell's box as fractions of the board, which is all its picture shows."""
+    profile = reading.rectified.frame.profile
+    w, h = profile.size_mm
+    out = []
+    for region, r, c in reading.predictions.keys:
+        x0, y0, x1, y1 = cell_rect_mm(profile.region(region), r, c)
+        box = [round(x0 / w, 5), round(y0 / h, 5), round(x1 / w, 5), round(y1 / h, 5)]
+        out.append({"key": [region, r, c], "box": box})
+    return out
+
+
+class ResultStore:
+    """The per-result folders ``web-results/GAME_ID/`` (see the module doc)."""
+
+    def __init__(self, state: StateDir, keep: int = KEEP_RESULTS) -> None:
+        self.root = state.root / RESULTS_DIR
+        self.keep = keep
+
+    def folder(self, game_id: int) -> Path:
+        return self.root / str(int(game_id))
+
+    def save(
+        self,
+        game_id: int,
+        photo: bytes,
+        boards: Sequence[ScoredBoard],
+        hand: Mapping[str, Any],
+        profile: str | None,
+    ) -> None:
+        # Not fsynced: the score itself is safe in the history, and a lost picture only costs the cell view.
+        self.root.mkdir(parents=True, exist_ok=True)
+        tmp = Path(tempfile.mkdtemp(prefix=f".{game_id}.", dir=self.root))
+        try:
+            suffix = ".png" if photo.startswith(b"\x89PNG") else ".jpg"
+            (tmp / f"photo{suffix}").write_bytes(photo)
+            for i, board in enumerate(boards):
+                ok, png = cv2.imencode(".png", draw_reading(board.reading))
+                if not ok:
+                    raise OSError(f"could not encode the picture of board {i + 1}")
+                (tmp / f"board-{i}.png").write_bytes(png.tobytes())
+            meta = {
+                "profile": profile,
+                "hand": dict(hand),
+                "boards": [{"read_state": dict(b.state), "cells": _cells(b.reading)} for b in boards],
+            }
+            (tmp / META_FILE).write_text(json.dumps(meta), encoding="utf-8")
+            # The folder appears whole or not at all.
+            os.replace(tmp, self.folder(game_id))
+        except BaseException:
+            shutil.rmtree(tmp, ignore_errors=True)
+            raise
+        self._prune()
+
+    def meta(self, game_id: int) -> dict[str, Any]:
+        try:
+            data = json.loads((self.folder(game_id) / META_FILE).read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            return {}
+        return data if isinstance(data, dict) else {}
+
+    def picture(self, game_id: int, index: int) -> Path | None:
+        path = self.folder(game_id) / f"board-{int(index)}.png"
+        return path if path.is_file() else None
+
+    def photo(self, game_id: int) -> Path | None:
+        return next((p for p in self.folder(game_id).glob("photo.*") if p.is_file()), None)
+
+    def move(self, old: int, new: int) -> None:
+        if self.folder(old).is_dir():
+            os.replace(self.folder(old), self.folder(new))
+
+    def delete(self, game_id: int) -> None:
+        shutil.rmtree(self.folder(game_id), ignore_errors=True)
+
+    def _prune(self) -> None:
+        ids = sorted(int(p.name) for p in self.root.iterdir() if p.name.isdigit())
+        for game_id in ids[: -self.keep]:
+            self.delete(game_id)
+
+
+def rescore(
+    game: str,
+    boards: Sequence[Mapping[str, Any]],
+    states: Sequence[Mapping[str, Any]],
+    hand: Mapping[str, Any],
+) -> list[dict[str, Any]]:
+    """Each board's JSON with its corrected state, scored by the game's rules.
+
+    Raises StateError when a state cannot be read and InvalidState when it breaks the rules.
+    """
+    rules = get_game(game)
+    for i, state in enumerate(states):
+        if state.get("game", game) != game:
+            raise StateError(f"board {i + 1}: a {state.get('game')!r} state cannot correct a {game} result")
+    breakdowns: list[ScoreBreakdown] = []
+    if game in TABLE_GAMES:
+        table = rules.score(rules.parse(table_state(game, states, hand)))
+        if not isinstance(table, TableScore) or len(table.players) != len(states):
+            raise StateError(f"expected one player's state per board, {len(states)} in all")
+        breakdowns.extend(table.players)
+    else:
+        for i, state in enumerate(states):
+            result = rules.score(rules.parse(state))
+            if not isinstance(result, ScoreBreakdown):
+                raise StateError(f"board {i + 1}: expected one board's state, not a table")
+            breakdowns.append(result)
+    out = []
+    for board, state, breakdown in zip(boards, states, breakdowns, strict=True):
+        data = breakdown_json(breakdown)
+        lines, total = data["lines"], data["total"]
+        out.append({**board, "state": dict(state), "flags": [CORRECTED], "lines": lines, "total": total})
+    return out
+
+
+def enrolment_state(
+    game: str, states: Sequence[Mapping[str, Any]], index: int, hand: Mapping[str, Any]
+) -> dict[str, Any]:
+    """Board ``index``'s true state as ``garden-scorer enroll`` reads it (a table game: its player first)."""
+    if game in TABLE_GAMES:
+        return table_state(game, [states[index], *states[:index], *states[index + 1 :]], hand)
+    return {**states[index], "game": game}
+
+
+def save_for_enrolment(
+    inbox: Path,
+    photo: Path,
+    record: GameRecord,
+    states: Sequence[Mapping[str, Any]],
+    hand: Mapping[str, Any],
+    profile: str | None,
+) -> None:
+    """The photo and each board's corrected state, named so that a photo and a state pair up for
+    ``garden-scorer enroll --profile NAME PHOTO STATE.json`` (a photo of several boards also needs
+    ``--corners``, the board's ``corners_xy`` in the history). The profile the photo was read with, if
+    any, ends the name: it is the one to enrol."""
+    stem = f"{record.played_at.astimezone(UTC):%Y%m%dT%H%M%SZ}-game{record.id}"
+    if profile is not None:
+        stem += f"-{check_name(profile)}"
+    inbox.mkdir(parents=True, exist_ok=True)
+    tmp = inbox / f".{stem}{photo.suffix}.tmp"
+    shutil.copyfile(photo, tmp)
+    os.replace(tmp, inbox / f"{stem}{photo.suffix}")
+    for i in range(len(states)):
+        write_json_atomic(inbox / f"{stem}-board{i + 1}.json", enrolment_state(record.game, states, i, hand))
+
+
+class ScoreResult(BaseModel):
+    game_id: int = Field(description="the result's id in the history; its page is /result/GAME_ID")
+    boards: list[dict[str, Any]] = Field(description="as `garden-scorer score --json` prints them")
+
+
+class Correction(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    boards: list[dict[str, Any]] = Field(
+        min_length=1, max_length=16, description="each board's corrected state, in the result's order"
+    )
+    consent: bool = Field(
+        default=False, description="keep the photo and these states in the enrolment inbox for enrolment"
+    )
+
+
+class Corrected(ScoreResult):
+    enrolment_saved: bool = Field(description="whether the photo went to the enrolment inbox")
+
+
+_UPLOAD_BODY: dict[str, Any] = {
+    "requestBody": {
+        "required": True,
+        "content": {
+            "multipart/form-data": {
+                "schema": {
+                    "type": "object",
+                    "required": ["file"],
+                    "properties": {
+                        "file": {"type": "string", "format": "binary", "description": "a JPEG or PNG photo"},
+                        "hand": {
+                            "type": "string",
+                            "description": "JSON object of hand-entry fields, e.g. "
+                            '{"unplaced_bonus_tiles": 1}; default: the game set-up\'s',
+                        },
+                    },
+                }
+            }
+        },
+    }
+}
+_UPLOAD_ERRORS: dict[int | str, dict[str, Any]] = {
+    400: {"description": "unknown game or profile, bad hand-entry fields, not a usable JPEG or PNG"},
+    413: {"description": "the request body is over the upload limit"},
+    415: {"description": "not a multipart/form-data upload of an image"},
+    422: {"description": "no board found in the photo"},
+}
+
+
+def _record(history: History, game_id: int) -> GameRecord:
+    try:
+        return history.get(game_id)
+    except GameNotFound as exc:
+        raise HTTPException(404, str(exc)) from None
+
+
+async def _read_upload(request: Request) -> tuple[bytes, str | None]:
+    """The photo's bytes and the ``hand`` field's text, from a multipart form."""
+    content_type = request.headers.get("content-type", "")
+    if not content_type.lower().startswith("multipart/form-data"):
+        raise HTTPException(
+            415,
+            f"send the photo as multipart/form-data in the field 'file', not {content_type or 'no type'}",
+        )
+    async with request.form(max_files=1, max_fields=MAX_FORM_FIELDS) as form:
+        upload = form.get("file")
+        if not isinstance(upload, UploadFile):
+            raise HTTPException(400, "no photo: send it in the multipart field 'file'")
+        kind = (upload.content_type or "").split(";")[0].strip().lower()
+        if kind and not kind.startswith("image/") and kind != "application/octet-stream":
+            raise HTTPException(415, f"the file is {kind}, not a photo; send a .jpg or .png")
+        hand = form.get("hand")
+        if hand is not None and not isinstance(hand, str):
+            raise HTTPException(400, "hand: expected a JSON text field, not a file")
+        return await upload.read(), hand
+
+
+def _parse_hand(text: str) -> dict[str, Any]:
+    try:
+        hand = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise HTTPException(400, f"hand: not valid JSON ({exc})") from None
+    if not isinstance(hand, dict):
+        raise HTTPException(400, 'hand: expected a JSON object of fields, e.g. {"track_score": 38}')
+    return hand
+
+
+def router(
+    score: ScoreFn, state: StateDir, history: History, results: ResultStore, setup: SetupStore
+) -> APIRouter:
+    api = APIRouter(tags=["score"])
+    # One photo at a time: decoding a 64-megapixel photo takes 200 MB, more than a Pi has to spare twice.
+    scoring = threading.Lock()
+
+    def score_photo(
+        data: bytes, game: str, hand: Mapping[str, Any], profile: str | None
+    ) -> list[ScoredBoard]:
+        with scoring:
+            return score(decode_image(data), game, hand, profile)
+
+    def keep(
+        game: str, photo: bytes, boards: list[ScoredBoard], hand: Mapping[str, Any], profile: str | None
+    ) -> ScoreResult:
+        data = [b.to_json() for b in boards]
+        game_id = history.record(game, data, "upload", setup.players_for(game, len(boards)))
+        try:
+            results.save(game_id, photo, boards, hand, profile)
+        except OSError:
+            log.exception("result %d: picture and photo not kept (the score is in the history)", game_id)
+        return ScoreResult(game_id=game_id, boards=data)
+
+    @api.get("/", include_in_schema=False)
+    def home_page() -> FileResponse:
+        return page_response("index.html")
+
+    @api.get("/result/{game_id}", include_in_schema=False)
+    def result_page(game_id: GameId) -> FileResponse:
+        return page_response("result.html")
+
+    @api.post("/api/score", openapi_extra=_UPLOAD_BODY, responses=_UPLOAD_ERRORS)
+    async def upload(request: Request, game: str, profile: str | None = None) -> ScoreResult:
+        """Read and score every board of ``game`` in the photo; ``profile`` names a stored board profile."""
+        try:
+            get_game(game)
+            if profile is not None:
+                check_name(profile)
+        except (StateError, StoreError) as exc:
+            raise HTTPException(400, str(exc)) from None
+        photo, hand_text = await _read_upload(request)
+        hand = _parse_hand(hand_text) if hand_text and hand_text.strip() else setup.hand_for(game)
+        try:
+            boards = await run_in_threadpool(score_photo, photo, game, hand, profile)
+        except NoBoardError as exc:
+            raise HTTPException(422, str(exc)) from None
+        except ValueError as exc:  # ImageError, StateError, StoreError: each says what to do
+            raise HTTPException(400, str(exc)) from None
+        return await run_in_threadpool(keep, game, photo, boards, hand, profile)
+
+    @api.get("/api/result/{game_id}")
+    def result(game_id: GameId) -> dict[str, Any]:
+        """A result with what its page needs: per board the picture, its cells' boxes and the cell picker."""
+        record = _record(history, game_id)
+        stored = results.meta(game_id).get("boards", [])
+        boards = []
+        for i, board in enumerate(record.boards):
+            extra = stored[i] if i < len(stored) else {}
+            state = board.data.get("state", {})
+            picker = picker_for(record.game, state) if isinstance(state, Mapping) else None
+            picture = results.picture(game_id, i) is not None
+            boards.append(
+                {
+                    **board.to_json(),
+                    "picture": f"/api/result/{game_id}/board/{i}.png" if picture else None,
+                    "cells": extra.get("cells", []),
+                    "read_state": extra.get("read_state"),
+                    "picker": picker.to_json() if picker else None,
+                }
+            )
+        rules = GAMES.get(record.game)
+        return {
+            "id": record.id,
+            "played_at": record.played_at.isoformat(),
+            "game": record.game,
+            "title": rules.title if rules else record.game,
+            "source": record.source,
+            "photo_kept": results.photo(game_id) is not None,
+            "boards": boards,
+        }
+
+    @api.get("/api/result/{game_id}/board/{index}.png", response_class=FileResponse)
+    def board_picture(game_id: GameId, index: Annotated[int, PathParam(ge=0, le=63)]) -> FileResponse:
+        """The rectified board with each cell's label; doubtful cells outlined in orange."""
+        path = results.picture(game_id, index)
+        if path is None:
+            kept = f"only the newest {results.keep} results keep theirs"
+            raise HTTPException(404, f"no picture of board {index} of game {game_id} ({kept})")
+        return FileResponse(path, media_type="image/png")
+
+    @api.post("/api/result/{game_id}/correct", responses={422: {"description": "not scorable states"}})
+    def correct(game_id: GameId, correction: Correction) -> Corrected:
+        """Score the corrected states and record them in place of the result (a new id, the same time)."""
+        record = _record(history, game_id)
+        if len(correction.boards) != len(record.boards):
+            raise HTTPException(
+                422, f"the result has {len(record.boards)} board(s): send one state per board, in order"
+            )
+        meta = results.meta(game_id)
+        hand: dict[str, Any] = meta["hand"] if isinstance(meta.get("hand"), dict) else {}
+        profile = meta["profile"] if isinstance(meta.get("profile"), str) else None
+        try:
+            boards = rescore(record.game, [b.data for b in record.boards], correction.boards, hand)
+        except InvalidState as exc:
+            problems = "; ".join(str(p) for p in exc.problems)
+            raise HTTPException(422, f"the corrected board breaks the rules: {problems}") from None
+        except StateError as exc:
+            raise HTTPException(422, str(exc)) from None
+        names = [b.player for b in record.boards if b.player is not None]
+        players = names if len(names) == len(record.boards) else None
+        try:
+            new_id = history.record(
+                record.game, boards, "corrected", players, when=record.played_at, replaces=game_id
+            )
+        except GameNotFound:
+            raise HTTPException(409, f"game {game_id} was corrected or deleted meanwhile: reload") from None
+        results.move(game_id, new_id)
+        photo = results.photo(new_id) if correction.consent else None
+        if photo is not None:
+            inbox = state.root / INBOX_DIR
+            save_for_enrolment(inbox, photo, history.get(new_id), correction.boards, hand, profile)
+        return Corrected(game_id=new_id, boards=boards, enrolment_saved=photo is not None)
+
+    return api

@@ -1,0 +1,155 @@
+"""What the app enforces on every request, whoever binds it: the admin PIN, the body limit, page headers.
+
+The PIN: a non-loopback client calling an admin endpoint (changing the game set-up, deleting history,
+calibration) must send the PIN in the ``X-Garden-PIN`` header or a form field ``pin``. The TV page shows it:
+the TV is the trusted screen in the room, so the PIN proves that whoever sends it can see the table. That is
+all it proves: any client on the network can load ``/tv`` too, so the PIN keeps out passers-by on the
+network and mistaken taps, not a determined attacker on it; keep the scorer on a trusted network.
+``trust_localhost`` lets loopback clients (the kiosk browser on the Pi) skip it; turn it off when a reverse
+proxy on the same machine forwards other people's requests, as they would all arrive from loopback.
+Wrong PINs are counted per client address: after ``MAX_FAILURES`` within ``FAILURE_WINDOW_S`` that client is
+refused (429) until the window has passed, so the million PINs cannot be tried in a night.
+
+The body limit is checked from ``Content-Length`` before anything is read and again while reading, so a huge
+or lying upload costs neither memory nor a decode.
+"""
+
+from __future__ import annotations
+
+import hmac
+import ipaddress
+import secrets
+import time
+from collections import deque
+from pathlib import Path
+
+from fastapi import HTTPException, Request
+from fastapi.responses import FileResponse, JSONResponse
+from starlette.datastructures import Headers
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+PIN_HEADER = "X-Garden-PIN"
+PIN_DIGITS = 6
+MAX_FAILURES = 10
+FAILURE_WINDOW_S = 300.0
+MAX_UPLOAD_BYTES = 20 * 1024 * 1024
+
+STATIC_DIR = Path(__file__).resolve().parent / "static"
+# Pages run only this app's own files: no inline script, nothing fetched from elsewhere.
+PAGE_HEADERS = {
+    "Content-Security-Policy": (
+        "default-src 'self'; img-src 'self' data:; object-src 'none'; base-uri 'none'; "
+        "form-action 'self'; frame-ancestors 'none'"
+    ),
+    "X-Content-Type-Options": "nosniff",
+    "Referrer-Policy": "no-referrer",
+    "Cache-Control": "no-cache",
+}
+
+
+def new_pin() -> str:
+    """A random PIN of ``PIN_DIGITS`` digits, leading zeros kept."""
+    return f"{secrets.randbelow(10**PIN_DIGITS):0{PIN_DIGITS}d}"
+
+
+def check_pin(pin: str) -> str:
+    if not (pin.isascii() and pin.isdigit() and 4 <= len(pin) <= 12):
+        raise ValueError(f"PIN {pin!r}: use 4 to 12 digits, so it can be typed on a phone")
+    return pin
+
+
+def is_loopback(host: str | None) -> bool:
+    """Whether ``host`` is a loopback address (a host name, e.g. TestClient's "testclient", is not)."""
+    if host is None:
+        return False
+    try:
+        address = ipaddress.ip_address(host)
+    except ValueError:
+        return False
+    if isinstance(address, ipaddress.IPv6Address) and address.ipv4_mapped is not None:
+        # A dual-stack socket reports IPv4 clients as ::ffff:a.b.c.d.
+        return address.ipv4_mapped.is_loopback
+    return address.is_loopback
+
+
+class AdminGuard:
+    """A FastAPI dependency: passes loopback clients (when trusted) and clients that send the right PIN."""
+
+    def __init__(self, pin: str, trust_localhost: bool = True) -> None:
+        self.pin = check_pin(pin)
+        self.trust_localhost = trust_localhost
+        self._failures: dict[str, deque[float]] = {}
+
+    async def __call__(self, request: Request) -> None:
+        host = request.client.host if request.client else None
+        if self.trust_localhost and is_loopback(host):
+            return
+        key = host or "?"
+        now = time.monotonic()
+        recent = self._recent(key, now)
+        if len(recent) >= MAX_FAILURES:
+            wait = round(recent[0] + FAILURE_WINDOW_S - now)
+            raise HTTPException(429, f"too many wrong PINs from {key}; try again in {wait} s")
+        given = request.headers.get(PIN_HEADER) or await _form_pin(request)
+        if not given:
+            raise HTTPException(
+                403, f"this needs the PIN shown on the TV screen (header {PIN_HEADER} or form field pin)"
+            )
+        if not hmac.compare_digest(given.encode(), self.pin.encode()):
+            recent.append(now)
+            self._failures[key] = recent
+            raise HTTPException(403, "wrong PIN: use the one shown on the TV screen")
+
+    def _recent(self, key: str, now: float) -> deque[float]:
+        # Stale entries of every client go too, so the table cannot grow with addresses that gave up.
+        for other in list(self._failures):
+            times = self._failures[other]
+            while times and times[0] < now - FAILURE_WINDOW_S:
+                times.popleft()
+            if not times:
+                del self._failures[other]
+        return self._failures.get(key, deque())
+
+
+async def _form_pin(request: Request) -> str | None:
+    content_type = request.headers.get("content-type", "")
+    if not content_type.startswith(("application/x-www-form-urlencoded", "multipart/form-data")):
+        return None
+    value = (await request.form()).get("pin")
+    return value if isinstance(value, str) else None
+
+
+class BodyLimit:
+    """ASGI middleware refusing request bodies over ``max_bytes`` with 413."""
+
+    def __init__(self, app: ASGIApp, max_bytes: int) -> None:
+        self.app = app
+        self.max_bytes = max_bytes
+        self.message = f"the request is over the {max_bytes}-byte limit; send a smaller photo"
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        declared = Headers(scope=scope).get("content-length", "")
+        if declared.isdigit() and int(declared) > self.max_bytes:
+            await JSONResponse({"detail": self.message}, 413)(scope, receive, send)
+            return
+        seen = 0
+
+        async def limited() -> Message:
+            nonlocal seen
+            message = await receive()
+            if message["type"] == "http.request":
+                seen += len(message.get("body", b""))
+                if seen > self.max_bytes:
+                    # Raised inside the handler's read of the body, so FastAPI answers it like any 413.
+                    raise HTTPException(413, self.message)
+            return message
+
+        await self.app(scope, limited, send)
+
+
+def page_response(name: str) -> FileResponse:
+    """One of the static HTML pages, with headers that keep it to this app's own scripts."""
+    return FileResponse(STATIC_DIR / name, media_type="text/html", headers=PAGE_HEADERS)

@@ -1,0 +1,135 @@
+"""The game set-up the phones share: which game is on the table, the players in seat order, and the
+hand-entry fields the photo cannot show (e.g. Sanssouci's missions, Zen Garden's ``setup``).
+
+It is kept in memory and in ``web-setup.json`` in the state dir, written atomically; uploads use it as their
+default game, hand-entry fields and player names. Changing it is an admin action (see security.py). The
+fields are not checked against the rules here: the scorer reports a bad one on the result it affects.
+"""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Depends
+from fastapi.responses import FileResponse
+from pydantic import BaseModel, ConfigDict, Field, StringConstraints, ValidationError, field_validator
+
+from calibration.profiles import list_profiles, load_bundle
+from calibration.statedir import StateDir
+from calibration.store import StoreError, read_versioned, write_json_atomic
+from device.web.security import AdminGuard, page_response
+from scoring.core import StateError
+from scoring.registry import GAMES, get_game
+
+log = logging.getLogger(__name__)
+
+SETUP_FILE = "web-setup.json"
+KIND = "web-setup"
+VERSION = 1
+MAX_PLAYERS = 8
+
+PlayerName = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=40)]
+
+
+class GameSetup(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    game: str | None = Field(default=None, description="the game on the table; the home page preselects it")
+    players: list[PlayerName] = Field(
+        default_factory=list,
+        max_length=MAX_PLAYERS,
+        description="player names in the photo's reading order of the boards (left to right, top to bottom)",
+    )
+    hand: dict[str, Any] = Field(
+        default_factory=dict, description="hand-entry fields used when an upload gives none, for this game"
+    )
+
+    @field_validator("game")
+    @classmethod
+    def _known(cls, game: str | None) -> str | None:
+        if game is not None:
+            try:
+                get_game(game)
+            except StateError as exc:
+                raise ValueError(str(exc)) from None
+        return game
+
+
+class SetupStore:
+    """The current set-up; :meth:`save` replaces it in memory and on disk."""
+
+    def __init__(self, path: Path, current: GameSetup) -> None:
+        self.path = path
+        self.current = current
+
+    @classmethod
+    def open(cls, state: StateDir) -> SetupStore:
+        path = state.root / SETUP_FILE
+        if not path.exists():
+            return cls(path, GameSetup())
+        try:
+            data = read_versioned(path, KIND, (VERSION,))
+            setup = GameSetup.model_validate({k: v for k, v in data.items() if k not in ("kind", "version")})
+        except (StoreError, ValidationError) as exc:
+            # The set-up is a convenience: a bad file must not stop scoring; the next save replaces it.
+            log.warning("%s: ignored (%s); starting with an empty game set-up", path, exc)
+            return cls(path, GameSetup())
+        return cls(path, setup)
+
+    def save(self, setup: GameSetup) -> None:
+        write_json_atomic(self.path, {"kind": KIND, "version": VERSION, **setup.model_dump()})
+        self.current = setup
+
+    def hand_for(self, game: str) -> dict[str, Any]:
+        return dict(self.current.hand) if self.current.game == game else {}
+
+    def players_for(self, game: str, boards: int) -> list[str] | None:
+        """The player names, when the set-up is for ``game`` and names exactly ``boards`` players."""
+        players = self.current.players
+        return list(players) if self.current.game == game and len(players) == boards else None
+
+
+class GameInfo(BaseModel):
+    name: str
+    title: str
+
+
+class ProfileInfo(BaseModel):
+    name: str
+    game: str
+
+
+def router(state: StateDir, store: SetupStore, admin: AdminGuard) -> APIRouter:
+    api = APIRouter(tags=["setup"])
+
+    @api.get("/setup", include_in_schema=False)
+    def setup_page() -> FileResponse:
+        return page_response("setup.html")
+
+    @api.get("/api/games")
+    def games() -> list[GameInfo]:
+        return [GameInfo(name=name, title=rules.title) for name, rules in GAMES.items()]
+
+    @api.get("/api/profiles")
+    def profiles() -> list[ProfileInfo]:
+        """The board profiles stored on this device (``garden-scorer profile create`` / ``enroll``)."""
+        out = []
+        for name in list_profiles(state):
+            try:
+                out.append(ProfileInfo(name=name, game=load_bundle(state, name).profile.game))
+            except StoreError as exc:
+                log.warning("profile %s left out of the list: %s", name, exc)
+        return out
+
+    @api.get("/api/setup")
+    def get_setup() -> GameSetup:
+        return store.current
+
+    @api.put("/api/setup", dependencies=[Depends(admin)])
+    def put_setup(setup: GameSetup) -> GameSetup:
+        store.save(setup)
+        return setup
+
+    return api

@@ -1,0 +1,59 @@
+// History: games newest first, each linking to its result; deleting one is an admin action.
+"use strict";
+
+const PAGE = 50;
+const rows = document.getElementById("games");
+const message = document.getElementById("message");
+const more = document.getElementById("more");
+let titles = {};
+let offset = 0;
+
+function scores(game) {
+  return game.boards
+    .map((b) => `${b.player || `Board ${b.seat + 1}`}: ${b.total ?? "not scored"}`)
+    .join(", ");
+}
+
+async function remove(game, row) {
+  if (!window.confirm(`Delete the ${titles[game.game] || game.game} game of ${localTime(game.played_at)}?`)) return;
+  try {
+    await adminApi(`/api/history/${game.id}`, { method: "DELETE" });
+    row.remove();
+  } catch (error) {
+    showError(message, error);
+  }
+}
+
+async function loadMore() {
+  try {
+    const games = await api(`/api/history?limit=${PAGE}&offset=${offset}`);
+    offset += games.length;
+    for (const game of games) {
+      const row = el(
+        "tr",
+        {},
+        el("td", {}, el("a", { href: `/result/${game.id}` }, localTime(game.played_at))),
+        el("td", {}, titles[game.game] || game.game),
+        el("td", {}, scores(game)),
+        el("td", { class: "muted" }, game.source),
+      );
+      row.append(el("td", {}, el("button", { type: "button", class: "danger", onclick: () => remove(game, row) }, "Delete")));
+      rows.append(row);
+    }
+    more.hidden = games.length < PAGE;
+    if (!offset) message.replaceChildren(el("p", { class: "muted" }, "No game scored yet."));
+  } catch (error) {
+    showError(message, error);
+  }
+}
+
+more.addEventListener("click", loadMore);
+
+(async () => {
+  try {
+    titles = await gameTitles();
+  } catch (error) {
+    showError(message, error);
+  }
+  loadMore();
+})();

@@ -1,0 +1,178 @@
+// Result: each board's picture with tappable cells, its breakdown and flags, and corrections.
+"use strict";
+
+const gameId = Number(window.location.pathname.split("/").pop());
+const boardsBox = document.getElementById("boards");
+const message = document.getElementById("message");
+const rescoreButton = document.getElementById("rescore");
+const undoButton = document.getElementById("undo");
+const dialog = document.getElementById("picker");
+let result = null;
+let states = []; // the boards' states as the player is editing them
+
+const copy = (value) => JSON.parse(JSON.stringify(value));
+
+// A cell (r, c) is character c of row string r, or item c of row list r, of the picker's state field.
+function cellValue(picker, state, r, c) {
+  const row = (state[picker.field] || [])[r];
+  return row === undefined ? undefined : row[c];
+}
+
+function setCell(picker, state, r, c, value) {
+  const rows = state[picker.field];
+  if (typeof rows[r] === "string") rows[r] = rows[r].slice(0, c) + value + rows[r].slice(c + 1);
+  else rows[r][c] = value;
+}
+
+function isLow(board, key) {
+  return board.board.low_confidence_cells.some((k) => k.join("/") === key.join("/"));
+}
+
+function dirty() {
+  return states.some((s, i) => JSON.stringify(s) !== JSON.stringify(result.boards[i].board.state));
+}
+
+function openPicker(i, r, c) {
+  const { picker } = result.boards[i];
+  const current = cellValue(picker, states[i], r, c);
+  document.getElementById("picker-title").textContent = `Board ${i + 1}, row ${r + 1}, column ${c + 1}`;
+  const choices = Object.entries(picker.labels).map(([value, name]) =>
+    el(
+      "button",
+      {
+        type: "button",
+        class: value === current ? "" : "secondary",
+        onclick: () => {
+          setCell(picker, states[i], r, c, value);
+          dialog.close();
+          render();
+        },
+      },
+      name === value ? name : `${name} (${value})`,
+    ),
+  );
+  document.getElementById("choices").replaceChildren(...choices);
+  dialog.showModal();
+}
+
+function picture(board, i) {
+  const { picker } = board;
+  const cells = picker ? board.cells.filter((cell) => cell.key[0] === picker.region) : [];
+  const buttons = cells.map(({ key, box }) => {
+    const [, r, c] = key;
+    const value = cellValue(picker, states[i], r, c);
+    const read = board.read_state ? cellValue(picker, board.read_state, r, c) : value;
+    const changed = value !== read;
+    const button = el(
+      "button",
+      {
+        type: "button",
+        class: ["cell", isLow(board, key) ? "low" : "", changed ? "changed" : ""].join(" "),
+        title: `row ${r + 1}, column ${c + 1}: ${picker.labels[value] || value}`,
+        "aria-label": `row ${r + 1}, column ${c + 1}: ${picker.labels[value] || value}`,
+        onclick: () => openPicker(i, r, c),
+      },
+      changed ? value : "",
+    );
+    Object.assign(button.style, {
+      left: `${box[0] * 100}%`,
+      top: `${box[1] * 100}%`,
+      width: `${(box[2] - box[0]) * 100}%`,
+      height: `${(box[3] - box[1]) * 100}%`,
+    });
+    return button;
+  });
+  return el("div", { class: "picture" }, el("img", { src: board.picture, alt: `board ${i + 1} as read` }), buttons);
+}
+
+function breakdown(board) {
+  const rows = board.lines.map((line) =>
+    el("tr", {}, el("td", {}, line.rule), el("td", {}, line.detail), el("td", { class: "points" }, line.points)),
+  );
+  return el(
+    "table",
+    {},
+    el("thead", {}, el("tr", {}, el("th", {}, "Rule"), el("th", {}, "Detail"), el("th", { class: "points" }, "Points"))),
+    el("tbody", {}, rows),
+    el("tfoot", {}, el("tr", {}, el("th", {}, "Total"), el("th"), el("th", { class: "points" }, board.total ?? "–"))),
+  );
+}
+
+function editor(i) {
+  const area = el("textarea", { spellcheck: "false", rows: 10 });
+  area.value = JSON.stringify(states[i], null, 1);
+  area.addEventListener("change", () => {
+    try {
+      states[i] = JSON.parse(area.value);
+      render();
+    } catch (error) {
+      showError(message, new Error(`Board ${i + 1}: ${error.message}`));
+    }
+  });
+  return el("details", {}, el("summary", {}, "Edit the state as JSON"), area);
+}
+
+function render() {
+  boardsBox.replaceChildren(
+    ...result.boards.map((entry, i) => {
+      const board = entry.board;
+      return el(
+        "section",
+        { class: "board" },
+        el("h3", {}, entry.player || `Board ${i + 1}`),
+        el("div", { class: "total" }, board.total ?? "not scored"),
+        board.flags.length ? el("ul", { class: "flags" }, board.flags.map((f) => el("li", {}, f))) : null,
+        entry.picture ? picture(entry, i) : el("p", { class: "muted" }, "No picture is kept for this result."),
+        board.lines.length ? breakdown(board) : null,
+        editor(i),
+      );
+    }),
+  );
+  rescoreButton.disabled = !dirty();
+  undoButton.disabled = !dirty();
+}
+
+async function load() {
+  try {
+    result = await api(`/api/result/${gameId}`);
+  } catch (error) {
+    showError(message, error);
+    return;
+  }
+  states = result.boards.map((b) => copy(b.board.state));
+  document.getElementById("title").textContent = result.title;
+  document.getElementById("when").textContent = `${localTime(result.played_at)} · ${result.source}`;
+  const pickable = result.boards.some((b) => b.picker && b.picture);
+  document.getElementById("hint").textContent = pickable
+    ? "Tap a cell to correct it; cells outlined in orange were hard to read."
+    : "Correct a board by editing its state below.";
+  document.getElementById("consent").disabled = !result.photo_kept;
+  document.getElementById("correct").hidden = false;
+  render();
+}
+
+undoButton.addEventListener("click", () => {
+  states = result.boards.map((b) => copy(b.board.state));
+  message.replaceChildren();
+  render();
+});
+
+rescoreButton.addEventListener("click", async () => {
+  message.replaceChildren();
+  const consent = document.getElementById("consent").checked;
+  rescoreButton.disabled = true;
+  try {
+    const corrected = await api(`/api/result/${gameId}/correct`, {
+      method: "POST",
+      headers: { "Content-Type": "application/json" },
+      body: JSON.stringify({ boards: states, consent }),
+    });
+    if (consent && !corrected.enrolment_saved) window.alert("The photo is no longer kept, so it was not saved.");
+    window.location.href = `/result/${corrected.game_id}`;
+  } catch (error) {
+    showError(message, error);
+    rescoreButton.disabled = false;
+  }
+});
+
+load();

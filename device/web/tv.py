@@ -1,0 +1,112 @@
+"""The TV: a full-screen page read from the sofa, fed by Server-Sent Events from the live camera.
+
+``GET /api/events`` streams the live source's events: ``event: score`` or ``event: status``, ``id:`` the
+event's id and ``data:`` its JSON. FastAPI sends a keep-alive comment while the source is quiet. A browser
+that reconnects sends ``Last-Event-ID``; events with a numeric id up to that one are skipped, so a source
+that replays its latest events to a new subscriber resumes the stream exactly. On every (re)connect the
+page loads ``GET /api/tv`` (the admin PIN and the latest result in the history) and shows that result until
+a live score arrives. With no live source, ``/api/events`` answers 404 and the page polls ``/api/tv``,
+showing the latest uploaded result.
+
+The PIN is on the TV page on purpose: see security.py.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Mapping
+from typing import Annotated, Any, Protocol
+
+from fastapi import APIRouter, Depends, Header, HTTPException
+from fastapi.responses import FileResponse
+from fastapi.sse import EventSourceResponse, ServerSentEvent
+
+from device.history import History
+from device.web.security import page_response
+from scoring.registry import GAMES
+
+# How long one wait on the source lasts; the keep-alive pings run meanwhile, so it only bounds idle loops.
+WAIT_S = 30.0
+# Asks the browser to reconnect soon after the service restarts.
+RETRY_MS = 3000
+
+
+class LiveEvent(Protocol):
+    """What the live loop reports (device/live.py). ``kind`` "score": ``payload`` is ``{"boards": [board JSON
+    as ScoredBoard.to_json gives it, plus "player" and "seat" when known], "totals"}``; "status":
+    ``{"status", "message"}`` saying what is wrong (camera gone, a hand over a board)."""
+
+    @property
+    def id(self) -> int: ...
+
+    @property
+    def kind(self) -> str: ...
+
+    @property
+    def payload(self) -> Mapping[str, Any]: ...
+
+
+class EventSource(Protocol):
+    """A broadcaster of live events (device/live.py); one subscription per connected TV."""
+
+    def subscribe(self) -> Any: ...
+
+    def unsubscribe(self, sub: Any, /) -> None: ...
+
+    async def next(self, sub: Any, timeout: float, /) -> LiveEvent | None:
+        """The subscription's next event, or None when ``timeout`` seconds pass without one."""
+        ...
+
+
+def _number(event_id: object) -> int | None:
+    try:
+        return int(str(event_id))
+    except ValueError:
+        return None
+
+
+def router(events: EventSource | None, history: History, pin: str) -> APIRouter:
+    api = APIRouter(tags=["tv"])
+
+    def live_source() -> EventSource:
+        if events is None:
+            raise HTTPException(404, "no live camera on this scorer: /tv shows the latest uploaded result")
+        return events
+
+    @api.get("/tv", include_in_schema=False)
+    def tv_page() -> FileResponse:
+        return page_response("tv.html")
+
+    @api.get("/api/tv")
+    def tv_state() -> dict[str, Any]:
+        """The admin PIN, whether live events flow, and the latest result in the history."""
+        latest = history.list(limit=1)
+        record = latest[0].to_json() if latest else None
+        if record is not None:
+            rules = GAMES.get(record["game"])
+            record["title"] = rules.title if rules else record["game"]
+        return {"pin": pin, "live": events is not None, "latest": record}
+
+    # As a dependency, the 404 is sent before the stream starts; in the stream it would come too late.
+    @api.get("/api/events", response_class=EventSourceResponse, dependencies=[Depends(live_source)])
+    async def stream(
+        last_event_id: Annotated[str | None, Header()] = None,
+    ) -> AsyncIterator[ServerSentEvent]:
+        """Live results and status messages as Server-Sent Events."""
+        source = live_source()
+        after = _number(last_event_id) if last_event_id is not None else None
+        sub = source.subscribe()
+        try:
+            while True:
+                event = await source.next(sub, WAIT_S)
+                if event is None:
+                    continue
+                number = _number(event.id)
+                if after is not None and number is not None and number <= after:
+                    continue
+                yield ServerSentEvent(
+                    data=dict(event.payload), event=event.kind, id=str(event.id), retry=RETRY_MS
+                )
+        finally:
+            source.unsubscribe(sub)
+
+    return api
