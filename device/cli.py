@@ -312,7 +312,9 @@ def cmd_train(args: argparse.Namespace) -> int:
 
     if importlib.util.find_spec("torch") is None:
         raise StateError("training needs torch: pip install -e '.[train]'")
-    train(args.game, TrainConfig(photos=args.photos, epochs=args.epochs, seed=args.seed))
+    # Only what was given: the rest are TrainConfig's defaults, which the committed models were built with.
+    given = {k: v for k, v in (("photos", args.photos), ("epochs", args.epochs), ("seed", args.seed)) if v}
+    train(args.game, TrainConfig(**given))
     return 0
 
 
@@ -588,9 +590,9 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("train", help="rebuild a game's cell classifier (needs the train extra)")
     p.add_argument("--game", required=True)
-    p.add_argument("--photos", type=int, default=300)
-    p.add_argument("--epochs", type=int, default=12)
-    p.add_argument("--seed", type=int, default=1)
+    p.add_argument("--photos", type=int, help="training photos (default 300)")
+    p.add_argument("--epochs", type=int, help="training epochs (default 14)")
+    p.add_argument("--seed", type=int, help="photo and weight seed (default 1)")
     p.set_defaults(func=cmd_train)
 
     p = sub.add_parser(

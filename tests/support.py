@@ -8,12 +8,25 @@ from typing import Any
 
 import cv2
 import numpy as np
+import pytest
 
 from models.synth.scene import BoardDrawing
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = ROOT / "examples"
 SHARED = ROOT.parent / "shared"
+# The bundled example photo most command tests read, and its board's truth.
+ALICE_PHOTO = EXAMPLES / "photos" / "alices-garden.jpg"
+ALICE_TRUTH = json.loads((EXAMPLES / "photos" / "alices-garden.json").read_text())["boards"][0]
+
+
+def run_cli(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+    """``garden-scorer ARGV``: the exit code and what it printed to stdout and stderr."""
+    from device.cli import main
+
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
 
 
 def load_example(name: str) -> Any:

@@ -9,18 +9,11 @@ import cv2
 import numpy as np
 import pytest
 
-from device.cli import main
 from scoring.registry import get_game
-from tests.support import EXAMPLES
+from tests.support import ALICE_PHOTO, ALICE_TRUTH, run_cli
 
-PHOTO = EXAMPLES / "photos" / "alices-garden.jpg"
-TRUTH = json.loads((EXAMPLES / "photos" / "alices-garden.json").read_text())["boards"][0]
-
-
-def _run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
-    code = main(list(argv))
-    out, err = capsys.readouterr()
-    return code, out, err
+PHOTO, TRUTH = ALICE_PHOTO, ALICE_TRUTH
+_run = run_cli
 
 
 def test_score_reads_the_example_photo_exactly(capsys: pytest.CaptureFixture[str]) -> None:

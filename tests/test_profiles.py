@@ -10,19 +10,12 @@ import pytest
 from calibration.profiles import load_bundle, new_profile
 from calibration.statedir import StateDir, check_name, default_state_dir
 from calibration.store import StoreError
-from device.cli import main
 from scoring.core import StateError
 from scoring.registry import get_game
-from tests.support import EXAMPLES
+from tests.support import ALICE_PHOTO, ALICE_TRUTH, EXAMPLES, run_cli
 
-PHOTO = EXAMPLES / "photos" / "alices-garden.jpg"
-TRUTH = json.loads((EXAMPLES / "photos" / "alices-garden.json").read_text())["boards"][0]
-
-
-def _run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
-    code = main(list(argv))
-    out, err = capsys.readouterr()
-    return code, out, err
+PHOTO, TRUTH = ALICE_PHOTO, ALICE_TRUTH
+_run = run_cli
 
 
 def test_state_dir_precedence(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
