@@ -1,0 +1,335 @@
+"""The pages in a real browser: headless Chromium (Debian's, through its chromedriver) drives the real app,
+served by uvicorn on a free localhost port with the real scorer, and the TV fed from a live Broadcaster.
+
+Skipped when Chromium, chromedriver or selenium is missing (CI installs them). Selenium Manager is never
+asked for anything: the driver's path is given, so it runs offline.
+"""
+
+from __future__ import annotations
+
+import json
+import socket
+import threading
+import time
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
+from dataclasses import dataclass
+from itertools import count
+from pathlib import Path
+from typing import Any, Literal
+
+import httpx
+import pytest
+import uvicorn
+from fastapi import FastAPI
+
+from calibration.statedir import StateDir
+from device.live import Broadcaster, EventKind, LiveEvent
+from device.serve import upload_scorer
+from device.web import AppConfig, create_app
+from scoring.core import ScoreBreakdown
+from scoring.registry import get_game
+
+CHROMIUM = Path("/usr/bin/chromium")
+CHROMEDRIVER = Path("/usr/bin/chromedriver")
+if not (CHROMIUM.is_file() and CHROMEDRIVER.is_file()):
+    pytest.skip(
+        f"page tests need Chromium and its driver at {CHROMIUM} and {CHROMEDRIVER} "
+        "(Debian: apt-get install chromium chromium-driver)",
+        allow_module_level=True,
+    )
+pytest.importorskip("selenium", reason="page tests need selenium (pip install -e '.[dev]')")
+
+from selenium import webdriver  # noqa: E402
+from selenium.common.exceptions import NoSuchElementException, StaleElementReferenceException  # noqa: E402
+from selenium.webdriver.chrome.service import Service  # noqa: E402
+from selenium.webdriver.common.actions.action_builder import ActionBuilder  # noqa: E402
+from selenium.webdriver.common.by import By  # noqa: E402
+from selenium.webdriver.remote.webelement import WebElement  # noqa: E402
+from selenium.webdriver.support import expected_conditions as ec  # noqa: E402
+from selenium.webdriver.support.select import Select  # noqa: E402
+from selenium.webdriver.support.wait import WebDriverWait  # noqa: E402
+
+ROOT = Path(__file__).resolve().parent.parent
+PHOTO = ROOT / "examples" / "photos" / "alices-garden.jpg"
+TRUTH = json.loads(PHOTO.with_suffix(".json").read_text())["boards"][0]["state"]
+GAME = "alices-garden"
+PIN = "123456"
+# What the test types into the home page's hand-entry box.
+HAND = {"unplaced_bonus_tiles": 1}
+# Reading the photo (the first upload also loads the models) and page loads on a slow CI machine.
+SCORING_S = 20.0
+PAGE_S = 5.0
+CHROME_FLAGS = (
+    "--headless=new",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--disable-quic",
+    "--window-size=1920,1080",
+)
+
+
+@dataclass(frozen=True)
+class Site:
+    url: str
+    events: Broadcaster
+    client: httpx.Client
+
+
+@contextmanager
+def serve_in_thread(app: FastAPI, timeout_s: float = 10.0) -> Iterator[str]:
+    """Runs ``app`` under uvicorn on a free localhost port in a background thread; yields its base URL."""
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    sock.bind(("127.0.0.1", 0))  # bound here and handed over, so no other process can take the port meanwhile
+    url = f"http://127.0.0.1:{sock.getsockname()[1]}"
+    server = uvicorn.Server(uvicorn.Config(app, log_level="warning", timeout_graceful_shutdown=2))
+    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, name="uvicorn", daemon=True)
+    thread.start()
+    try:
+        deadline = time.monotonic() + timeout_s
+        while True:
+            if not thread.is_alive():
+                raise RuntimeError("uvicorn stopped while starting (see the log above)")
+            try:
+                if server.started and httpx.get(f"{url}/api/tv", timeout=1.0).status_code == 200:
+                    break
+            except httpx.HTTPError:
+                pass
+            if time.monotonic() > deadline:
+                raise RuntimeError(f"the app did not answer at {url} within {timeout_s} s")
+            time.sleep(0.05)
+        yield url
+    finally:
+        server.should_exit = True
+        thread.join(timeout_s)
+        sock.close()
+
+
+@contextmanager
+def chromium(user_data_dir: Path) -> Iterator[webdriver.Chrome]:
+    """Headless Debian Chromium at 1920x1080 through the system chromedriver; nothing is downloaded."""
+    options = webdriver.ChromeOptions()
+    options.binary_location = str(CHROMIUM)
+    for flag in (*CHROME_FLAGS, f"--user-data-dir={user_data_dir}"):
+        options.add_argument(flag)
+    with pytest.MonkeyPatch.context() as patch:
+        # The service path skips Selenium Manager; these keep it quiet and offline should it ever run.
+        patch.setenv("SE_AVOID_STATS", "true")
+        patch.setenv("SE_OFFLINE", "true")
+        driver = webdriver.Chrome(service=Service(str(CHROMEDRIVER)), options=options)
+        try:
+            yield driver
+        finally:
+            driver.quit()
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Site]:
+    state = StateDir(tmp_path_factory.mktemp("pages-state"))
+    events = Broadcaster()
+    app = create_app(AppConfig(state, upload_scorer(state), events=events, pin=PIN))
+    with serve_in_thread(app) as url, httpx.Client(base_url=url, timeout=SCORING_S) as client:
+        yield Site(url, events, client)
+
+
+@pytest.fixture(scope="module")
+def driver(site: Site, tmp_path_factory: pytest.TempPathFactory) -> Iterator[webdriver.Chrome]:
+    # Depends on ``site`` so that the browser (and its event stream) closes before the server stops.
+    with chromium(tmp_path_factory.mktemp("chromium-profile")) as browser:
+        yield browser
+
+
+def _wait(driver: webdriver.Chrome, timeout_s: float = PAGE_S) -> WebDriverWait[webdriver.Chrome]:
+    # The pages rebuild their elements on every change: one found a moment ago may be gone.
+    return WebDriverWait(
+        driver,
+        timeout_s,
+        poll_frequency=0.05,
+        ignored_exceptions=(NoSuchElementException, StaleElementReferenceException),
+    )
+
+
+def _score(state: Mapping[str, Any]) -> ScoreBreakdown:
+    rules = get_game(GAME)
+    result = rules.score(rules.parse(state))
+    assert isinstance(result, ScoreBreakdown)
+    return result
+
+
+def _upload(site: Site) -> int:
+    """The example photo sent through the API (not the page); returns its result's id."""
+    with PHOTO.open("rb") as photo:
+        response = site.client.post(
+            f"/api/score?game={GAME}", files={"file": (PHOTO.name, photo, "image/jpeg")}
+        )
+    assert response.status_code == 200, response.text
+    return int(response.json()["game_id"])
+
+
+def _result(site: Site, game_id: int) -> dict[str, Any]:
+    response = site.client.get(f"/api/result/{game_id}")
+    assert response.status_code == 200, response.text
+    data: dict[str, Any] = response.json()
+    return data
+
+
+def _loaded_picture(driver: webdriver.Chrome) -> WebElement:
+    """The result page's first board picture, once the browser has decoded it."""
+
+    def loaded(d: webdriver.Chrome) -> WebElement | Literal[False]:
+        for img in d.find_elements(By.CSS_SELECTOR, ".board .picture img"):
+            if d.execute_script("return arguments[0].complete && arguments[0].naturalWidth", img):
+                return img
+        return False
+
+    picture: WebElement = _wait(driver).until(loaded, "the board picture did not load")
+    return picture
+
+
+def _shown_total(driver: webdriver.Chrome) -> str:
+    total: str = _wait(driver).until(
+        lambda d: d.find_element(By.CSS_SELECTOR, ".board .total").text, "no total on the result page"
+    )
+    return total
+
+
+def _game_id_in(url: str) -> int:
+    return int(url.rstrip("/").rsplit("/", 1)[-1])
+
+
+def test_a_photo_uploaded_from_the_home_page_lands_on_its_scored_result(
+    site: Site, driver: webdriver.Chrome
+) -> None:
+    driver.get(f"{site.url}/")
+    wait = _wait(driver)
+    wait.until(ec.presence_of_element_located((By.CSS_SELECTOR, f'#game option[value="{GAME}"]')))
+    Select(driver.find_element(By.ID, "game")).select_by_value(GAME)
+    driver.find_element(By.ID, "file").send_keys(str(PHOTO))
+    driver.find_element(By.CSS_SELECTOR, "#upload details summary").click()
+    wait.until(ec.visibility_of_element_located((By.ID, "hand"))).send_keys(json.dumps(HAND))
+    driver.find_element(By.ID, "send").click()
+
+    _wait(driver, SCORING_S).until(
+        ec.url_matches(r"/result/\d+$"), "the upload did not reach its result page"
+    )
+    shown = _shown_total(driver)
+    expected = _score({**TRUTH, **HAND}).total
+    assert shown == str(expected)
+    api = _result(site, _game_id_in(driver.current_url))
+    assert api["boards"][0]["total"] == expected
+    assert api["boards"][0]["board"]["state"]["unplaced_bonus_tiles"] == HAND["unplaced_bonus_tiles"]
+    picture = _loaded_picture(driver)
+    assert driver.execute_script("return arguments[0].naturalWidth", picture) > 0
+    assert picture.size["width"] > 0 and picture.size["height"] > 0
+
+
+def test_tapping_a_cell_of_the_picture_corrects_it_and_rescores(site: Site, driver: webdriver.Chrome) -> None:
+    game_id = _upload(site)
+    before = _result(site, game_id)["boards"][0]
+    picker, state = before["picker"], before["board"]["state"]
+    r, c = 2, 3
+    box = next(cell["box"] for cell in before["cells"] if cell["key"] == [picker["region"], r, c])
+    current = state[picker["field"]][r][c]
+
+    def edited(value: str) -> dict[str, Any]:
+        rows = list(state[picker["field"]])
+        rows[r] = rows[r][:c] + value + rows[r][c + 1 :]
+        return {**state, picker["field"]: rows}
+
+    # A label that changes the total, so that the page visibly rescoring is not a coincidence.
+    value = next(v for v in picker["labels"] if v != current and _score(edited(v)).total != before["total"])
+
+    driver.get(f"{site.url}/result/{game_id}")
+    picture = _loaded_picture(driver)
+    # result.js lays a button over each cell at the cell's box (fractions of the picture): a tap at the
+    # cell's centre in the picture must land on it. The picture may be taller than the window, so the cell
+    # is scrolled to the middle and tapped at its viewport pixel (an element-relative offset would count
+    # from the centre of the picture's visible part only).
+    left, top, width, height = driver.execute_script(
+        "const [img, y] = arguments; window.scrollTo(0, img.getBoundingClientRect().top + window.scrollY"
+        " + y * img.clientHeight - window.innerHeight / 2); const r = img.getBoundingClientRect();"
+        " return [r.left, r.top, r.width, r.height];",
+        picture,
+        (box[1] + box[3]) / 2,
+    )
+    x, y = round(left + (box[0] + box[2]) / 2 * width), round(top + (box[1] + box[3]) / 2 * height)
+    inner_width, inner_height = driver.execute_script("return [innerWidth, innerHeight]")
+    assert 0 <= x < inner_width and 0 <= y < inner_height
+    tap = ActionBuilder(driver)
+    tap.pointer_action.move_to_location(x, y).click()  # type: ignore[no-untyped-call]  # selenium's own
+    tap.perform()
+
+    wait = _wait(driver)
+    wait.until(ec.visibility_of_element_located((By.ID, "picker")), "tapping the cell opened no picker")
+    assert driver.find_element(By.ID, "picker-title").text == f"Board 1, row {r + 1}, column {c + 1}"
+    name = picker["labels"][value]
+    choice = f"{name} ({value})" if name != value else name
+    driver.find_element(By.XPATH, f'//div[@id="choices"]/button[normalize-space()="{choice}"]').click()
+    wait.until(ec.invisibility_of_element_located((By.ID, "picker")))
+    changed = wait.until(ec.visibility_of_element_located((By.CSS_SELECTOR, ".picture .cell.changed")))
+    assert changed.text == value
+    wait.until(ec.element_to_be_clickable((By.ID, "rescore"))).click()
+
+    wait.until(lambda d: d.current_url != f"{site.url}/result/{game_id}", "the correction was not saved")
+    new_id = _game_id_in(driver.current_url)
+    after = _result(site, new_id)["boards"][0]["board"]
+    assert after["state"] == edited(value)
+    expected = _score(after["state"])
+    assert expected.total != before["total"]
+    assert _shown_total(driver) == str(expected.total)
+    rows = driver.find_elements(By.CSS_SELECTOR, ".board table tbody tr")
+    shown_lines = [[td.text for td in row.find_elements(By.TAG_NAME, "td")] for row in rows]
+    assert shown_lines == [[line.rule, line.detail, str(line.points)] for line in expected.lines]
+    assert driver.find_element(By.CSS_SELECTOR, ".board tfoot .points").text == str(expected.total)
+    assert "corrected by hand" in driver.find_element(By.CSS_SELECTOR, ".board .flags").text
+
+
+_event_ids = count(1)
+
+
+def _publish(site: Site, kind: EventKind, payload: Mapping[str, Any]) -> None:
+    site.events.publish(LiveEvent(kind, next(_event_ids), time.time(), payload))
+
+
+def _live_boards(*seats: tuple[str, str, int]) -> dict[str, Any]:
+    boards = [
+        {"game": GAME, "seat": seat, "player": player, "total": total, "flags": [], "lines": []}
+        for seat, player, total in seats
+    ]
+    return {"boards": boards, "totals": {seat: total for seat, _, total in seats}}
+
+
+def _tv_scores(driver: webdriver.Chrome) -> list[tuple[str, str]]:
+    """Each seat's name and points, read at one instant (the page replaces them on every event)."""
+    seats = driver.execute_script(
+        "return [...document.querySelectorAll('#scores .seat')].map((s) =>"
+        " [s.querySelector('.name').textContent, s.querySelector('.points').textContent]);"
+    )
+    return [(name, points) for name, points in seats]
+
+
+def test_the_tv_shows_live_scores_and_status_messages(site: Site, driver: webdriver.Chrome) -> None:
+    driver.get(f"{site.url}/tv")
+    wait = _wait(driver)
+    wait.until(ec.text_to_be_present_in_element((By.ID, "pin"), PIN), "the TV page did not load its state")
+
+    _publish(site, "score", _live_boards(("north", "Alice", 41), ("south", "Bob", 37)))
+    wait.until(lambda d: _tv_scores(d) == [("Alice", "41"), ("Bob", "37")], "the live score was not shown")
+    assert driver.find_element(By.ID, "title").text == get_game(GAME).title
+    assert driver.find_element(By.CSS_SELECTOR, ".seat.best .name").text == "Alice"
+
+    # Now surely connected: a second score replaces the first while the page stays open.
+    _publish(site, "score", _live_boards(("north", "Alice", 41), ("south", "Bob", 52)))
+    wait.until(lambda d: _tv_scores(d) == [("Alice", "41"), ("Bob", "52")], "the new score was not shown")
+    assert driver.find_element(By.CSS_SELECTOR, ".seat.best .name").text == "Bob"
+
+    message = "a hand is over seat 2's board"
+    _publish(site, "status", {"status": "occluded", "message": message, "occluded": ["south"]})
+    status = wait.until(ec.visibility_of_element_located((By.ID, "status")), "the status was not shown")
+    wait.until(ec.text_to_be_present_in_element((By.ID, "status"), message))
+    assert status.text == message
