@@ -498,6 +498,12 @@ class LiveLoop:
         self._camera: str | None = None
         self._camera_ok = False
         self._problem: str | None = None
+        self._latest: Frame | None = None
+
+    def latest_frame(self) -> Frame | None:
+        """The last frame the camera gave (for the live preview); None before one or while it is gone."""
+        with self._lock:
+            return self._latest if self._camera_ok else None
 
     def start(self) -> None:
         if self._thread is not None:
@@ -563,6 +569,7 @@ class LiveLoop:
                     self._times.append(frame.timestamp)
                     self._camera_ok = True
                     self._problem = None
+                    self._latest = frame
                 self._process(frame)
         finally:
             if camera is not None:

@@ -76,6 +76,11 @@ def open_live_camera(spec: str) -> Camera:
     return open_camera(spec)
 
 
+def _latest_image(loop: LiveLoop) -> NDArray[np.uint8] | None:
+    frame = loop.latest_frame()
+    return None if frame is None else frame.image
+
+
 def _is_loopback(host: str) -> bool:
     try:
         return ipaddress.ip_address(host).is_loopback
@@ -99,7 +104,8 @@ def serve(state: StateDir, options: ServeOptions) -> None:
             live_scorer(state, options.game, options.profile),
             events,
         )
-    config = AppConfig(state, upload_scorer(state), events)
+    preview = None if loop is None else functools.partial(_latest_image, loop)
+    config = AppConfig(state, upload_scorer(state), events, preview=preview)
     if options.pin:
         config = replace(config, pin=options.pin)
     app = create_app(config)

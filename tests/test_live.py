@@ -407,11 +407,14 @@ def test_the_loop_reports_a_lost_camera_and_reconnects() -> None:
         stats = loop.stats()
         assert stats.camera_ok and stats.problem is None and stats.fps > 10
         assert stats.frames > 20 and stats.scored >= 3
+        latest = loop.latest_frame()
+        assert latest is not None and latest.image.shape == _table([LEFT]).shape
     finally:
         started = time.monotonic()
         loop.stop()
     assert time.monotonic() - started < 1
     assert not loop.stats().camera_ok
+    assert loop.latest_frame() is None  # the preview shows no stale picture of a camera that is gone
     ids = [e.id for e in events]
     assert ids == sorted(ids)
 

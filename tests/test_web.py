@@ -479,3 +479,19 @@ def test_only_the_newest_results_keep_their_folder(alice_boards: list[ScoredBoar
     assert sorted(p.name for p in store.root.iterdir()) == ["2", "3"]
     assert store.picture(1, 0) is None and store.meta(1) == {}
     assert store.picture(3, 0) is not None and store.photo(3) == store.folder(3) / "photo.jpg"
+
+
+def test_the_live_preview_streams_the_cameras_latest_picture(make_app: AppFactory) -> None:
+    picture = np.full((1296, 2304, 3), (40, 120, 200), np.uint8)
+    with TestClient(make_app(preview=lambda: picture)) as client:
+        with client.stream("GET", "/api/preview.mjpg") as response:
+            assert response.headers["content-type"] == "multipart/x-mixed-replace; boundary=frame"
+            head = b""
+            for chunk in response.iter_bytes():
+                head += chunk
+                if len(head) > 2000:
+                    break
+        assert head.startswith(b"--frame\r\nContent-Type: image/jpeg\r\n")
+        jpeg = head[head.index(b"\r\n\r\n") + 4 :]
+        assert jpeg.startswith(b"\xff\xd8")
+    assert TestClient(make_app()).get("/api/preview.mjpg").status_code == 404

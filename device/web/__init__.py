@@ -22,7 +22,7 @@ from device.web import history, score, setup, tv
 from device.web.score import ResultStore, ScoreFn
 from device.web.security import MAX_UPLOAD_BYTES, STATIC_DIR, AdminGuard, BodyLimit, check_pin, new_pin
 from device.web.setup import SetupStore
-from device.web.tv import EventSource
+from device.web.tv import EventSource, Preview
 
 
 @dataclass(frozen=True)
@@ -33,6 +33,8 @@ class AppConfig:
     """Reads and scores a decoded photo: ``score(image, game, hand, profile) -> list[ScoredBoard]``."""
     events: EventSource | None = None
     """The live camera's results for the TV; None when the scorer only takes uploads."""
+    preview: Preview | None = None
+    """The live camera's latest picture (BGR), for the set-up page's preview; None without a camera."""
     max_upload_bytes: int = MAX_UPLOAD_BYTES
     """The largest request body accepted, photo and form together."""
     pin: str = field(default_factory=new_pin)
@@ -65,7 +67,7 @@ def create_app(config: AppConfig) -> FastAPI:
     )
     app.add_middleware(BodyLimit, max_bytes=config.max_upload_bytes)
     app.include_router(score.router(config.score, config.state, records, results, game_setup))
-    app.include_router(tv.router(config.events, records, config.pin))
+    app.include_router(tv.router(config.events, records, config.pin, config.preview))
     app.include_router(history.router(records, results, admin))
     app.include_router(setup.router(config.state, game_setup, admin))
     app.mount("/static", StaticFiles(directory=STATIC_DIR), name="static")

@@ -8,17 +8,23 @@ page loads ``GET /api/tv`` (the admin PIN and the latest result in the history) 
 a live score arrives. With no live source, ``/api/events`` answers 404 and the page polls ``/api/tv``,
 showing the latest uploaded result.
 
+``GET /api/preview.mjpg`` is the live camera itself as Motion JPEG, for aiming it on the set-up page.
+
 The PIN is on the TV page on purpose: see security.py.
 """
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Mapping
+import asyncio
+from collections.abc import AsyncIterator, Callable, Mapping
 from typing import Annotated, Any, Protocol
 
+import cv2
+import numpy as np
 from fastapi import APIRouter, Depends, Header, HTTPException
-from fastapi.responses import FileResponse
+from fastapi.responses import FileResponse, StreamingResponse
 from fastapi.sse import EventSourceResponse, ServerSentEvent
+from numpy.typing import NDArray
 
 from device.history import History
 from device.web.security import page_response
@@ -64,8 +70,54 @@ def _number(event_id: object) -> int | None:
         return None
 
 
-def router(events: EventSource | None, history: History, pin: str) -> APIRouter:
+# The live preview: a picture at most this wide, this often; enough to aim the camera, light on a Pi.
+PREVIEW_WIDTH = 960
+PREVIEW_FPS = 4.0
+PREVIEW_BOUNDARY = "frame"
+
+Preview = Callable[[], NDArray[np.uint8] | None]
+
+
+def _preview_jpeg(image: NDArray[np.uint8]) -> bytes:
+    h, w = image.shape[:2]
+    if w > PREVIEW_WIDTH:
+        image = cv2.resize(image, (PREVIEW_WIDTH, round(h * PREVIEW_WIDTH / w)), interpolation=cv2.INTER_AREA)
+    ok, data = cv2.imencode(".jpg", image, [cv2.IMWRITE_JPEG_QUALITY, 75])
+    if not ok:
+        raise ValueError("the preview picture could not be encoded")
+    return bytes(data)
+
+
+def router(
+    events: EventSource | None, history: History, pin: str, preview: Preview | None = None
+) -> APIRouter:
     api = APIRouter(tags=["tv"])
+
+    @api.get("/api/preview.mjpg", responses={404: {"description": "no camera"}})
+    async def preview_stream() -> StreamingResponse:
+        """The live camera as Motion JPEG (a few pictures a second), to aim it and check the light."""
+        if preview is None:
+            raise HTTPException(404, "no live camera on this scorer")
+        source = preview
+
+        async def frames() -> AsyncIterator[bytes]:
+            while True:
+                image = source()
+                if image is not None:
+                    jpeg = await asyncio.to_thread(_preview_jpeg, image)
+                    yield (
+                        (
+                            f"--{PREVIEW_BOUNDARY}\r\nContent-Type: image/jpeg\r\n"
+                            f"Content-Length: {len(jpeg)}\r\n\r\n"
+                        ).encode()
+                        + jpeg
+                        + b"\r\n"
+                    )
+                await asyncio.sleep(1 / PREVIEW_FPS)
+
+        return StreamingResponse(
+            frames(), media_type=f"multipart/x-mixed-replace; boundary={PREVIEW_BOUNDARY}"
+        )
 
     def live_source() -> EventSource:
         if events is None:
