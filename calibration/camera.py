@@ -26,6 +26,8 @@ VERSION = 1
 # The rational model must beat the standard one by this factor in RMS to be worth its extra terms.
 RATIONAL_GAIN = 0.9
 CHARUCO_DICTIONARY = cv2.aruco.DICT_5X5_100
+# The squares (ChArUco) or inner corners (chessboard) a pattern may have along a side, as --size takes them.
+PATTERN_SIDES = (2, 64)
 
 
 @dataclass(frozen=True)
@@ -42,6 +44,11 @@ class Calibration:
 
     def camera(self) -> CameraModel:
         return CameraModel(self.matrix, self.dist, self.size_wh)
+
+    def intrinsics(self) -> dict[str, float]:
+        """The focal lengths and the principal point, in pixels."""
+        k = self.matrix
+        return {"fx": float(k[0, 0]), "fy": float(k[1, 1]), "cx": float(k[0, 2]), "cy": float(k[1, 2])}
 
     def to_json(self) -> dict[str, Any]:
         return {

@@ -113,6 +113,10 @@ def save_picture(state: StateDir, name: str, rect: Rectified) -> None:
     tmp.replace(path)
 
 
+def profile_exists(state: StateDir, name: str) -> bool:
+    return (state.profile(name) / PROFILE_FILE).is_file()
+
+
 def list_profiles(state: StateDir) -> list[str]:
     if not state.profiles.is_dir():
         return []

@@ -22,7 +22,10 @@ import numpy as np
 from numpy.typing import NDArray
 
 from calibration.store import StoreError, read_versioned, write_json_atomic
+from vision.camera_model import CameraModel
 from vision.geometry import Points, as_points
+from vision.locate import locate
+from vision.profile import default_profile
 
 KIND = "table"
 VERSION = 1
@@ -164,6 +167,27 @@ def seats_from_boards(
             for name, player, polygon in zip(names, players, polygons, strict=True)
         ),
     )
+
+
+def seats_from_photo(
+    image: NDArray[np.uint8],
+    game: str,
+    camera: CameraModel | None = None,
+    names: Sequence[str] | None = None,
+    players: Sequence[str | None] | None = None,
+    stickers: bool = False,
+) -> tuple[TableSetup, list[Points]]:
+    """Seats around every whole board of ``game`` found in a photo of the laid-out table, and those boards'
+    corners (photo pixels, ``seats[i]`` is ``boards[i]``'s), both in reading order, as ``names`` and
+    ``players`` are given. ValueError says what to change when no seats can be made."""
+    profile = default_profile(game)
+    aspect = profile.size_mm[0] / profile.size_mm[1]
+    found = [q.corners_xy for q in locate(image, camera, (aspect,), stickers) if q.in_frame]
+    if not found:
+        raise ValueError("no whole board found: lay every player's board in view and photograph the table")
+    boards = [found[i] for i in reading_order(found)]
+    h, w = image.shape[:2]
+    return seats_from_boards(game, boards, (w, h), names=names, players=players), boards
 
 
 def assign(setup: TableSetup, boards_corners: Sequence[Points], size_wh: tuple[int, int]) -> list[SeatMatch]:

@@ -11,6 +11,7 @@ from typing import Any
 
 import numpy as np
 
+from calibration.camera import PATTERN_SIDES
 from calibration.statedir import StateDir
 from device.photo import ScoredBoard
 from device.report import breakdown_text, result_json, result_text
@@ -70,21 +71,19 @@ def _print_board(heading: str, board: ScoredBoard) -> None:
 
 def _pair_of(lo: int, hi: int, what: str) -> Callable[[str], tuple[int, int]]:
     """An argparse type for ``AxB`` with both numbers in ``lo..hi``."""
+    from device.photo import parse_pair
 
     def parse(text: str) -> tuple[int, int]:
         try:
-            a, b = (int(v) for v in text.lower().split("x"))
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"expected {what}, got {text!r}") from None
-        if not (lo <= a <= hi and lo <= b <= hi):
-            raise argparse.ArgumentTypeError(f"{text}: each number must be {lo} to {hi}")
-        return a, b
+            return parse_pair(text, lo, hi, what)
+        except ValueError as exc:
+            raise argparse.ArgumentTypeError(str(exc)) from None
 
     return parse
 
 
 _size = _pair_of(64, 8192, "WIDTHxHEIGHT, e.g. 2304x1296")
-_size_small = _pair_of(2, 64, "COLSxROWS, e.g. 9x6")
+_size_small = _pair_of(*PATTERN_SIDES, "COLSxROWS, e.g. 9x6")
 
 
 def _corners(text: str) -> list[tuple[float, float]]:
@@ -150,12 +149,11 @@ def _state(args: argparse.Namespace) -> StateDir:
 
 def _camera(args: argparse.Namespace) -> CameraModel | None:
     """The calibration given, else the state folder's (made by ``calibrate camera``), else none."""
-    from device.photo import load_camera
+    from device.photo import load_camera, state_camera
 
     if args.calibration:
         return load_camera(args.calibration)
-    saved = _state(args).camera
-    return load_camera(saved) if saved.is_file() else None
+    return state_camera(_state(args))
 
 
 def _profile_models(args: argparse.Namespace) -> dict[str, Any]:
@@ -326,9 +324,8 @@ def cmd_calibrate_camera(args: argparse.Namespace) -> int:
         print(f"  {name}: RMS {rms:.3f} px")
     for name, reason in cal.rejected.items():
         print(f"  {name}: rejected, {reason}")
-    k = cal.matrix
     print(f"RMS reprojection error {cal.rms:.4f} px over {len(cal.per_photo)} photos ({cal.model} model)")
-    print(f"fx {k[0, 0]:.2f}, fy {k[1, 1]:.2f}, cx {k[0, 2]:.2f}, cy {k[1, 2]:.2f}")
+    print(", ".join(f"{k} {v:.2f}" for k, v in cal.intrinsics().items()))
     print("distortion " + ", ".join(f"{v:.4f}" for v in cal.dist))
     out = args.out or _state(args).camera
     save(cal, out)
@@ -336,55 +333,31 @@ def cmd_calibrate_camera(args: argparse.Namespace) -> int:
     return 0
 
 
-def _one_board(args: argparse.Namespace, image: Any, profile: Any, classifier: Any) -> Any:
-    from device.photo import load_orienter
-    from vision.pipeline import read_photo
-
-    game = profile.game
-    corners = np.array(args.corners, float) if getattr(args, "corners", None) else None
-    readings = read_photo(
-        image,
-        [profile],
-        {game: classifier},
-        {game: load_orienter(game)},
-        _camera(args),
-        corners_xy=corners,
-        stickers=args.stickers,
-    )
-    if len(readings) != 1:
-        raise StateError(f"{len(readings)} boards found: photograph one board at a time (or give --corners)")
-    return readings[0]
-
-
 def cmd_profile_create(args: argparse.Namespace) -> int:
-    from calibration.profiles import PROFILE_FILE, new_profile, save_colour, save_picture, save_profile
-    from device.photo import load_classifier, parse_sets
-    from vision.colour import measure
+    from calibration.profiles import new_profile, profile_exists
+    from device.learn import make_profile, read_one_board
+    from device.photo import parse_sets
     from vision.image_io import read_image
 
     get_game(args.game)
     state = _state(args)
-    if (state.profile(args.name) / PROFILE_FILE).exists() and not args.force:
+    if profile_exists(state, args.name) and not args.force:
         raise StateError(f"profile {args.name!r} exists in {state.profiles}; --force replaces it")
     profile = new_profile(args.name, args.game, parse_sets(args.set or []))
     reading = None
     if args.photo:
-        reading = _one_board(args, read_image(str(args.photo)), profile, load_classifier(args.game))
-        if not reading.in_frame:
-            raise StateError("the board is partly out of the photo: move the camera or the board")
-    save_profile(state, profile)
+        corners = np.array(args.corners, float) if args.corners else None
+        reading = read_one_board(read_image(str(args.photo)), profile, _camera(args), corners, args.stickers)
+    colour = make_profile(state, profile, reading)
     print(f"Profile {args.name!r} ({GAMES[args.game].title}) saved in {state.profile(args.name)}")
     if profile.setup:
         print("  game set-up: " + json.dumps(dict(profile.setup)))
     if reading is not None:
-        save_picture(state, args.name, reading.rectified)
-        corners = ", ".join(f"({x:.0f}, {y:.0f})" for x, y in reading.corners_xy)
-        print(f"  board found at {corners}; rectified picture saved")
-        colour = measure(reading.rectified, profile)
+        corners_text = ", ".join(f"({x:.0f}, {y:.0f})" for x, y in reading.corners_xy)
+        print(f"  board found at {corners_text}; rectified picture saved")
         if colour is None:
             print("  ! the board's background could not be measured: colours will not be normalised")
         else:
-            save_colour(state, args.name, colour)
             print("  background colour (B, G, R) " + ", ".join(f"{v:.0f}" for v in colour.median_bgr))
         for flag in reading.flags:
             print(f"  ! {flag}")
@@ -410,25 +383,12 @@ def cmd_profile_list(args: argparse.Namespace) -> int:
 
 
 def cmd_seats(args: argparse.Namespace) -> int:
-    from calibration.seats import reading_order, save, seats_from_boards
+    from calibration.seats import save, seats_from_photo
     from vision.image_io import read_image
-    from vision.locate import locate
-    from vision.profile import default_profile
 
     get_game(args.game)
     image = read_image(str(args.photo))
-    profile = default_profile(args.game)
-    aspect = profile.size_mm[0] / profile.size_mm[1]
-    found = [q.corners_xy for q in locate(image, _camera(args), (aspect,), args.stickers) if q.in_frame]
-    if not found:
-        raise StateError("no whole board found: lay every player's board in view and photograph the table")
-    # Names and players are given in reading order, so the boards are too.
-    boards = [found[i] for i in reading_order(found)]
-    h, w = image.shape[:2]
-    try:
-        setup = seats_from_boards(args.game, boards, (w, h), names=args.names, players=args.players)
-    except ValueError as exc:
-        raise StateError(str(exc)) from None
+    setup, _ = seats_from_photo(image, args.game, _camera(args), args.names, args.players, args.stickers)
     path = _state(args).table
     save(setup, path)
     for seat in setup.seats:
@@ -440,17 +400,10 @@ def cmd_seats(args: argparse.Namespace) -> int:
 def cmd_enroll(args: argparse.Namespace) -> int:
     import time
 
-    from calibration.enroll import Example, enrol
-    from calibration.profiles import (
-        CUSTOM_BASE_GAME,
-        PROFILE_FILE,
-        custom_profile,
-        load_bundle,
-        new_profile,
-        save_enrolment,
-        save_profile,
-    )
-    from device.photo import load_classifier, load_orienter, parse_sets
+    from calibration.enroll import Example
+    from calibration.profiles import custom_profile
+    from device.learn import check_enrolment_state, enrol_profile, enrolment_profile
+    from device.photo import parse_sets
     from scoring import custom_grid
     from vision.image_io import read_image
 
@@ -467,33 +420,18 @@ def cmd_enroll(args: argparse.Namespace) -> int:
         profile = custom_profile(
             args.profile, args.rows, args.cols, args.labels, points, args.cell_mm, args.margin_mm
         )
-    elif (state.profile(args.profile) / PROFILE_FILE).exists():
-        profile = load_bundle(state, args.profile).profile
-        if args.game and args.game != profile.game:
-            raise StateError(f"profile {args.profile!r} is a {profile.game} board, not {args.game}")
-    elif args.game:
-        get_game(args.game)
-        profile = new_profile(args.profile, args.game, {})
     else:
-        raise StateError(f"no profile {args.profile!r} yet: give --game to make one")
+        profile = enrolment_profile(state, args.profile, args.game)
     game = profile.game
     camera = _camera(args)
     corners = np.array(args.corners, float) if args.corners else None
     examples = []
     for photo, state_file in zip(args.files[::2], args.files[1::2], strict=True):
-        truth = load_state_json(state_file)
-        if not isinstance(truth, dict) or truth.get("game") != game:
-            raise StateError(f'{state_file}: expected a {game} state (its "game" field)')
-        read_state(truth)  # a state that breaks the rules would teach the classifier nonsense
+        truth = check_enrolment_state(load_state_json(state_file), game, str(state_file))
         examples.append(Example(read_image(str(photo)), truth, corners, camera))
-    is_custom = game == custom_grid.GAME
-    base = load_classifier(CUSTOM_BASE_GAME if is_custom else game)
-    orienter = None if is_custom else load_orienter(game)
     started = time.perf_counter()
-    enrolment = enrol(profile, base, orienter, examples, stickers=args.stickers)
+    enrolment = enrol_profile(state, profile, examples, args.stickers)
     seconds = time.perf_counter() - started
-    save_profile(state, profile)
-    save_enrolment(state, args.profile, enrolment)
     print(
         f"Enrolled {args.profile!r} from {enrolment.photos} photo(s), {enrolment.cells} cells, "
         f"in {seconds:.1f} s; score with `garden-scorer score PHOTO --game {game} --profile {args.profile}`"

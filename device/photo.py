@@ -67,6 +67,18 @@ def parse_sets(items: Sequence[str]) -> dict[str, Any]:
     return hand
 
 
+def parse_pair(text: str, lo: int, hi: int, what: str) -> tuple[int, int]:
+    """``AxB`` (e.g. a pattern's ``7x5``) with both numbers in ``lo..hi``; ValueError says what was wrong,
+    naming ``what`` was expected."""
+    try:
+        a, b = (int(v) for v in text.lower().split("x"))
+    except ValueError:
+        raise ValueError(f"expected {what}, got {text!r}") from None
+    if not (lo <= a <= hi and lo <= b <= hi):
+        raise ValueError(f"{text}: each number must be {lo} to {hi}")
+    return a, b
+
+
 def load_camera(path: Path) -> CameraModel:
     """A camera calibration file written by ``garden-scorer calibrate camera``."""
     from calibration.camera import load
@@ -75,6 +87,12 @@ def load_camera(path: Path) -> CameraModel:
         return load(path).camera()
     except ValueError as exc:
         raise StateError(str(exc)) from None
+
+
+def state_camera(state: StateDir) -> CameraModel | None:
+    """The state folder's camera calibration (``garden-scorer calibrate camera`` or the calibration page),
+    None before one is made."""
+    return load_camera(state.camera) if state.camera.is_file() else None
 
 
 @dataclass(frozen=True)

@@ -19,7 +19,7 @@ from numpy.typing import NDArray
 from calibration.statedir import StateDir
 from device.camera import Camera, open_camera
 from device.live import Broadcaster, LiveLoop, LiveScorer
-from device.photo import TABLE_GAMES, ScoredBoard, load_camera, profile_models, score_image
+from device.photo import TABLE_GAMES, ScoredBoard, profile_models, score_image, state_camera
 from device.web import AppConfig, create_app
 from vision.geometry import Points
 
@@ -38,17 +38,14 @@ class ServeOptions:
     pin: str | None = None
 
 
-def _camera_model(state: StateDir) -> Any:
-    return load_camera(state.camera) if state.camera.is_file() else None
-
-
 def upload_scorer(state: StateDir) -> Any:
     """What the web app calls for an uploaded photo: read and score it, with the named stored profile."""
-    camera = _camera_model(state)
 
     def score(
         image: NDArray[np.uint8], game: str, hand: Mapping[str, Any], profile: str | None, /
     ) -> list[ScoredBoard]:
+        # Read per photo, like the profile: a calibration made on the calibration page counts at once.
+        camera = state_camera(state)
         return score_image(image, game, hand, camera, **profile_models(state, game, profile))
 
     return score
@@ -58,7 +55,7 @@ def live_scorer(state: StateDir, game: str, profile: str | None) -> LiveScorer:
     """The live loop's reader for ``game``, tied to the stored seats when they are for that game."""
     from calibration.seats import load
 
-    camera = _camera_model(state)
+    camera = state_camera(state)
     models = profile_models(state, game, profile)
 
     def score(image: NDArray[np.uint8], *, known_boards: Sequence[Points] | None) -> list[ScoredBoard]:
@@ -94,6 +91,7 @@ def serve(state: StateDir, options: ServeOptions) -> None:
 
     # Fail now, with a clear message, on a bad game, profile or calibration rather than on the first frame.
     profile_models(state, options.game, options.profile)
+    state_camera(state)
     loop = None
     events = None
     if options.camera:

@@ -10,7 +10,11 @@ import cv2
 import numpy as np
 import pytest
 
-from models.synth.scene import BoardDrawing
+from calibration.camera import charuco_board
+from models.synth.camera import PhotoOptions, photograph
+from models.synth.scene import BoardDrawing, SyntheticBoard
+from vision.camera_model import CameraModel
+from vision.profile import BoardProfile
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = ROOT / "examples"
@@ -61,3 +65,28 @@ def top_view(drawing: BoardDrawing) -> np.ndarray:
         alpha = piece.top_bgra[..., 3:4].astype(np.float32) / 255
         roi[:] = (roi * (1 - alpha) + piece.top_bgra[..., :3] * alpha).astype(np.uint8)
     return image
+
+
+def charuco_photos(folder: Path, model: CameraModel, count: int) -> list[Path]:
+    """``count`` photos of a printed 7x5 ChArUco board of 30 mm squares, taken by the camera ``model``."""
+    cols, rows, square = 7, 5, 30.0
+    ppm = 8.0
+    image = charuco_board(cols, rows, square).generateImage(
+        (round(cols * square * ppm), round(rows * square * ppm))
+    )
+    # A white margin, as printed: the pattern's outer squares need contrast to be found.
+    image = cv2.copyMakeBorder(image, 80, 80, 80, 80, cv2.BORDER_CONSTANT, value=255)
+    size = (cols * square + 20, rows * square + 20)
+    profile = BoardProfile("charuco", "charuco", size, ())
+    board = SyntheticBoard(
+        profile, "print", {}, {}, BoardDrawing(cv2.cvtColor(image, cv2.COLOR_GRAY2BGR), ppm)
+    )
+    paths = []
+    for i in range(count):
+        photo = photograph(
+            [board], np.random.default_rng([77, i]), PhotoOptions(size_wh=model.size_wh), model
+        )
+        path = folder / f"view{i:02d}.jpg"
+        path.write_bytes(photo.jpeg)
+        paths.append(path)
+    return paths

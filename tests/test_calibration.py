@@ -7,15 +7,12 @@ import cv2
 import numpy as np
 import pytest
 
-from calibration.camera import calibrate, charuco_board, load, save
+from calibration.camera import calibrate, load, save
 from calibration.sheets import write_sheet
 from calibration.store import StoreError, read_versioned, write_json_atomic
 from device.cli import main
-from models.synth.camera import PhotoOptions, photograph
-from models.synth.scene import BoardDrawing, SyntheticBoard
-from tests.support import SHARED
+from tests.support import SHARED, charuco_photos
 from vision.camera_model import CameraModel
-from vision.profile import BoardProfile
 
 REAL = SHARED / "data" / "opencv-calibration"
 real_photos = sorted(REAL.glob("left*.jpg"))
@@ -31,37 +28,13 @@ def test_real_chessboard_photos_calibrate_like_opencv() -> None:
     assert len(cal.per_photo) == 13 and not cal.rejected
 
 
-def _charuco_photos(tmp_path: Path, model: CameraModel, count: int) -> list[Path]:
-    cols, rows, square = 7, 5, 30.0
-    ppm = 8.0
-    image = charuco_board(cols, rows, square).generateImage(
-        (round(cols * square * ppm), round(rows * square * ppm))
-    )
-    # A white margin, as printed: the pattern's outer squares need contrast to be found.
-    image = cv2.copyMakeBorder(image, 80, 80, 80, 80, cv2.BORDER_CONSTANT, value=255)
-    size = (cols * square + 20, rows * square + 20)
-    profile = BoardProfile("charuco", "charuco", size, ())
-    board = SyntheticBoard(
-        profile, "print", {}, {}, BoardDrawing(cv2.cvtColor(image, cv2.COLOR_GRAY2BGR), ppm)
-    )
-    paths = []
-    for i in range(count):
-        photo = photograph(
-            [board], np.random.default_rng([77, i]), PhotoOptions(size_wh=model.size_wh), model
-        )
-        path = tmp_path / f"view{i:02d}.jpg"
-        path.write_bytes(photo.jpeg)
-        paths.append(path)
-    return paths
-
-
 def test_rendered_charuco_set_recovers_the_focal_length(tmp_path: Path) -> None:
     w, h = 1600, 900
     f = 1000.0
     model = CameraModel(
         np.array([[f, 0, w / 2], [0, f, h / 2], [0, 0, 1.0]]), np.array([-0.12, 0.05, 0, 0, 0.0]), (w, h)
     )
-    cal = calibrate(_charuco_photos(tmp_path, model, 14), "charuco", (7, 5), 30.0)
+    cal = calibrate(charuco_photos(tmp_path, model, 14), "charuco", (7, 5), 30.0)
     assert len(cal.per_photo) >= 8
     assert cal.matrix[0, 0] == pytest.approx(f, rel=0.01)
     assert cal.matrix[1, 1] == pytest.approx(f, rel=0.01)

@@ -148,3 +148,20 @@ def test_render_refuses_bad_options(
     code = main(["render", *argv, "--count", "1", "--out", str(tmp_path)])
     assert code == 2
     assert message in capsys.readouterr().err
+
+
+def test_training_can_print_boards_in_random_variations_of_their_pack() -> None:
+    from models.synth.art import PACKS, varied
+    from models.synth.render import RenderSpec, render_photo
+
+    plain = render_photo(RenderSpec(("alices-garden",), 5), 0)
+    assert plain.truth["boards"][0]["art"] in PACKS
+    # Without variation a photo is exactly what it was before variation existed.
+    assert np.array_equal(
+        render_photo(RenderSpec(("alices-garden",), 5, vary_art=0.0), 0).decode(), plain.decode()
+    )
+    varied_photo = render_photo(RenderSpec(("alices-garden",), 5, vary_art=1.0), 0)
+    assert varied_photo.truth["boards"][0]["art"] == plain.truth["boards"][0]["art"] + "~"
+    pack = PACKS["meadow"]
+    prints = {varied(pack, np.random.default_rng(i)) for i in range(5)}
+    assert len(prints) == 5 and all(p.fill == pack.fill and p.variant == pack.variant for p in prints)

@@ -31,6 +31,7 @@ from device.web.score import ResultStore, enrolment_state, rescore
 from device.web.security import MAX_FAILURES, PIN_HEADER
 from scoring.core import ScoreBreakdown, TableScore
 from scoring.registry import get_game, read_state
+from tests.conftest import LOCAL, REMOTE
 from tests.support import EXAMPLES
 from vision.image_io import read_image
 from vision.pipeline import NoBoardError
@@ -38,8 +39,6 @@ from vision.pipeline import NoBoardError
 PHOTO = EXAMPLES / "photos" / "alices-garden.jpg"
 TRUTH = json.loads((EXAMPLES / "photos" / "alices-garden.json").read_text())["boards"][0]
 PIN = "424242"
-LOCAL = ("127.0.0.1", 50000)
-REMOTE = ("192.168.1.20", 5000)
 
 
 def _alice_total(state: Mapping[str, Any]) -> int:
@@ -118,18 +117,6 @@ def fake(alice_boards: list[ScoredBoard]) -> FakeScore:
 @pytest.fixture
 def app(make_app: AppFactory, fake: FakeScore) -> FastAPI:
     return make_app(fake)
-
-
-@pytest.fixture
-def local(app: FastAPI) -> Iterator[TestClient]:
-    with TestClient(app, client=LOCAL) as client:
-        yield client
-
-
-@pytest.fixture
-def remote(app: FastAPI) -> Iterator[TestClient]:
-    with TestClient(app, client=REMOTE) as client:
-        yield client
 
 
 def _jpeg(width: int = 64, height: int = 48) -> bytes:

@@ -2,9 +2,10 @@
 
 ``create_app(AppConfig(...))`` builds it; binding it to an address is the CLI's job. One router per area:
 ``score`` (upload, result page, corrections), ``tv`` (TV page, Server-Sent Events), ``history`` (pages,
-JSON, exports) and ``setup`` (the game set-up); ``security`` holds the admin PIN, the body limit and the
-pages' headers. Pages are static HTML and plain JavaScript in ``static/`` (no build step, nothing fetched from
-elsewhere) calling the JSON API under ``/api``; FastAPI's OpenAPI docs are at ``/docs``.
+JSON, exports), ``setup`` (the game set-up) and ``calibrate`` (camera, board profiles, enrolment, seats);
+``security`` holds the admin PIN, the body limit and the pages' headers. Pages are static HTML and plain
+JavaScript in ``static/`` (no build step, nothing fetched from elsewhere) calling the JSON API under ``/api``;
+FastAPI's OpenAPI docs are at ``/docs``.
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from fastapi.staticfiles import StaticFiles
 
 from calibration.statedir import StateDir
 from device.history import History
-from device.web import history, score, setup, tv
+from device.web import calibrate, history, score, setup, tv
 from device.web.score import ResultStore, ScoreFn
 from device.web.security import MAX_UPLOAD_BYTES, STATIC_DIR, AdminGuard, BodyLimit, check_pin, new_pin
 from device.web.setup import SetupStore
@@ -70,7 +71,6 @@ def create_app(config: AppConfig) -> FastAPI:
     app.include_router(tv.router(config.events, records, config.pin, config.preview))
     app.include_router(history.router(records, results, admin))
     app.include_router(setup.router(config.state, game_setup, admin))
+    app.include_router(calibrate.router(config.state, records, admin, config.max_upload_bytes))
     app.mount("/static", StaticFiles(directory=STATIC_DIR), name="static")
-    # Routers added later (calibration) guard their admin endpoints with the same PIN through this.
-    app.state.admin = admin
     return app

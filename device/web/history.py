@@ -6,7 +6,7 @@ import io
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Depends, HTTPException, Query, Response
-from fastapi.responses import FileResponse
+from fastapi.responses import HTMLResponse
 
 from device.history import GameNotFound, History
 from device.web.score import GameId, ResultStore
@@ -17,7 +17,7 @@ def router(history: History, results: ResultStore, admin: AdminGuard) -> APIRout
     api = APIRouter(tags=["history"])
 
     @api.get("/history", include_in_schema=False)
-    def history_page() -> FileResponse:
+    def history_page() -> HTMLResponse:
         return page_response("history.html")
 
     @api.get("/api/history")

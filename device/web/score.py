@@ -20,12 +20,13 @@ from __future__ import annotations
 import json
 import logging
 import os
+import re
 import shutil
 import tempfile
 import threading
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from datetime import UTC
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Annotated, Any, Protocol
 
@@ -34,7 +35,7 @@ import numpy as np
 from fastapi import APIRouter, HTTPException, Request
 from fastapi import Path as PathParam
 from fastapi.concurrency import run_in_threadpool
-from fastapi.responses import FileResponse
+from fastapi.responses import FileResponse, HTMLResponse
 from numpy.typing import NDArray
 from pydantic import BaseModel, ConfigDict, Field
 from starlette.datastructures import UploadFile
@@ -44,7 +45,7 @@ from calibration.store import StoreError, write_json_atomic
 from device.history import GameNotFound, GameRecord, History
 from device.photo import TABLE_GAMES, ScoredBoard, table_state
 from device.report import breakdown_json
-from device.web.security import page_response
+from device.web.security import json_object_field, page_response
 from device.web.setup import SetupStore
 from scoring import alices_garden, custom_grid, sanssouci
 from scoring.core import InvalidState, ScoreBreakdown, StateError, TableScore
@@ -58,6 +59,13 @@ log = logging.getLogger(__name__)
 
 RESULTS_DIR = "web-results"
 INBOX_DIR = "enrolment-inbox"
+INBOX_USED_DIR = "used"
+INBOX_TIME = "%Y%m%dT%H%M%SZ"
+# The name (without .json) save_for_enrolment gives a board's state: the photo's name, then "-boardI".
+INBOX_ITEM = (
+    r"(?P<photo>(?P<when>\d{8}T\d{6}Z)-game(?P<game_id>\d+)(?:-(?P<profile>[a-z0-9][a-z0-9_-]*))?)"
+    r"-board(?P<board>\d+)"
+)
 META_FILE = "result.json"
 KEEP_RESULTS = 20
 CORRECTED = "corrected by hand"
@@ -246,8 +254,9 @@ def save_for_enrolment(
     """The photo and each board's corrected state, named so that a photo and a state pair up for
     ``garden-scorer enroll --profile NAME PHOTO STATE.json`` (a photo of several boards also needs
     ``--corners``, the board's ``corners_xy`` in the history). The profile the photo was read with, if
-    any, ends the name: it is the one to enrol."""
-    stem = f"{record.played_at.astimezone(UTC):%Y%m%dT%H%M%SZ}-game{record.id}"
+    any, ends the name: it is the one to enrol. The calibration page reads them back with :func:`inbox_items`
+    and enrols them the same way."""
+    stem = f"{record.played_at.astimezone(UTC).strftime(INBOX_TIME)}-game{record.id}"
     if profile is not None:
         stem += f"-{check_name(profile)}"
     inbox.mkdir(parents=True, exist_ok=True)
@@ -256,6 +265,49 @@ def save_for_enrolment(
     os.replace(tmp, inbox / f"{stem}{photo.suffix}")
     for i in range(len(states)):
         write_json_atomic(inbox / f"{stem}-board{i + 1}.json", enrolment_state(record.game, states, i, hand))
+
+
+@dataclass(frozen=True)
+class InboxItem:
+    """One board's corrected state in the enrolment inbox and the photo it was read from."""
+
+    id: str
+    photo: Path
+    state: Path
+    played_at: datetime
+    game_id: int
+    board: int
+    """The board's index in the result, from 0."""
+    profile: str | None
+
+
+def inbox_items(inbox: Path) -> list[InboxItem]:
+    """The inbox's states that still have their photo, oldest first."""
+    items = []
+    for path in sorted(inbox.glob("*.json")):
+        match = re.fullmatch(INBOX_ITEM, path.stem)
+        if match is None:
+            continue
+        photos = (inbox / f"{match['photo']}{suffix}" for suffix in (".jpg", ".png"))
+        photo = next((p for p in photos if p.is_file()), None)
+        if photo is not None:
+            when = datetime.strptime(match["when"], INBOX_TIME).replace(tzinfo=UTC)
+            board = int(match["board"]) - 1
+            items.append(
+                InboxItem(path.stem, photo, path, when, int(match["game_id"]), board, match["profile"])
+            )
+    return items
+
+
+def retire_items(inbox: Path, items: Sequence[InboxItem]) -> None:
+    """Move enrolled items to ``used/``: each state, and its photo once no other state of it is left."""
+    used = inbox / INBOX_USED_DIR
+    used.mkdir(exist_ok=True)
+    for item in items:
+        os.replace(item.state, used / item.state.name)
+    waiting = {item.photo for item in inbox_items(inbox)}
+    for photo in {item.photo for item in items} - waiting:
+        os.replace(photo, used / photo.name)
 
 
 class ScoreResult(BaseModel):
@@ -335,16 +387,6 @@ async def _read_upload(request: Request) -> tuple[bytes, str | None]:
         return await upload.read(), hand
 
 
-def _parse_hand(text: str) -> dict[str, Any]:
-    try:
-        hand = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise HTTPException(400, f"hand: not valid JSON ({exc})") from None
-    if not isinstance(hand, dict):
-        raise HTTPException(400, 'hand: expected a JSON object of fields, e.g. {"track_score": 38}')
-    return hand
-
-
 def router(
     score: ScoreFn, state: StateDir, history: History, results: ResultStore, setup: SetupStore
 ) -> APIRouter:
@@ -370,11 +412,11 @@ def router(
         return ScoreResult(game_id=game_id, boards=data)
 
     @api.get("/", include_in_schema=False)
-    def home_page() -> FileResponse:
+    def home_page() -> HTMLResponse:
         return page_response("index.html")
 
     @api.get("/result/{game_id}", include_in_schema=False)
-    def result_page(game_id: GameId) -> FileResponse:
+    def result_page(game_id: GameId) -> HTMLResponse:
         return page_response("result.html")
 
     @api.post("/api/score", openapi_extra=_UPLOAD_BODY, responses=_UPLOAD_ERRORS)
@@ -387,7 +429,11 @@ def router(
         except (StateError, StoreError) as exc:
             raise HTTPException(400, str(exc)) from None
         photo, hand_text = await _read_upload(request)
-        hand = _parse_hand(hand_text) if hand_text and hand_text.strip() else setup.hand_for(game)
+        hand = (
+            json_object_field(hand_text, "hand", '{"track_score": 38}')
+            if hand_text and hand_text.strip()
+            else setup.hand_for(game)
+        )
         try:
             boards = await run_in_threadpool(score_photo, photo, game, hand, profile)
         except NoBoardError as exc:

@@ -18,13 +18,18 @@ from __future__ import annotations
 
 import hmac
 import ipaddress
+import json
 import secrets
 import time
 from collections import deque
+from dataclasses import dataclass
+from functools import cache
+from html import escape
 from pathlib import Path
+from typing import Any
 
 from fastapi import HTTPException, Request
-from fastapi.responses import FileResponse, JSONResponse
+from fastapi.responses import HTMLResponse, JSONResponse
 from starlette.datastructures import Headers
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
@@ -150,6 +155,57 @@ class BodyLimit:
         await self.app(scope, limited, send)
 
 
-def page_response(name: str) -> FileResponse:
-    """One of the static HTML pages, with headers that keep it to this app's own scripts."""
-    return FileResponse(STATIC_DIR / name, media_type="text/html", headers=PAGE_HEADERS)
+@dataclass(frozen=True)
+class Page:
+    title: str
+    script: str
+    path: str | None  # where the page lives, so the bar links every page but itself; None: not in the bar
+    bar: bool = True
+    body_class: str = ""
+
+
+# Every page: its body is ``static/NAME``, wrapped in ``static/layout.html`` with the bar of links.
+PAGES = {
+    "index.html": Page("Score a photo", "home.js", "/"),
+    "result.html": Page("Result", "result.js", None),
+    "tv.html": Page("TV", "tv.js", "/tv", bar=False, body_class="tv"),
+    "history.html": Page("History", "history.js", "/history"),
+    "setup.html": Page("Game set-up", "setup.js", "/setup"),
+    "calibrate.html": Page("Calibration", "calibrate.js", "/calibrate"),
+}
+API_DOCS = ("/docs", "API")
+
+
+@cache
+def _page_html(name: str) -> str:
+    page = PAGES[name]
+    links = [(p.path, p.title) for p in PAGES.values() if p.path is not None and p.path != page.path]
+    nav = "".join(f'  <a href="{path}">{escape(title)}</a>\n' for path, title in [*links, API_DOCS])
+    bar = f'<header class="bar">\n  <h1>garden-scorer</h1>\n{nav}</header>\n' if page.bar else ""
+    return (
+        (STATIC_DIR / "layout.html")
+        .read_text(encoding="utf-8")
+        .format(
+            title=escape(f"{page.title} · garden-scorer"),
+            script=page.script,
+            body_class=f' class="{page.body_class}"' if page.body_class else "",
+            nav=bar,
+            content=(STATIC_DIR / name).read_text(encoding="utf-8"),
+        )
+    )
+
+
+def page_response(name: str) -> HTMLResponse:
+    """One of the pages, with headers that keep it to this app's own scripts."""
+    return HTMLResponse(_page_html(name), headers=PAGE_HEADERS)
+
+
+def json_object_field(text: str, name: str, example: str) -> dict[str, Any]:
+    """A form field holding a JSON object (hand entry, game set-up); otherwise a 400 showing ``example``."""
+    try:
+        value = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise HTTPException(400, f"{name}: not valid JSON ({exc})") from None
+    if not isinstance(value, dict):
+        raise HTTPException(400, f"{name}: expected a JSON object of fields, e.g. {example}")
+    return value

@@ -12,11 +12,11 @@ import logging
 from pathlib import Path
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Depends
-from fastapi.responses import FileResponse
+from fastapi import APIRouter, Depends, HTTPException
+from fastapi.responses import FileResponse, HTMLResponse
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints, ValidationError, field_validator
 
-from calibration.profiles import list_profiles, load_bundle
+from calibration.profiles import PICTURE_FILE, list_profiles, load_bundle
 from calibration.statedir import StateDir
 from calibration.store import StoreError, read_versioned, write_json_atomic
 from device.web.security import AdminGuard, page_response
@@ -99,13 +99,24 @@ class GameInfo(BaseModel):
 class ProfileInfo(BaseModel):
     name: str
     game: str
+    colour: bool = Field(description="whether the board's background colour under the set-up light is known")
+    enrolled_cells: int | None = Field(description="the cells the profile was enrolled from; null: not yet")
+    picture: str | None = Field(description="the rectified board the profile was made from, if any")
+
+
+def picture_url(state: StateDir, name: str) -> str | None:
+    path = state.profile(name) / PICTURE_FILE
+    if not path.is_file():
+        return None
+    # The file's time in the URL: a profile made again shows its new picture, not the browser's old copy.
+    return f"/api/profiles/{name}/board.png?v={path.stat().st_mtime_ns}"
 
 
 def router(state: StateDir, store: SetupStore, admin: AdminGuard) -> APIRouter:
     api = APIRouter(tags=["setup"])
 
     @api.get("/setup", include_in_schema=False)
-    def setup_page() -> FileResponse:
+    def setup_page() -> HTMLResponse:
         return page_response("setup.html")
 
     @api.get("/api/games")
@@ -118,10 +129,36 @@ def router(state: StateDir, store: SetupStore, admin: AdminGuard) -> APIRouter:
         out = []
         for name in list_profiles(state):
             try:
-                out.append(ProfileInfo(name=name, game=load_bundle(state, name).profile.game))
+                bundle = load_bundle(state, name)
             except StoreError as exc:
                 log.warning("profile %s left out of the list: %s", name, exc)
+                continue
+            out.append(
+                ProfileInfo(
+                    name=name,
+                    game=bundle.profile.game,
+                    colour=bundle.colour is not None,
+                    enrolled_cells=bundle.enrolment.cells if bundle.enrolment else None,
+                    picture=picture_url(state, name),
+                )
+            )
         return out
+
+    @api.get(
+        "/api/profiles/{name}/board.png",
+        response_class=FileResponse,
+        responses={400: {"description": "not a profile name"}, 404: {"description": "no picture"}},
+    )
+    def profile_picture(name: str) -> FileResponse:
+        """The rectified board a profile was made from (``profile create`` with a photo, or the calibration
+        page)."""
+        try:
+            path = state.profile(name) / PICTURE_FILE
+        except StoreError as exc:
+            raise HTTPException(400, str(exc)) from None
+        if not path.is_file():
+            raise HTTPException(404, f"profile {name!r} has no picture: make it from a photo")
+        return FileResponse(path, media_type="image/png", headers={"Cache-Control": "no-cache"})
 
     @api.get("/api/setup")
     def get_setup() -> GameSetup:

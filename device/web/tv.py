@@ -22,7 +22,7 @@ from typing import Annotated, Any, Protocol
 import cv2
 import numpy as np
 from fastapi import APIRouter, Depends, Header, HTTPException
-from fastapi.responses import FileResponse, StreamingResponse
+from fastapi.responses import HTMLResponse, StreamingResponse
 from fastapi.sse import EventSourceResponse, ServerSentEvent
 from numpy.typing import NDArray
 
@@ -125,7 +125,7 @@ def router(
         return events
 
     @api.get("/tv", include_in_schema=False)
-    def tv_page() -> FileResponse:
+    def tv_page() -> HTMLResponse:
         return page_response("tv.html")
 
     @api.get("/api/tv")

@@ -1,0 +1,120 @@
+"""Teaching the scorer the boards on a table: a board profile from a photo, an enrolment from photos whose
+states are known.
+
+``garden-scorer profile create`` and ``enroll`` run these, and so do the web app's calibration pages, so a
+profile made either way is the same.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+from calibration.enroll import Enrolment, Example, enrol
+from calibration.profiles import (
+    CUSTOM_BASE_GAME,
+    load_bundle,
+    new_profile,
+    profile_exists,
+    save_colour,
+    save_enrolment,
+    save_picture,
+    save_profile,
+)
+from calibration.statedir import StateDir
+from device.photo import load_classifier, load_orienter
+from scoring import custom_grid
+from scoring.core import StateError
+from scoring.registry import get_game, read_state
+from vision.camera_model import CameraModel
+from vision.colour import BoardColour, measure
+from vision.geometry import Points
+from vision.pipeline import BoardReading, read_photo
+from vision.profile import BoardProfile
+
+
+def read_one_board(
+    image: NDArray[np.uint8],
+    profile: BoardProfile,
+    camera: CameraModel | None,
+    corners_xy: Points | None = None,
+    stickers: bool = False,
+) -> BoardReading:
+    """The one board of a set-up photo, read with ``profile`` and its game's shipped models: where
+    ``corners_xy`` (TL, TR, BR, BL photo pixels) say, else where it is found.
+
+    Raises NoBoardError when none is found and StateError when several are.
+    """
+    game = profile.game
+    readings = read_photo(
+        image,
+        [profile],
+        {game: load_classifier(game)},
+        {game: load_orienter(game)},
+        camera,
+        corners_xy=corners_xy,
+        stickers=stickers,
+    )
+    if len(readings) != 1:
+        raise StateError(
+            f"{len(readings)} boards found: photograph one board at a time (or give its corners)"
+        )
+    return readings[0]
+
+
+def make_profile(state: StateDir, profile: BoardProfile, reading: BoardReading | None) -> BoardColour | None:
+    """Save ``profile`` and, from its photo's reading, its rectified picture and its background colour.
+
+    Returns the colour, None when there is no reading or the background could not be measured (colours are
+    then not normalised). A board partly out of the photo is refused before anything is saved.
+    """
+    if reading is not None and not reading.in_frame:
+        raise StateError("the board is partly out of the photo: move the camera or the board")
+    save_profile(state, profile)
+    if reading is None:
+        return None
+    save_picture(state, profile.name, reading.rectified)
+    colour = measure(reading.rectified, profile)
+    if colour is not None:
+        save_colour(state, profile.name, colour)
+    return colour
+
+
+def enrolment_profile(state: StateDir, name: str, game: str | None) -> BoardProfile:
+    """The profile to enrol: the stored ``name`` (which must be a board of ``game`` when that is given), else
+    a new one of ``game``."""
+    if profile_exists(state, name):
+        profile = load_bundle(state, name).profile
+        if game and game != profile.game:
+            raise StateError(f"profile {name!r} is a {profile.game} board, not {game}")
+        return profile
+    if not game:
+        raise StateError(f"no profile {name!r} yet: give --game to make one")
+    get_game(game)
+    return new_profile(name, game, {})
+
+
+def check_enrolment_state(truth: Any, game: str, where: str) -> dict[str, Any]:
+    """``truth`` if it is a state of ``game`` that the rules accept; StateError naming ``where`` otherwise."""
+    if not isinstance(truth, dict) or truth.get("game") != game:
+        raise StateError(f'{where}: expected a {game} state (its "game" field)')
+    read_state(truth)  # a state that breaks the rules would teach the classifier nonsense
+    return truth
+
+
+def enrol_profile(
+    state: StateDir, profile: BoardProfile, examples: Sequence[Example], stickers: bool = False
+) -> Enrolment:
+    """Enrol ``profile`` from ``examples`` (their states checked with :func:`check_enrolment_state`) and save
+    the profile with its enrolment."""
+    is_custom = profile.game == custom_grid.GAME
+    base = load_classifier(CUSTOM_BASE_GAME if is_custom else profile.game)
+    # No layout model knows a user's own grid: its corners or stickers say which way up it lies.
+    orienter = None if is_custom else load_orienter(profile.game)
+    enrolment = enrol(profile, base, orienter, examples, stickers=stickers)
+    save_profile(state, profile)
+    save_enrolment(state, profile.name, enrolment)
+    return enrolment

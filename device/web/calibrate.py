@@ -1,0 +1,569 @@
+"""The calibration page's API: the camera, board profiles, enrolment from the inbox, and the seats.
+
+Each step runs the library code of its command (``garden-scorer calibrate camera``, ``profile create``,
+``enroll``, ``seats``), so the page makes what the command would. Every step that changes the state folder
+is an admin action (see security.py). The steps take seconds and, on a Pi, much of its memory: they run in
+worker threads, one at a time.
+
+A board profile takes two requests: ``profile/locate`` keeps the photo under ``calibrate-uploads/`` by a
+random token and answers where the board was found; ``profile`` makes the profile from that photo with the
+corners the user may have dragged. Only the newest ``KEEP_UPLOADS`` photos are kept, so abandoned ones never
+fill the card. The page is shown a re-encoded copy of each photo: a phone's EXIF rotation would otherwise
+turn the picture, but not the pixels the corners are given in.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+import secrets
+import shutil
+import tempfile
+import threading
+import time
+from pathlib import Path
+from typing import Annotated, Any, Literal
+
+import cv2
+import numpy as np
+from fastapi import APIRouter, Depends, File, Form, HTTPException, UploadFile
+from fastapi import Path as PathParam
+from fastapi.responses import FileResponse, HTMLResponse
+from numpy.typing import NDArray
+from pydantic import BaseModel, ConfigDict, Field, StringConstraints
+
+from calibration.camera import PATTERN_SIDES, Calibration, calibrate, load, save
+from calibration.enroll import Example
+from calibration.profiles import new_profile, profile_exists
+from calibration.seats import TableSetup, seats_from_photo
+from calibration.seats import load as load_seats
+from calibration.seats import save as save_seats
+from calibration.statedir import StateDir
+from calibration.store import StoreError
+from device.history import GameNotFound, History
+from device.learn import check_enrolment_state, enrol_profile, enrolment_profile, make_profile, read_one_board
+from device.photo import parse_pair, state_camera
+from device.statefile import load_state_json
+from device.web.score import INBOX_DIR, INBOX_ITEM, InboxItem, inbox_items, retire_items
+from device.web.security import AdminGuard, json_object_field, page_response
+from device.web.setup import picture_url
+from scoring.core import StateError
+from scoring.registry import get_game
+from vision.camera_model import CameraModel
+from vision.image_io import decode_image, read_image
+from vision.pipeline import NoBoardError
+from vision.profile import BoardProfile
+
+log = logging.getLogger(__name__)
+
+UPLOADS_DIR = "calibrate-uploads"
+KEEP_UPLOADS = 8
+# The longest side of the copy of a photo the page shows: plenty for a phone, a fraction of the photo's bytes.
+PREVIEW_PX = 1600
+TOKEN = r"^[0-9a-f]{32}$"
+CAMERA_PHOTOS = (5, 30)
+
+Token = Annotated[str, PathParam(pattern=TOKEN, description="the token an upload answered with")]
+Point = tuple[Annotated[float, Field(allow_inf_nan=False)], Annotated[float, Field(allow_inf_nan=False)]]
+
+
+class UploadStore:
+    """Photos kept between two requests, as ``TOKEN.photo.jpg|png`` (as sent) and ``TOKEN.preview.jpg``."""
+
+    def __init__(self, state: StateDir, keep: int = KEEP_UPLOADS) -> None:
+        self.root = state.root / UPLOADS_DIR
+        self.keep = keep
+
+    def add(self, data: bytes, image: NDArray[np.uint8]) -> str:
+        """Keep a photo (its bytes and the decoded image); returns its token."""
+        token = secrets.token_hex(16)
+        self.root.mkdir(parents=True, exist_ok=True)
+        suffix = ".png" if data.startswith(b"\x89PNG") else ".jpg"
+        (self.root / f"{token}.photo{suffix}").write_bytes(data)
+        (self.root / f"{token}.preview.jpg").write_bytes(_preview(image))
+        self._prune()
+        return token
+
+    def photo(self, token: str) -> Path | None:
+        paths = (self._path(token, f"photo{suffix}") for suffix in (".jpg", ".png"))
+        return next((p for p in paths if p.is_file()), None)
+
+    def preview(self, token: str) -> Path | None:
+        path = self._path(token, "preview.jpg")
+        return path if path.is_file() else None
+
+    def drop(self, token: str) -> None:
+        for path in self.root.glob(self._path(token, "*").name):
+            path.unlink(missing_ok=True)
+
+    def _path(self, token: str, what: str) -> Path:
+        if not re.fullmatch(TOKEN, token):
+            raise StoreError(f"upload token {token!r}: expected 32 hexadecimal digits")
+        return self.root / f"{token}.{what}"
+
+    def _prune(self) -> None:
+        # Names starting with a dot are a camera calibration's photos, which remove themselves.
+        files = [p for p in self.root.iterdir() if p.is_file() and not p.name.startswith(".")]
+        newest: dict[str, float] = {}
+        for path in files:
+            token = path.name.split(".")[0]
+            newest[token] = max(newest.get(token, 0.0), path.stat().st_mtime)
+        old = set(sorted(newest, key=newest.__getitem__)[: -self.keep])
+        for path in files:
+            if path.name.split(".")[0] in old:
+                path.unlink(missing_ok=True)
+
+
+def _preview(image: NDArray[np.uint8]) -> bytes:
+    h, w = image.shape[:2]
+    scale = PREVIEW_PX / max(h, w)
+    if scale < 1:
+        image = cv2.resize(image, (round(w * scale), round(h * scale)), interpolation=cv2.INTER_AREA)
+    ok, jpeg = cv2.imencode(".jpg", image, [cv2.IMWRITE_JPEG_QUALITY, 85])
+    if not ok:
+        raise OSError("could not encode the photo's preview")
+    return bytes(jpeg.tobytes())
+
+
+class CameraInfo(BaseModel):
+    rms: float = Field(description="RMS reprojection error over the photos used, in pixels (under 1 is good)")
+    model: str = Field(description="the distortion model kept: standard (5 terms) or rational (8)")
+    size_wh: tuple[int, int] = Field(description="the photos' size, which the calibration is for")
+    fx: float
+    fy: float
+    cx: float
+    cy: float
+    dist: list[float] = Field(description="the lens distortion coefficients")
+    per_photo: dict[str, float] = Field(description="RMS error per photo used, in pixels")
+    rejected: dict[str, str] = Field(description="photos not used, with the reason")
+
+    @classmethod
+    def of(cls, cal: Calibration) -> CameraInfo:
+        return cls(
+            rms=cal.rms,
+            model=cal.model,
+            size_wh=cal.size_wh,
+            **cal.intrinsics(),
+            dist=cal.dist.ravel().tolist(),
+            per_photo=cal.per_photo,
+            rejected=cal.rejected,
+        )
+
+
+class SeatInfo(BaseModel):
+    name: str
+    player: str | None
+    polygon: list[tuple[float, float]] = Field(description="corners as shares of the photo's width, height")
+
+
+class TableInfo(BaseModel):
+    game: str
+    seats: list[SeatInfo]
+
+    @classmethod
+    def of(cls, setup: TableSetup) -> TableInfo:
+        return cls.model_validate({"game": setup.game, "seats": setup.to_json()["seats"]})
+
+
+class Status(BaseModel):
+    camera: CameraInfo | None = Field(description="the camera calibration in use; null: none yet")
+    seats: TableInfo | None = Field(description="the seats in use; null: none yet")
+    max_upload_bytes: int = Field(description="the largest request accepted, all its photos together")
+
+
+class Located(BaseModel):
+    token: str = Field(description="names the kept photo for POST /api/calibrate/profile")
+    picture: str = Field(description="the photo as the page should show it")
+    size_wh: tuple[int, int] = Field(description="the photo's size; corners are in its pixels")
+    corners_xy: list[tuple[float, float]] | None = Field(
+        description="the board's corners TL, TR, BR, BL in photo pixels; null: not found, place them by hand"
+    )
+    message: str | None = Field(description="why no board was found")
+    flags: list[str] = Field(description="what to check about the board found")
+
+
+class ProfileRequest(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    token: str = Field(pattern=TOKEN, description="from POST /api/calibrate/profile/locate")
+    game: str
+    name: str | None = Field(default=None, description="the profile's name; default: the game's")
+    setup: dict[str, Any] = Field(default_factory=dict, description="game set-up fields (`--set` of the CLI)")
+    corners_xy: list[Point] = Field(
+        min_length=4, max_length=4, description="the board's corners TL, TR, BR, BL in photo pixels"
+    )
+    replace: bool = Field(default=False, description="replace a profile of that name")
+
+
+class ProfileMade(BaseModel):
+    name: str
+    game: str
+    setup: dict[str, Any]
+    picture: str | None = Field(description="the rectified board")
+    colour_bgr: list[float] | None = Field(description="the board's background colour; null: not measured")
+    flags: list[str]
+
+
+class InboxEntry(BaseModel):
+    id: str
+    game: str | None = Field(description="the state's game; null: the state file cannot be read")
+    profile: str | None = Field(description="the profile the photo was read with")
+    played_at: str
+    game_id: int = Field(description="the result it came from; its page is /result/GAME_ID")
+    board: int = Field(description="the board's number in the result, from 1")
+
+
+ItemId = Annotated[str, StringConstraints(pattern=f"^{INBOX_ITEM}$")]
+
+
+class EnrolRequest(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    profile: str = Field(description="the profile to enrol; made from `game` when it does not exist")
+    game: str | None = None
+    items: list[ItemId] = Field(min_length=1, max_length=64, description="inbox items' ids")
+    stickers: bool = Field(default=False, description="the boards wear ArUco corner stickers")
+
+
+class Enrolled(BaseModel):
+    profile: str
+    game: str
+    photos: int
+    cells: int = Field(description="the cells learnt from")
+    seconds: float
+    moved: list[str] = Field(description="the items now in enrolment-inbox/used/")
+
+
+class SeatsMade(TableInfo):
+    boards: list[list[tuple[float, float]]] = Field(description="each seat's board, corners in photo pixels")
+    size_wh: tuple[int, int]
+    picture: str = Field(description="the photo as the page should show it")
+
+
+def _bad(status: int, exc: Exception) -> HTTPException:
+    return HTTPException(status, str(exc))
+
+
+def _decode(upload: UploadFile) -> tuple[bytes, NDArray[np.uint8]]:
+    data = upload.file.read()
+    try:
+        return data, decode_image(data)
+    except ValueError as exc:
+        raise _bad(400, exc) from None
+
+
+def _profile(game: str, name: str | None, setup: dict[str, Any]) -> BoardProfile:
+    try:
+        get_game(game)
+        return new_profile(name or game, game, setup)
+    except ValueError as exc:  # StateError, StoreError (a bad name)
+        raise _bad(400, exc) from None
+
+
+def _upload_name(index: int, filename: str | None) -> str:
+    # The number keeps names unique (phones often name every photo image.jpg); the rest is for the user.
+    readable = re.sub(r"[^A-Za-z0-9._-]+", "_", Path(filename or "photo").name)[-60:]
+    return f"{index:02d}-{readable}"
+
+
+def _photo_size(image: NDArray[np.uint8]) -> tuple[int, int]:
+    return int(image.shape[1]), int(image.shape[0])
+
+
+def _points(points: NDArray[np.float64]) -> list[tuple[float, float]]:
+    return [(round(float(x), 2), round(float(y), 2)) for x, y in points]
+
+
+def _camera(state: StateDir) -> CameraModel | None:
+    try:
+        return state_camera(state)
+    except StateError as exc:
+        raise HTTPException(409, f"{exc}; calibrate the camera again") from None
+
+
+_ADMIN_ERRORS: dict[int | str, dict[str, Any]] = {
+    403: {"description": "a client other than the scorer itself did not send the PIN"},
+    413: {"description": "the request body is over the upload limit"},
+    429: {"description": "too many wrong PINs from this client"},
+}
+
+
+def router(state: StateDir, history: History, admin: AdminGuard, max_upload_bytes: int) -> APIRouter:
+    api = APIRouter(tags=["calibrate"])
+    uploads = UploadStore(state)
+    inbox = state.root / INBOX_DIR
+    busy = threading.Lock()
+
+    def recorded_corners(item: InboxItem) -> NDArray[np.float64] | None:
+        # The player corrected the picture rectified from these corners, so the state is true for the board
+        # as they frame it; they also single the board out of a photo of several.
+        try:
+            boards = history.get(item.game_id).boards
+        except GameNotFound:
+            return None
+        corners = boards[item.board].data.get("corners_xy") if item.board < len(boards) else None
+        return None if corners is None else np.array(corners, np.float64)
+
+    @api.get("/calibrate", include_in_schema=False)
+    def calibrate_page() -> HTMLResponse:
+        return page_response("calibrate.html")
+
+    @api.get("/api/calibrate")
+    def status() -> Status:
+        """What is calibrated so far (the board profiles: ``GET /api/profiles``)."""
+        camera = seats = None
+        try:
+            camera = CameraInfo.of(load(state.camera)) if state.camera.is_file() else None
+        except ValueError as exc:
+            log.warning("camera calibration not shown: %s", exc)
+        try:
+            seats = TableInfo.of(load_seats(state.table)) if state.table.is_file() else None
+        except ValueError as exc:
+            log.warning("seats not shown: %s", exc)
+        return Status(camera=camera, seats=seats, max_upload_bytes=max_upload_bytes)
+
+    @api.post(
+        "/api/calibrate/camera",
+        dependencies=[Depends(admin)],
+        responses={
+            **_ADMIN_ERRORS,
+            400: {"description": "too few or too many photos, or a bad pattern size"},
+            422: {"description": "the pattern was found in too few photos"},
+        },
+    )
+    def camera(
+        photos: Annotated[list[UploadFile], File(description="5 to 30 photos of the pattern, many angles")],
+        pattern: Annotated[Literal["charuco", "chessboard"], Form()],
+        size: Annotated[str, Form(description="COLSxROWS: squares (ChArUco) or inner corners (chessboard)")],
+        square_mm: Annotated[float, Form(gt=0, le=1000, description="a square's side in millimetres")],
+    ) -> CameraInfo:
+        """Calibrate the camera from photos of a printed pattern (``garden-scorer print-sheet charuco``) and
+        use it from now on; as ``garden-scorer calibrate camera``."""
+        low, high = CAMERA_PHOTOS
+        if not low <= len(photos) <= high:
+            raise HTTPException(400, f"send {low} to {high} photos of the pattern, not {len(photos)}")
+        try:
+            cols_rows = parse_pair(size, *PATTERN_SIDES, "COLSxROWS, e.g. 7x5")
+        except ValueError as exc:
+            raise _bad(400, exc) from None
+        uploads.root.mkdir(parents=True, exist_ok=True)
+        with busy, tempfile.TemporaryDirectory(prefix=".camera-", dir=uploads.root) as folder:
+            paths = []
+            for i, photo in enumerate(photos, start=1):
+                path = Path(folder) / _upload_name(i, photo.filename)
+                with path.open("wb") as out:
+                    shutil.copyfileobj(photo.file, out)
+                paths.append(path)
+            try:
+                cal = calibrate(paths, pattern, cols_rows, square_mm)
+            except ValueError as exc:
+                raise _bad(422, exc) from None
+        save(cal, state.camera)
+        return CameraInfo.of(cal)
+
+    @api.post(
+        "/api/calibrate/profile/locate",
+        dependencies=[Depends(admin)],
+        responses={
+            **_ADMIN_ERRORS,
+            400: {"description": "unknown game, bad name or set-up, not a usable JPEG or PNG"},
+            422: {"description": "several boards in the photo"},
+        },
+    )
+    def locate_board(
+        file: Annotated[UploadFile, File(description="a photo of the board alone, from above")],
+        game: Annotated[str, Form()],
+        name: Annotated[str | None, Form(description="the profile's name; default: the game's")] = None,
+        setup: Annotated[str | None, Form(description="JSON object of game set-up fields")] = None,
+        stickers: Annotated[bool, Form(description="the board wears ArUco corner stickers")] = False,
+    ) -> Located:
+        """Find the board in a photo, as ``garden-scorer profile create`` does, and keep the photo for
+        ``POST /api/calibrate/profile``; a board not found is placed by hand."""
+        profile = _profile(
+            game,
+            name,
+            json_object_field(setup, "setup", '{"chess_columns": [2, 5]}') if setup and setup.strip() else {},
+        )
+        data, image = _decode(file)
+        camera = _camera(state)
+        corners, message, flags = None, None, []
+        with busy:
+            try:
+                reading = read_one_board(image, profile, camera, stickers=stickers)
+            except NoBoardError as exc:
+                message = str(exc)
+            except ValueError as exc:
+                raise _bad(422, exc) from None
+            else:
+                corners, flags = _points(reading.corners_xy), list(reading.flags)
+        token = uploads.add(data, image)
+        return Located(
+            token=token,
+            picture=f"/api/calibrate/uploads/{token}.jpg",
+            size_wh=_photo_size(image),
+            corners_xy=corners,
+            message=message,
+            flags=flags,
+        )
+
+    @api.get(
+        "/api/calibrate/uploads/{token}.jpg",
+        response_class=FileResponse,
+        responses={404: {"description": "no such upload (only the newest are kept)"}},
+    )
+    def uploaded(token: Token) -> FileResponse:
+        """A kept photo as the page shows it: upright as its pixels lie, at most 1600 pixels across."""
+        path = uploads.preview(token)
+        if path is None:
+            raise HTTPException(404, "no such upload: only the newest photos are kept; upload it again")
+        return FileResponse(path, media_type="image/jpeg")
+
+    @api.post(
+        "/api/calibrate/profile",
+        dependencies=[Depends(admin)],
+        responses={
+            **_ADMIN_ERRORS,
+            400: {"description": "unknown game, bad name or set-up"},
+            404: {"description": "the uploaded photo is no longer kept"},
+            409: {"description": "a profile of that name exists and replace is false"},
+            422: {"description": "the corners enclose no board or lie outside the photo"},
+        },
+    )
+    def make(request: ProfileRequest) -> ProfileMade:
+        """Make a board profile from a located photo and its corners (profile.json, colour.json, board.png),
+        as ``garden-scorer profile create NAME PHOTO --corners ...``."""
+        profile = _profile(request.game, request.name, request.setup)
+        if profile_exists(state, profile.name) and not request.replace:
+            raise HTTPException(409, f"profile {profile.name!r} exists: tick replace, or choose another name")
+        photo = uploads.photo(request.token)
+        if photo is None:
+            raise HTTPException(404, "the photo is no longer kept (only the newest are): upload it again")
+        image = read_image(str(photo))
+        camera = _camera(state)
+        with busy:
+            try:
+                reading = read_one_board(image, profile, camera, np.array(request.corners_xy, np.float64))
+                colour = make_profile(state, profile, reading)
+            except ValueError as exc:
+                raise _bad(422, exc) from None
+        uploads.drop(request.token)
+        return ProfileMade(
+            name=profile.name,
+            game=profile.game,
+            setup=dict(profile.setup),
+            picture=picture_url(state, profile.name),
+            colour_bgr=[round(float(v), 1) for v in colour.median_bgr] if colour else None,
+            flags=list(reading.flags),
+        )
+
+    @api.get("/api/calibrate/inbox")
+    def inbox_list() -> list[InboxEntry]:
+        """Corrected results kept for enrolment (the result page's consent box), oldest first."""
+        out = []
+        for item in inbox_items(inbox):
+            try:
+                data = load_state_json(item.state)
+                game = data.get("game") if isinstance(data, dict) else None
+            except StateError:
+                game = None
+            out.append(
+                InboxEntry(
+                    id=item.id,
+                    game=game if isinstance(game, str) else None,
+                    profile=item.profile,
+                    played_at=item.played_at.isoformat(),
+                    game_id=item.game_id,
+                    board=item.board + 1,
+                )
+            )
+        return out
+
+    @api.post(
+        "/api/calibrate/enrol",
+        dependencies=[Depends(admin)],
+        responses={
+            **_ADMIN_ERRORS,
+            400: {"description": "bad profile or game, or a state that is not of the profile's game"},
+            404: {"description": "an item is not in the inbox"},
+            422: {"description": "a photo's board could not be read"},
+        },
+    )
+    def enrol(request: EnrolRequest) -> Enrolled:
+        """Teach a profile the real tile art from inbox items, as ``garden-scorer enroll``; the items move to
+        ``enrolment-inbox/used/``."""
+        try:
+            profile = enrolment_profile(state, request.profile, request.game)
+        except ValueError as exc:
+            raise _bad(400, exc) from None
+        known = {item.id: item for item in inbox_items(inbox)}
+        missing = [i for i in request.items if i not in known]
+        if missing:
+            raise HTTPException(404, f"not in the enrolment inbox (enrolled already?): {', '.join(missing)}")
+        chosen = [known[i] for i in dict.fromkeys(request.items)]
+        camera = _camera(state)
+        examples = []
+        for item in chosen:
+            try:
+                truth = check_enrolment_state(load_state_json(item.state), profile.game, item.id)
+                image = read_image(str(item.photo))
+            except ValueError as exc:
+                raise _bad(400, exc) from None
+            examples.append(Example(image, truth, recorded_corners(item), camera))
+        with busy:
+            started = time.perf_counter()
+            try:
+                enrolment = enrol_profile(state, profile, examples, request.stickers)
+            except ValueError as exc:
+                raise _bad(422, exc) from None
+            seconds = time.perf_counter() - started
+        retire_items(inbox, chosen)
+        return Enrolled(
+            profile=profile.name,
+            game=profile.game,
+            photos=enrolment.photos,
+            cells=enrolment.cells,
+            seconds=round(seconds, 2),
+            moved=[item.id for item in chosen],
+        )
+
+    @api.post(
+        "/api/calibrate/seats",
+        dependencies=[Depends(admin)],
+        responses={
+            **_ADMIN_ERRORS,
+            400: {"description": "unknown game, not a usable JPEG or PNG"},
+            422: {"description": "no whole board found, boards overlapping, or names not one per board"},
+        },
+    )
+    def seats(
+        file: Annotated[UploadFile, File(description="a photo of the table, every player's board in place")],
+        game: Annotated[str, Form()],
+        names: Annotated[list[str] | None, Form(description="seat names in reading order")] = None,
+        players: Annotated[list[str] | None, Form(description="the players in those seats")] = None,
+        stickers: Annotated[bool, Form(description="the boards wear ArUco corner stickers")] = False,
+    ) -> SeatsMade:
+        """Where each player's board lies, for the live camera, as ``garden-scorer seats``. Boards are
+        named in reading order: rows top to bottom, each left to right."""
+        try:
+            get_game(game)
+        except StateError as exc:
+            raise _bad(400, exc) from None
+        data, image = _decode(file)
+        camera = _camera(state)
+        given_names = [n.strip() for n in names or [] if n.strip()] or None
+        given_players = [p.strip() for p in players or [] if p.strip()] or None
+        with busy:
+            try:
+                setup, boards = seats_from_photo(image, game, camera, given_names, given_players, stickers)
+            except ValueError as exc:
+                raise _bad(422, exc) from None
+        save_seats(setup, state.table)
+        token = uploads.add(data, image)
+        return SeatsMade(
+            **TableInfo.of(setup).model_dump(),
+            boards=[_points(b) for b in boards],
+            size_wh=_photo_size(image),
+            picture=f"/api/calibrate/uploads/{token}.jpg",
+        )
+
+    return api

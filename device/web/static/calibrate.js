@@ -1,0 +1,469 @@
+// Calibration: the camera, a board profile with draggable corners, enrolment from the inbox, the seats.
+"use strict";
+
+const SVG_NS = "http://www.w3.org/2000/svg";
+// A user-defined grid has no model to find or read its board with: it is made by `garden-scorer enroll`.
+const OWN_GAME = "custom-grid";
+const CORNER_NAMES = ["top left", "top right", "bottom right", "bottom left"];
+
+let games = [];
+let titles = {};
+let setup = { game: null, players: [] };
+let profiles = [];
+let maxUploadBytes = Infinity;
+
+function svgEl(tag, attrs = {}) {
+  const node = document.createElementNS(SVG_NS, tag);
+  for (const [key, value] of Object.entries(attrs)) node.setAttribute(key, value);
+  return node;
+}
+
+const clamp = (value, low, high) => Math.min(high, Math.max(low, value));
+const megabytes = (bytes) => `${(bytes / 1e6).toFixed(1)} MB`;
+
+// Runs a step: its button disabled and a line of progress while the scorer works, the error in `target`.
+async function step(section, target, progressText, work) {
+  const buttons = section.querySelectorAll("button");
+  const progress = section.querySelector(".progress");
+  target.replaceChildren();
+  buttons.forEach((b) => (b.disabled = true));
+  if (progress) progress.textContent = progressText;
+  try {
+    await work();
+  } catch (error) {
+    showError(target, error);
+  } finally {
+    buttons.forEach((b) => (b.disabled = false));
+    if (progress) progress.textContent = "";
+  }
+}
+
+function fillGames(select, { own = true, preferred = setup.game } = {}) {
+  select.replaceChildren(
+    ...games
+      .filter((g) => own || g.name !== OWN_GAME)
+      .map((g) => el("option", { value: g.name, selected: g.name === preferred }, g.title)),
+  );
+}
+
+// A photo with an overlay drawn in the photo's own pixels: the coordinates every answer of the API uses.
+function photoView(src, [w, h], alt) {
+  const img = el("img", { src, alt, width: w, height: h });
+  const overlay = svgEl("svg", { viewBox: `0 0 ${w} ${h}`, preserveAspectRatio: "none", class: "overlay" });
+  overlay.setAttribute("aria-hidden", "true");
+  return { box: el("div", { class: "picture" }, img, overlay), overlay };
+}
+
+const pointsText = (points) => points.map(([x, y]) => `${x},${y}`).join(" ");
+const flagList = (flags) => el("ul", { class: "flags" }, flags.map((f) => el("li", {}, f)));
+
+/* 1. Camera */
+
+function cameraSummary(camera) {
+  const fit = `RMS error ${camera.rms.toFixed(3)} px (${camera.model} model)`;
+  const lens = ["fx", "fy", "cx", "cy"].map((k) => `${k} ${camera[k].toFixed(1)}`).join(", ");
+  return `${camera.size_wh.join("×")} photos, ${fit}; ${lens}`;
+}
+
+function showCamera(camera) {
+  const rows = Object.entries(camera.per_photo).map(([name, rms]) =>
+    el("tr", {}, el("td", {}, name), el("td", { class: "points" }, rms.toFixed(3))),
+  );
+  const rejected = Object.entries(camera.rejected).map(([name, reason]) => el("li", {}, `${name}: ${reason}`));
+  const head = el("tr", {}, el("th", {}, "Photo used"), el("th", { class: "points" }, "RMS px"));
+  // Wrapped in el(), which leaves out the missing parts: replaceChildren would show them as "null".
+  document.getElementById("camera-result").replaceChildren(
+    el(
+      "div",
+      {},
+      el("p", {}, el("strong", {}, "Saved. "), cameraSummary(camera)),
+      camera.rms > 1 ? el("p", { class: "error" }, "An error over 1 px is poor: retake blurred or dark photos.") : null,
+      el("table", {}, el("thead", {}, head), el("tbody", {}, rows)),
+      rejected.length ? el("div", {}, el("h4", {}, "Not used"), el("ul", { class: "flags" }, rejected)) : null,
+    ),
+  );
+  document.getElementById("camera-now").textContent = `In use: ${cameraSummary(camera)}.`;
+}
+
+document.getElementById("camera-form").addEventListener("submit", (event) => {
+  event.preventDefault();
+  const section = document.getElementById("camera");
+  const target = document.getElementById("camera-result");
+  const files = [...document.getElementById("camera-photos").files];
+  step(section, target, `Calibrating from ${files.length} photos… (several seconds)`, async () => {
+    const total = files.reduce((sum, f) => sum + f.size, 0);
+    if (total > maxUploadBytes) {
+      const limit = megabytes(maxUploadBytes);
+      throw new Error(`The photos are ${megabytes(total)} together, over the ${limit} of one upload: send fewer.`);
+    }
+    const data = new FormData();
+    for (const file of files) data.append("photos", file);
+    data.append("pattern", document.getElementById("pattern").value);
+    data.append("size", document.getElementById("pattern-size").value.trim().toLowerCase());
+    data.append("square_mm", document.getElementById("square-mm").value);
+    showCamera(await adminApi("/api/calibrate/camera", { method: "POST", body: data }));
+  });
+});
+
+/* 2. Board profile */
+
+let located = null; // the photo's token, size and picture, the corners as found and as dragged
+
+function cornerEditor() {
+  const [w, h] = located.size_wh;
+  const { box, overlay } = photoView(located.picture, located.size_wh, "the board's photo");
+  box.classList.add("editing");
+  const outline = svgEl("polygon", { class: "board-outline" });
+  const topEdge = svgEl("line", { class: "top-edge" });
+  overlay.append(outline, topEdge);
+  // A finger hides the corner it drags: the loupe shows it, enlarged, above the finger.
+  const loupe = el("div", { class: "loupe", hidden: true });
+  loupe.style.backgroundImage = `url("${located.picture}")`;
+  const handles = CORNER_NAMES.map((name, i) => {
+    const label = `corner ${i + 1}, the board's ${name}: drag it, or move it with the arrow keys`;
+    return el("button", { type: "button", class: "handle", "aria-label": label }, el("span", {}, String(i + 1)));
+  });
+  const place = () => {
+    const c = located.corners;
+    outline.setAttribute("points", pointsText(c));
+    // The top edge stands out: the board is read with this side up.
+    for (const [attr, value] of [["x1", c[0][0]], ["y1", c[0][1]], ["x2", c[1][0]], ["y2", c[1][1]]]) {
+      topEdge.setAttribute(attr, value);
+    }
+    handles.forEach((handle, i) => {
+      handle.style.left = `${(c[i][0] / w) * 100}%`;
+      handle.style.top = `${(c[i][1] / h) * 100}%`;
+    });
+  };
+  const showLoupe = ([x, y]) => {
+    const rect = box.getBoundingClientRect();
+    const zoom = 3;
+    const half = loupe.offsetWidth / 2;
+    loupe.style.left = `${(x / w) * 100}%`;
+    loupe.style.top = `${(y / h) * 100}%`;
+    loupe.style.backgroundSize = `${rect.width * zoom}px ${rect.height * zoom}px`;
+    loupe.style.backgroundPosition = `${half - (x / w) * rect.width * zoom}px ${half - (y / h) * rect.height * zoom}px`;
+  };
+  const moveTo = (i, x, y) => {
+    located.corners[i] = [clamp(x, 0, w - 1), clamp(y, 0, h - 1)];
+    place();
+  };
+  handles.forEach((handle, i) => {
+    let grab = null;
+    handle.addEventListener("pointerdown", (event) => {
+      event.preventDefault();
+      handle.setPointerCapture(event.pointerId);
+      const rect = box.getBoundingClientRect();
+      const [x, y] = located.corners[i];
+      // Where the pointer took hold of the handle, so that the corner does not jump under the finger.
+      grab = {
+        dx: event.clientX - rect.left - (x / w) * rect.width,
+        dy: event.clientY - rect.top - (y / h) * rect.height,
+      };
+      handle.classList.add("dragging");
+      loupe.hidden = false;
+      showLoupe(located.corners[i]);
+    });
+    handle.addEventListener("pointermove", (event) => {
+      if (!grab) return;
+      const rect = box.getBoundingClientRect();
+      const x = ((event.clientX - rect.left - grab.dx) / rect.width) * w;
+      const y = ((event.clientY - rect.top - grab.dy) / rect.height) * h;
+      moveTo(i, x, y);
+      showLoupe(located.corners[i]);
+    });
+    const release = () => {
+      grab = null;
+      handle.classList.remove("dragging");
+      loupe.hidden = true;
+    };
+    handle.addEventListener("pointerup", release);
+    handle.addEventListener("pointercancel", release);
+    handle.addEventListener("keydown", (event) => {
+      const arrows = { ArrowLeft: [-1, 0], ArrowRight: [1, 0], ArrowUp: [0, -1], ArrowDown: [0, 1] };
+      if (!arrows[event.key]) return;
+      event.preventDefault();
+      // One screen pixel a press, ten with Shift, whatever the photo's size.
+      const px = (w / box.getBoundingClientRect().width) * (event.shiftKey ? 10 : 1);
+      const [x, y] = located.corners[i];
+      moveTo(i, x + arrows[event.key][0] * px, y + arrows[event.key][1] * px);
+    });
+  });
+  box.append(...handles, loupe);
+  place();
+  return box;
+}
+
+function showCornerEditor() {
+  located.corners = located.found.map((p) => [...p]);
+  document.getElementById("corner-editor").replaceChildren(cornerEditor());
+}
+
+document.getElementById("locate-form").addEventListener("submit", (event) => {
+  event.preventDefault();
+  const section = document.getElementById("profile");
+  const target = document.getElementById("profile-result");
+  document.getElementById("corners").hidden = true;
+  step(section, target, "Looking for the board…", async () => {
+    const data = new FormData();
+    data.append("file", document.getElementById("profile-photo").files[0]);
+    data.append("game", document.getElementById("profile-game").value);
+    const name = document.getElementById("profile-name").value.trim();
+    if (name) data.append("name", name);
+    data.append("setup", document.getElementById("profile-setup").value);
+    data.append("stickers", document.getElementById("profile-stickers").checked);
+    const answer = await adminApi("/api/calibrate/profile/locate", { method: "POST", body: data });
+    const [w, h] = answer.size_wh;
+    // Not found: a square in the middle to drag onto the board's corners.
+    const guess = [[0.3 * w, 0.3 * h], [0.7 * w, 0.3 * h], [0.7 * w, 0.7 * h], [0.3 * w, 0.7 * h]];
+    located = { ...answer, found: answer.corners_xy || guess };
+    document.getElementById("corners-hint").textContent = answer.corners_xy
+      ? "Found the board. Check that each numbered handle sits on its corner (the thick line is the top edge)."
+      : `${answer.message} Drag the four handles onto the board's corners.`;
+    showCornerEditor();
+    if (answer.flags.length) target.replaceChildren(flagList(answer.flags));
+    const profileName = name || data.get("game");
+    document.getElementById("profile-replace").checked = false;
+    document.getElementById("corners").hidden = false;
+    if (profiles.some((p) => p.name === profileName)) {
+      target.append(el("p", { class: "error" }, `A profile ${profileName} exists: tick "Replace" to replace it.`));
+    }
+  });
+});
+
+document.getElementById("reset-corners").addEventListener("click", showCornerEditor);
+
+document.getElementById("save-profile").addEventListener("click", () => {
+  const section = document.getElementById("profile");
+  const target = document.getElementById("profile-result");
+  step(section, target, "Saving the profile…", async () => {
+    const setupText = document.getElementById("profile-setup").value.trim();
+    let fields;
+    try {
+      fields = setupText ? JSON.parse(setupText) : {};
+    } catch (error) {
+      throw new Error(`Game set-up fields: ${error.message}`);
+    }
+    const name = document.getElementById("profile-name").value.trim();
+    const made = await adminApi("/api/calibrate/profile", {
+      method: "POST",
+      headers: { "Content-Type": "application/json" },
+      body: JSON.stringify({
+        token: located.token,
+        game: document.getElementById("profile-game").value,
+        name: name || null,
+        setup: fields,
+        corners_xy: located.corners,
+        replace: document.getElementById("profile-replace").checked,
+      }),
+    });
+    document.getElementById("corners").hidden = true;
+    const colour = made.colour_bgr
+      ? `background colour (B, G, R) ${made.colour_bgr.join(", ")}`
+      : "background colour not measured";
+    const picture = made.picture && el("img", { src: made.picture, alt: `the board of profile ${made.name}` });
+    target.replaceChildren(
+      el(
+        "div",
+        {},
+        el("p", {}, el("strong", {}, `Profile ${made.name} saved`), ` (${titles[made.game] || made.game}; ${colour}).`),
+        made.flags.length ? flagList(made.flags) : null,
+        picture ? el("div", { class: "picture" }, picture) : null,
+        el("p", { class: "muted" }, "The picture should show the board flat and upright; if not, place it again."),
+      ),
+    );
+    await loadProfiles();
+  });
+});
+
+async function loadProfiles() {
+  profiles = await api("/api/profiles");
+  const items = profiles.map((p) => {
+    const enrolled = p.enrolled_cells && `enrolled from ${p.enrolled_cells} cells`;
+    const learnt = [p.colour && "colour", enrolled].filter(Boolean);
+    return el(
+      "li",
+      {},
+      `${p.name}: ${titles[p.game] || p.game}; learnt ${learnt.join(", ") || "nothing yet"} `,
+      p.picture ? el("a", { href: p.picture }, "picture") : null,
+    );
+  });
+  document.getElementById("profiles").replaceChildren(...(items.length ? items : [el("li", {}, "none yet")]));
+  fillEnrolProfiles();
+}
+
+/* 3. Enrolment */
+
+let inbox = [];
+const NEW_PROFILE = "";
+
+function fillEnrolProfiles() {
+  const select = document.getElementById("enrol-profile");
+  const keep = select.value || (inbox.find((i) => i.profile) || {}).profile;
+  select.replaceChildren(
+    ...profiles.map((p) =>
+      el("option", { value: p.name, selected: p.name === keep }, `${p.name} (${titles[p.game] || p.game})`),
+    ),
+    el("option", { value: NEW_PROFILE, selected: !profiles.some((p) => p.name === keep) }, "a new profile…"),
+  );
+  enrolChoiceChanged();
+}
+
+// The game the enrolment is for: the chosen profile's, or the new one's.
+function enrolGame() {
+  const name = document.getElementById("enrol-profile").value;
+  const profile = profiles.find((p) => p.name === name);
+  return profile ? profile.game : document.getElementById("enrol-game").value;
+}
+
+function enrolChoiceChanged() {
+  document.getElementById("enrol-new").hidden = document.getElementById("enrol-profile").value !== NEW_PROFILE;
+  const game = enrolGame();
+  for (const box of document.querySelectorAll("#inbox input[type=checkbox]")) {
+    // A profile learns from photos of its own game only.
+    box.disabled = box.dataset.game !== game;
+    if (box.disabled) box.checked = false;
+  }
+}
+
+async function loadInbox() {
+  inbox = await api("/api/calibrate/inbox");
+  const items = inbox.map((item) =>
+    el(
+      "li",
+      {},
+      el(
+        "label",
+        {},
+        el("input", { type: "checkbox", value: item.id, "data-game": item.game || "" }),
+        ` ${localTime(item.played_at)}: ${titles[item.game] || item.game || "unreadable state"}, board ${item.board}`,
+        item.profile ? ` (read with profile ${item.profile})` : "",
+      ),
+      " ",
+      el("a", { href: `/result/${item.game_id}` }, "result"),
+    ),
+  );
+  const none = el("li", { class: "muted" }, "No corrected photos are waiting.");
+  document.getElementById("inbox").replaceChildren(...(items.length ? items : [none]));
+  enrolChoiceChanged();
+}
+
+document.getElementById("enrol-profile").addEventListener("change", enrolChoiceChanged);
+document.getElementById("enrol-game").addEventListener("change", enrolChoiceChanged);
+
+document.getElementById("enrol-button").addEventListener("click", () => {
+  const section = document.getElementById("enrol");
+  const target = document.getElementById("enrol-result");
+  const items = [...document.querySelectorAll("#inbox input[type=checkbox]:checked")].map((box) => box.value);
+  step(section, target, `Enrolling from ${items.length} photo(s)… (a few seconds each)`, async () => {
+    if (!items.length) throw new Error("Tick the corrected photos to learn from first.");
+    const chosen = document.getElementById("enrol-profile").value;
+    const body = chosen === NEW_PROFILE
+      ? { profile: document.getElementById("enrol-name").value.trim(), game: enrolGame(), items }
+      : { profile: chosen, items };
+    body.stickers = document.getElementById("enrol-stickers").checked;
+    const done = await adminApi("/api/calibrate/enrol", {
+      method: "POST",
+      headers: { "Content-Type": "application/json" },
+      body: JSON.stringify(body),
+    });
+    await Promise.all([loadProfiles(), loadInbox()]);
+    target.replaceChildren(
+      el(
+        "p",
+        {},
+        el("strong", {}, `Enrolled ${done.profile}`),
+        ` from ${done.photos} photo(s), ${done.cells} cells, in ${done.seconds.toFixed(1)} s. `,
+        `Choose the profile ${done.profile} when you score a photo.`,
+      ),
+    );
+  });
+});
+
+/* 4. Seats */
+
+function seatsView(table, picture, sizeWh, boards) {
+  const [w, h] = sizeWh;
+  const { box, overlay } = photoView(picture, sizeWh, "the table with its seats");
+  for (const seat of table.seats) {
+    const points = seat.polygon.map(([x, y]) => [x * w, y * h]);
+    overlay.append(svgEl("polygon", { class: "seat", points: pointsText(points) }));
+    const cx = seat.polygon.reduce((sum, p) => sum + p[0], 0) / seat.polygon.length;
+    const cy = seat.polygon.reduce((sum, p) => sum + p[1], 0) / seat.polygon.length;
+    const label = el("span", { class: "seat-label" }, seat.player ? `${seat.name}: ${seat.player}` : seat.name);
+    label.style.left = `${cx * 100}%`;
+    label.style.top = `${cy * 100}%`;
+    box.append(label);
+  }
+  for (const board of boards) overlay.append(svgEl("polygon", { class: "seat-board", points: pointsText(board) }));
+  return box;
+}
+
+function seatsList(table) {
+  return el(
+    "ul",
+    {},
+    table.seats.map((s) => el("li", {}, `${s.name}: ${s.player || "no player named"}`)),
+  );
+}
+
+document.getElementById("seats-form").addEventListener("submit", (event) => {
+  event.preventDefault();
+  const section = document.getElementById("seats");
+  const target = document.getElementById("seats-result");
+  step(section, target, "Finding the boards…", async () => {
+    const data = new FormData();
+    data.append("file", document.getElementById("seats-photo").files[0]);
+    data.append("game", document.getElementById("seats-game").value);
+    const lines = (id) => document.getElementById(id).value.split("\n").map((l) => l.trim()).filter(Boolean);
+    for (const name of lines("seats-names")) data.append("names", name);
+    for (const player of lines("seats-players")) data.append("players", player);
+    data.append("stickers", document.getElementById("seats-stickers").checked);
+    const made = await adminApi("/api/calibrate/seats", { method: "POST", body: data });
+    target.replaceChildren(
+      el("p", {}, el("strong", {}, `Saved ${made.seats.length} seat(s)`), ` for ${titles[made.game] || made.game}.`),
+      seatsView(made, made.picture, made.size_wh, made.boards),
+      seatsList(made),
+      el("p", { class: "muted" }, "The live camera uses them from its next start."),
+    );
+    showSeatsNow(made);
+  });
+});
+
+function showSeatsNow(table) {
+  document.getElementById("seats-now").replaceChildren(
+    table
+      ? el(
+          "div",
+          {},
+          el("p", { class: "muted" }, `In use: ${table.seats.length} seat(s) for ${titles[table.game] || table.game}.`),
+          seatsList(table),
+        )
+      : el("p", { class: "muted" }, "No seats yet."),
+  );
+}
+
+async function start() {
+  const problems = document.getElementById("camera-result");
+  try {
+    const [gameList, stored, status] = await Promise.all([api("/api/games"), api("/api/setup"), api("/api/calibrate")]);
+    games = gameList;
+    titles = Object.fromEntries(games.map((g) => [g.name, g.title]));
+    setup = stored;
+    maxUploadBytes = status.max_upload_bytes;
+    document.getElementById("camera-now").textContent = status.camera
+      ? `In use: ${cameraSummary(status.camera)}.`
+      : "Not calibrated yet: photos are read as if the lens had no distortion.";
+    fillGames(document.getElementById("profile-game"), { own: false });
+    fillGames(document.getElementById("enrol-game"), { own: false });
+    fillGames(document.getElementById("seats-game"));
+    if (setup.game) document.getElementById("seats-players").value = setup.players.join("\n");
+    showSeatsNow(status.seats);
+    await loadInbox();
+    await loadProfiles();
+  } catch (error) {
+    showError(problems, error);
+  }
+}
+
+start();
