@@ -12,6 +12,14 @@ let setup = { game: null, players: [] };
 let profiles = [];
 let maxUploadBytes = Infinity;
 
+// The live camera, to aim it and check the light (only a scorer with a camera has one).
+api("/api/tv").then((state) => {
+  if (!state.live) return;
+  const preview = document.getElementById("live-preview");
+  preview.src = "/api/preview.mjpg";
+  preview.hidden = false;
+}).catch(() => {});
+
 function svgEl(tag, attrs = {}) {
   const node = document.createElementNS(SVG_NS, tag);
   for (const [key, value] of Object.entries(attrs)) node.setAttribute(key, value);
