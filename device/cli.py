@@ -303,16 +303,16 @@ def cmd_bench(args: argparse.Namespace) -> int:
 
 def cmd_train(args: argparse.Namespace) -> int:
     try:
-        from models.train import TrainConfig, train
+        from models.train import config_for, train
     except ImportError as exc:
         raise StateError(f"training needs the train extra: pip install -e '.[train]' ({exc})") from None
     import importlib.util
 
     if importlib.util.find_spec("torch") is None:
         raise StateError("training needs torch: pip install -e '.[train]'")
-    # Only what was given: the rest are TrainConfig's defaults, which the committed models were built with.
+    # Only what was given: the rest is the recipe the committed model was built with.
     given = {k: v for k, v in (("photos", args.photos), ("epochs", args.epochs), ("seed", args.seed)) if v}
-    train(args.game, TrainConfig(**given))
+    train(args.game, config_for(args.game, **given))
     return 0
 
 

@@ -41,10 +41,10 @@ class CellSet:
 Part = tuple[NDArray[np.uint8], dict[str, list[int]], NDArray[np.uint8], list[float]]
 
 
-def _photo_cells(args: tuple[str, int, int, tuple[str, ...], float]) -> Part:
-    game, seed, index, packs, hands = args
+def _photo_cells(args: tuple[str, int, int, tuple[str, ...], float, float]) -> Part:
+    game, seed, index, packs, hands, vary_art = args
     reader = get_reader(game)
-    spec = RenderSpec((game,), seed, packs=packs, options=PhotoOptions(hands=hands))
+    spec = RenderSpec((game,), seed, packs=packs, options=PhotoOptions(hands=hands), vary_art=vary_art)
     photo = render_photo(spec, index)
     image = photo.decode()
     truth = photo.truth
@@ -78,10 +78,16 @@ def _photo_cells(args: tuple[str, int, int, tuple[str, ...], float]) -> Part:
 
 
 def build_cells(
-    game: str, seed: int, count: int, packs: tuple[str, ...], workers: int = 2, hands: float = 0.0
+    game: str,
+    seed: int,
+    count: int,
+    packs: tuple[str, ...],
+    workers: int = 2,
+    hands: float = 0.0,
+    vary_art: float = 0.0,
 ) -> CellSet:
     """Cells of ``count`` fresh photos of ``game`` (photo i of ``seed``), rendered in parallel."""
-    jobs = [(game, seed, i, packs, hands) for i in range(count)]
+    jobs = [(game, seed, i, packs, hands, vary_art) for i in range(count)]
     if workers > 1:
         with ProcessPoolExecutor(max_workers=workers) as pool:
             parts = list(pool.map(_photo_cells, jobs, chunksize=4))

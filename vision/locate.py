@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cached_property
 
 import cv2
@@ -479,30 +479,39 @@ def find_quads(
     area_min = MIN_AREA_FRACTION * small.shape[0] * small.shape[1]
     quads: list[Quad] = []
     raw = _board_mask(small)
-    pending = [_filled(contour, small.shape[:2]) for contour in _blobs(raw)]
+    # Each blob still to search, and whether it is what is left of a board the photo's edge cuts.
+    pending = [(_filled(contour, small.shape[:2]), False) for contour in _blobs(raw)]
     while pending:
-        blob = pending.pop()
+        blob, cut = pending.pop()
         contours, _ = cv2.findContours(blob, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
         contour = max(contours, key=cv2.contourArea)
         coarse = _coarse_quad(contour)
         quad = None if coarse is None else refine_quad(image_bgr, coarse / scale, camera, aspects)
         if quad is None:
             # Boards laid close together merge into one blob that is no board's shape: pull them apart.
-            pending += _split(blob, raw, area_min)
+            pending += [(part, cut) for part in _split(blob, raw, area_min)]
             continue
-        quads.append(quad)
         # A board found in a blob much larger than itself may have a neighbour merged into that blob.
         left = blob.copy()
-        cv2.fillConvexPoly(left, np.round(quad.corners_xy * scale).astype(np.int32), 0)
+        outline = np.round(quad.corners_xy * scale).astype(np.int32)
+        cv2.fillConvexPoly(left, outline, 0)
         left = cv2.morphologyEx(left, cv2.MORPH_OPEN, _disc(max(3, int(0.02 * small.shape[1]) | 1)))
         n, labels, stats, _ = cv2.connectedComponentsWithStats(left)
-        pending += [
-            (labels == j).astype(np.uint8) * 255
-            for j in range(1, n)
-            if stats[j, cv2.CC_STAT_AREA] >= area_min
-        ]
+        parts = [j for j in range(1, n) if stats[j, cv2.CC_STAT_AREA] >= area_min]
+        # What is left running off the photo's edge may be the rest of this very board, its outline only
+        # printed art inside it: the photo does not show where the board ends, so nothing in it is scored.
+        size = np.sqrt(cv2.contourArea(outline.astype(np.float32)))
+        cut = cut or any(
+            _touches_edge(labels == j) and stats[j, cv2.CC_STAT_AREA] >= 0.1 * size * size for j in parts
+        )
+        pending += [((labels == j).astype(np.uint8) * 255, cut) for j in parts]
+        quads.append(replace(quad, in_frame=False) if cut else quad)
     quads.sort(key=lambda q: -cv2.contourArea(q.corners_xy.astype(np.float32)))
     return quads
+
+
+def _touches_edge(mask: NDArray[np.bool_]) -> bool:
+    return bool(mask[0].any() or mask[-1].any() or mask[:, 0].any() or mask[:, -1].any())
 
 
 def _disc(size: int) -> NDArray[np.uint8]:

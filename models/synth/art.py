@@ -9,7 +9,7 @@ hold one pack out and measure generalisation to art the model never saw.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Literal
 
 import cv2
@@ -58,6 +58,29 @@ PACKS: dict[str, ArtPack] = {
 }
 TRAINING_PACKS = ("meadow", "ink", "mosaic")
 HELD_OUT_PACK = "linocut"
+
+
+def varied(pack: ArtPack, rng: np.random.Generator) -> ArtPack:
+    """A random printing of ``pack``: its paper and ink, hue, saturation, line weight and grain all shifted.
+
+    Training on such variations (never on the held-out pack's fill) teaches the classifier the tiles' shapes
+    rather than one pack's colours, which is what real printed tiles, unknown here, will need.
+    """
+
+    def jitter(colour: Colour) -> Colour:
+        b, g, r = (int(np.clip(v + rng.normal(0, 18), 0, 255)) for v in colour)
+        return b, g, r
+
+    return replace(
+        pack,
+        name=f"{pack.name}~",
+        paper=jitter(pack.paper),
+        ink=jitter(pack.ink),
+        line=float(np.clip(pack.line * rng.uniform(0.6, 1.6), 0.02, 0.1)),
+        hue_shift=int(rng.integers(-45, 46)),
+        saturation=float(rng.uniform(0.55, 1.4)),
+        grain=float(rng.uniform(0.02, 0.12)),
+    )
 
 
 def get_pack(name: str) -> ArtPack:

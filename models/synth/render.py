@@ -16,7 +16,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from models.synth.art import TRAINING_PACKS, Image, get_pack
+from models.synth.art import TRAINING_PACKS, Image, get_pack, varied
 from models.synth.camera import Photo, PhotoOptions, photograph
 from models.synth.games import get_artist
 from models.synth.scene import SyntheticBoard, make_board
@@ -35,6 +35,7 @@ class RenderSpec:
     packs: tuple[str, ...] = TRAINING_PACKS
     boards: int = 1
     options: PhotoOptions = field(default_factory=PhotoOptions)
+    vary_art: float = 0.0  # the share of boards in a random printing of their pack (training; art.varied)
 
     def __post_init__(self) -> None:
         if not self.games:
@@ -52,9 +53,14 @@ def render_photo(spec: RenderSpec, index: int) -> Photo:
     """Photo ``index`` of the set: deterministic in ``(spec, index)``."""
     rng = np.random.default_rng([spec.seed, index])
     boards: list[SyntheticBoard] = []
-    for _ in range(spec.boards):
+    for b in range(spec.boards):
         game = spec.games[int(rng.integers(len(spec.games)))]
         pack = get_pack(spec.packs[int(rng.integers(len(spec.packs)))])
+        if spec.vary_art:
+            # A stream of its own, so that photos without variation stay exactly as they were.
+            vary = np.random.default_rng([spec.seed, index, 99, b])
+            if vary.random() < spec.vary_art:
+                pack = varied(pack, vary)
         boards.append(make_board(get_artist(game), default_profile(game), pack, rng, DRAW_PX_PER_MM))
     photo = photograph(boards, rng, spec.options)
     photo.truth = {"seed": spec.seed, "index": index, **photo.truth}
