@@ -482,3 +482,12 @@ def test_the_live_preview_streams_the_cameras_latest_picture(make_app: AppFactor
         jpeg = head[head.index(b"\r\n\r\n") + 4 :]
         assert jpeg.startswith(b"\xff\xd8")
     assert TestClient(make_app()).get("/api/preview.mjpg").status_code == 404
+
+
+def test_the_api_docs_need_no_internet(local: TestClient) -> None:
+    page = local.get("/docs")
+    assert page.status_code == 200
+    assert "cdn" not in page.text and "https://" not in page.text
+    assert local.get("/docs-assets/swagger-ui-bundle.js").status_code == 200
+    assert local.get("/docs-assets/swagger-ui.css").status_code == 200
+    assert local.get("/openapi.json").json()["info"]["title"] == "garden-scorer"

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 
 from fastapi import FastAPI
 from fastapi.staticfiles import StaticFiles
+from fastapi_offline import FastAPIOffline
 
 from calibration.statedir import StateDir
 from device.history import History
@@ -24,6 +25,8 @@ from device.web.score import ResultStore, ScoreFn
 from device.web.security import MAX_UPLOAD_BYTES, STATIC_DIR, AdminGuard, BodyLimit, check_pin, new_pin
 from device.web.setup import SetupStore
 from device.web.tv import EventSource, Preview
+
+DOCS_ASSETS = "/docs-assets"
 
 
 @dataclass(frozen=True)
@@ -61,10 +64,13 @@ def create_app(config: AppConfig) -> FastAPI:
         yield
         records.close()
 
-    app = FastAPI(
+    # FastAPI's own docs pages fetch Swagger UI from a CDN; a scorer on a home network may have no internet,
+    # so the pages come with their files (fastapi-offline).
+    app = FastAPIOffline(
         title="garden-scorer",
         summary="Scores garden tile-laying board games from photos of the table",
         lifespan=lifespan,
+        static_url=DOCS_ASSETS,
     )
     app.add_middleware(BodyLimit, max_bytes=config.max_upload_bytes)
     app.include_router(score.router(config.score, config.state, records, results, game_setup))
