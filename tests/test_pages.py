@@ -8,11 +8,8 @@ asked for anything: the driver's path is given, so it runs offline.
 from __future__ import annotations
 
 import json
-import socket
-import threading
 import time
 from collections.abc import Iterator, Mapping
-from contextlib import contextmanager
 from dataclasses import dataclass
 from itertools import count
 from pathlib import Path
@@ -20,8 +17,6 @@ from typing import Any, Literal
 
 import httpx
 import pytest
-import uvicorn
-from fastapi import FastAPI
 
 from calibration.statedir import StateDir
 from device.live import Broadcaster, EventKind, LiveEvent
@@ -30,7 +25,7 @@ from device.web import AppConfig, create_app
 from scoring.core import ScoreBreakdown
 from scoring.registry import get_game
 
-CHROMIUM = Path("/usr/bin/chromium")
+CHROMIUM = Path("/usr/bin/chromium")  # as tools/browser.py; checked before selenium is imported
 CHROMEDRIVER = Path("/usr/bin/chromedriver")
 if not (CHROMIUM.is_file() and CHROMEDRIVER.is_file()):
     pytest.skip(
@@ -42,13 +37,14 @@ pytest.importorskip("selenium", reason="page tests need selenium (pip install -e
 
 from selenium import webdriver  # noqa: E402
 from selenium.common.exceptions import NoSuchElementException, StaleElementReferenceException  # noqa: E402
-from selenium.webdriver.chrome.service import Service  # noqa: E402
 from selenium.webdriver.common.actions.action_builder import ActionBuilder  # noqa: E402
 from selenium.webdriver.common.by import By  # noqa: E402
 from selenium.webdriver.remote.webelement import WebElement  # noqa: E402
 from selenium.webdriver.support import expected_conditions as ec  # noqa: E402
 from selenium.webdriver.support.select import Select  # noqa: E402
 from selenium.webdriver.support.wait import WebDriverWait  # noqa: E402
+
+from tools.browser import chromium, serve_in_thread  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 PHOTO = ROOT / "examples" / "photos" / "alices-garden.jpg"
@@ -60,17 +56,6 @@ HAND = {"unplaced_bonus_tiles": 1}
 # Reading the photo (the first upload also loads the models) and page loads on a slow CI machine.
 SCORING_S = 20.0
 PAGE_S = 15.0  # generous: CI machines are shared and a page may wait on a busy scorer
-CHROME_FLAGS = (
-    "--headless=new",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--disable-quic",
-    "--window-size=1920,1080",
-)
 
 
 @dataclass(frozen=True)
@@ -78,54 +63,6 @@ class Site:
     url: str
     events: Broadcaster
     client: httpx.Client
-
-
-@contextmanager
-def serve_in_thread(app: FastAPI, timeout_s: float = 10.0) -> Iterator[str]:
-    """Runs ``app`` under uvicorn on a free localhost port in a background thread; yields its base URL."""
-    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    sock.bind(("127.0.0.1", 0))  # bound here and handed over, so no other process can take the port meanwhile
-    url = f"http://127.0.0.1:{sock.getsockname()[1]}"
-    server = uvicorn.Server(uvicorn.Config(app, log_level="warning", timeout_graceful_shutdown=2))
-    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, name="uvicorn", daemon=True)
-    thread.start()
-    try:
-        deadline = time.monotonic() + timeout_s
-        while True:
-            if not thread.is_alive():
-                raise RuntimeError("uvicorn stopped while starting (see the log above)")
-            try:
-                if server.started and httpx.get(f"{url}/api/tv", timeout=1.0).status_code == 200:
-                    break
-            except httpx.HTTPError:
-                pass
-            if time.monotonic() > deadline:
-                raise RuntimeError(f"the app did not answer at {url} within {timeout_s} s")
-            time.sleep(0.05)
-        yield url
-    finally:
-        server.should_exit = True
-        thread.join(timeout_s)
-        sock.close()
-
-
-@contextmanager
-def chromium(user_data_dir: Path) -> Iterator[webdriver.Chrome]:
-    """Headless Debian Chromium at 1920x1080 through the system chromedriver; nothing is downloaded."""
-    options = webdriver.ChromeOptions()
-    options.binary_location = str(CHROMIUM)
-    for flag in (*CHROME_FLAGS, f"--user-data-dir={user_data_dir}"):
-        options.add_argument(flag)
-    with pytest.MonkeyPatch.context() as patch:
-        # The service path skips Selenium Manager; these keep it quiet and offline should it ever run.
-        patch.setenv("SE_AVOID_STATS", "true")
-        patch.setenv("SE_OFFLINE", "true")
-        driver = webdriver.Chrome(service=Service(str(CHROMEDRIVER)), options=options)
-        try:
-            yield driver
-        finally:
-            driver.quit()
 
 
 @pytest.fixture(scope="module")

@@ -11,22 +11,15 @@ nothing is downloaded.
 from __future__ import annotations
 
 import argparse
-import os
-import socket
 import sys
 import tempfile
-import threading
 import time
-from collections.abc import Callable, Iterator, Mapping
-from contextlib import contextmanager
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any, TypeVar
 
 import httpx
-import uvicorn
-from fastapi import FastAPI
 from selenium import webdriver
-from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support.select import Select
 from selenium.webdriver.support.wait import WebDriverWait
@@ -41,71 +34,12 @@ from device.serve import upload_scorer  # noqa: E402
 from device.web import AppConfig, create_app  # noqa: E402
 from scoring.core import ScoreBreakdown  # noqa: E402
 from scoring.registry import get_game  # noqa: E402
+from tools.browser import CHROMEDRIVER, CHROMIUM, chromium, serve_in_thread  # noqa: E402
 
-CHROMIUM = Path("/usr/bin/chromium")
-CHROMEDRIVER = Path("/usr/bin/chromedriver")
 PHOTO = ROOT / "examples" / "photos" / "alices-garden.jpg"
 GAME = "alices-garden"
 PIN = "123456"
-WIDTH, HEIGHT = 1920, 1080
-CHROME_FLAGS = (
-    "--headless=new",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--disable-quic",
-    "--hide-scrollbars",
-    f"--window-size={WIDTH},{HEIGHT}",
-)
 T = TypeVar("T")
-
-
-@contextmanager
-def serve_in_thread(app: FastAPI, timeout_s: float = 10.0) -> Iterator[str]:
-    """Runs ``app`` under uvicorn on a free localhost port in a background thread; yields its base URL."""
-    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    sock.bind(("127.0.0.1", 0))
-    url = f"http://127.0.0.1:{sock.getsockname()[1]}"
-    server = uvicorn.Server(uvicorn.Config(app, log_level="warning", timeout_graceful_shutdown=2))
-    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, name="uvicorn", daemon=True)
-    thread.start()
-    try:
-        deadline = time.monotonic() + timeout_s
-        while not server.started:
-            if not thread.is_alive() or time.monotonic() > deadline:
-                raise RuntimeError(f"the app did not start at {url}")
-            time.sleep(0.05)
-        yield url
-    finally:
-        server.should_exit = True
-        thread.join(timeout_s)
-        sock.close()
-
-
-@contextmanager
-def chromium(user_data_dir: Path) -> Iterator[webdriver.Chrome]:
-    """Headless Debian Chromium through the system chromedriver, its viewport exactly WIDTH x HEIGHT."""
-    os.environ.setdefault("SE_AVOID_STATS", "true")
-    os.environ.setdefault("SE_OFFLINE", "true")
-    options = webdriver.ChromeOptions()
-    options.binary_location = str(CHROMIUM)
-    for flag in (*CHROME_FLAGS, f"--user-data-dir={user_data_dir}"):
-        options.add_argument(flag)
-    # The service path means Selenium Manager is never run, so nothing is looked up or downloaded.
-    driver = webdriver.Chrome(service=Service(str(CHROMEDRIVER)), options=options)
-    try:
-        # The window size includes whatever browser frame headless Chromium pretends to have: fix the page's.
-        driver.execute_cdp_cmd(
-            "Emulation.setDeviceMetricsOverride",
-            {"width": WIDTH, "height": HEIGHT, "deviceScaleFactor": 1, "mobile": False},
-        )
-        yield driver
-    finally:
-        driver.quit()
 
 
 def wait_for(driver: webdriver.Chrome, what: str, check: Callable[[webdriver.Chrome], T]) -> T:

@@ -1,0 +1,1 @@
+"""Developer tools: screenshots of the pages, and the browser helpers the page tests share."""
