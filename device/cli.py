@@ -194,7 +194,7 @@ def cmd_debug(args: argparse.Namespace) -> int:
     from vision.debug import cell_sheet, draw_quads, draw_reading
     from vision.image_io import read_image
     from vision.locate import locate
-    from vision.readers import get_reader
+    from vision.readers import reader_for
 
     get_game(args.game)
     image = read_image(str(args.photo))
@@ -204,18 +204,14 @@ def cmd_debug(args: argparse.Namespace) -> int:
     quads = locate(image, camera, stickers=args.stickers)
     cv2.imwrite(str(out / "1-locate.jpg"), draw_quads(image, quads))
     corners = np.array(args.corners, float) if args.corners else None
+    models = _profile_models(args)
     boards = score_image(
-        image,
-        args.game,
-        _hand(args),
-        camera,
-        corners_xy=corners,
-        stickers=args.stickers,
-        **_profile_models(args),
+        image, args.game, _hand(args), camera, corners_xy=corners, stickers=args.stickers, **models
     )
-    reader = get_reader(args.game)
-    classifier = load_classifier(args.game)
+    # The crops as the classifier that read them cut them (a profile's own, or the game's shipped one).
+    classifier = models.get("classifiers", {}).get(args.game) or load_classifier(args.game)
     for i, board in enumerate(boards, start=1):
+        reader = reader_for(board.reading.profile)
         cv2.imwrite(str(out / f"2-board{i}-rectified.png"), board.reading.rectified.image_bgr)
         cells = cut_cells(board.reading.rectified, reader.regions, classifier.context_mm, classifier.crop_px)
         cv2.imwrite(str(out / f"3-board{i}-cells.png"), cell_sheet(cells))

@@ -112,6 +112,24 @@ def test_enrol_a_users_own_game_and_score_a_new_photo(
         flowers = sum(row.count("flower") for row in cells)
         ponds = sum(row.count("pond") for row in cells)
         assert board["total"] == 2 * flowers - ponds
+    # Every stage's picture, for a board only its profile knows how to read.
+    out = tmp_path / "debug"
+    argv = [
+        "debug",
+        photo,
+        "--game",
+        "custom-grid",
+        "--profile",
+        "mine",
+        "--corners",
+        corners,
+        "--out",
+        str(out),
+    ]
+    assert main(argv) == 0, capsys.readouterr().err
+    labels = cv2.imread(str(out / "4-board1-labels.png"))
+    assert labels is not None and labels.shape[0] > 100
+    assert (out / "3-board1-cells.png").is_file()
 
 
 def test_a_users_game_needs_its_corners_or_stickers(

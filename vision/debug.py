@@ -12,7 +12,7 @@ from vision.cells import CellGrid
 from vision.geometry import cell_rect_mm
 from vision.locate import Quad
 from vision.pipeline import BoardReading
-from vision.readers import get_reader
+from vision.readers import reader_for
 
 GOOD = (60, 200, 60)
 DOUBTFUL = (0, 160, 255)
@@ -47,14 +47,17 @@ def draw_reading(reading: BoardReading) -> NDArray[np.uint8]:
     image = cv2.resize(rect.image_bgr, None, fx=scale, fy=scale, interpolation=cv2.INTER_LINEAR)
     s = rect.frame.px_per_mm * scale
     low = set(reading.low_confidence)
-    reader = get_reader(reading.game)
+    reader = reader_for(reading.profile)
     for key, values in reading.predictions.readings().items():
         region = rect.frame.profile.region(key[0])
         x0, y0, x1, y1 = (round(v * s) for v in cell_rect_mm(region, key[1], key[2]))
         colour = DOUBTFUL if key in low else GOOD
         cv2.rectangle(image, (x0, y0), (x1, y1), colour, 2 if key in low else 1)
         shown = [values[head][0] for head in reader.region_heads(key[0])]
-        text = "/".join(value for value in shown if value not in ("none", "."))
+        # Empty squares need no caption: the picture shows them; the rest in words, not identifiers.
+        text = "/".join(
+            v.replace("_", " ") for v in shown if v not in ("none", ".") and not v.startswith("empty")
+        )
         size = max(0.3, min(0.5, (x1 - x0) / 120))
         cv2.putText(
             image, text[:12], (x0 + 3, y1 - 4), cv2.FONT_HERSHEY_SIMPLEX, size, (0, 0, 0), 3, cv2.LINE_AA
