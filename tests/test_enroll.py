@@ -73,17 +73,6 @@ def test_ignored_cells_do_not_train_a_head_and_zero_correction_changes_nothing()
         EnrolledClassifier(Fixed(pred), Enrolment("other", {}, 0, 0))
 
 
-def test_a_head_the_model_already_reads_right_is_not_corrected() -> None:
-    embedding = np.eye(3, 4)
-    base = np.array([[0.7, 0.2, 0.1], [0.1, 0.8, 0.1], [0.2, 0.2, 0.6]])
-    pred = _predictions(embedding, base)
-    right = fit("g", (HEAD,), [pred], [{key: {"cell": i} for i, key in enumerate(pred.keys)}])
-    assert right.corrections == {}
-    # One cell the model gets wrong is enough to learn a correction.
-    wrong = fit("g", (HEAD,), [pred], [{key: {"cell": [0, 1, 0][i]} for i, key in enumerate(pred.keys)}])
-    assert set(wrong.corrections) == {"cell"}
-
-
 def test_enrolment_files_round_trip(tmp_path: Path) -> None:
     enrolment = Enrolment("g", {"cell": HeadCorrection(np.ones((4, 3)), np.arange(3.0))}, 10, 2)
     save(enrolment, tmp_path / "e.json")
