@@ -113,7 +113,7 @@ def test_enrol_a_users_own_game_and_score_a_new_photo(
         ponds = sum(row.count("pond") for row in cells)
         assert board["total"] == 2 * flowers - ponds
     # Every stage's picture, for a board only its profile knows how to read.
-    out = tmp_path / "debug"
+    debug_dir = tmp_path / "debug"
     argv = [
         "debug",
         photo,
@@ -124,12 +124,12 @@ def test_enrol_a_users_own_game_and_score_a_new_photo(
         "--corners",
         corners,
         "--out",
-        str(out),
+        str(debug_dir),
     ]
     assert main(argv) == 0, capsys.readouterr().err
-    labels = cv2.imread(str(out / "4-board1-labels.png"))
+    labels = cv2.imread(str(debug_dir / "4-board1-labels.png"))
     assert labels is not None and labels.shape[0] > 100
-    assert (out / "3-board1-cells.png").is_file()
+    assert (debug_dir / "3-board1-cells.png").is_file()
 
 
 def test_a_users_game_needs_its_corners_or_stickers(
