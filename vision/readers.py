@@ -1,68 +1,17 @@
-"""What a classifier reads on each game's board, and how its readings become a state.
-
-A :class:`Reader` names the profile regions to classify, the classifier heads (each a list of classes), the
-crop geometry, how a truth cell label (as the synthetic table writes it) becomes a class per head, and how
-per-cell readings plus hand-entered fields assemble into the scoring module's state JSON. Training and
-inference share it, so the two can never disagree on what a class means.
-"""
+"""Each game's :class:`~vision.reader_api.Reader`, and the registry the pipeline, training and benchmarks
+look a board's reader up in."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Any
 
 from scoring import alices_garden, custom_grid, sanssouci, zen_garden
 from vision.cells import CellKey
 from vision.profile import BoardProfile
+from vision.reader_api import IGNORE, Head, Reader, Reading, class_index, grid_classes
 
-IGNORE = -1  # a head that says nothing about this cell (e.g. tile floor on a coin-track space)
-
-Reading = Mapping[str, tuple[str, float]]  # head -> (class, confidence)
-
-
-@dataclass(frozen=True)
-class Head:
-    name: str
-    classes: tuple[str, ...]
-
-
-class Reader(Protocol):
-    game: str
-    regions: tuple[str, ...]
-    heads: tuple[Head, ...]
-    context_mm: float
-    crop_px: int
-
-    def targets(self, profile: BoardProfile, key: CellKey, label: str) -> dict[str, int]:
-        """Class index per head for a truth cell label (:data:`IGNORE` where a head does not apply)."""
-        ...
-
-    def region_heads(self, region: str) -> tuple[str, ...]:
-        """The heads that mean something on a cell of ``region`` (the others are never trained there)."""
-        ...
-
-    def assemble(
-        self, profile: BoardProfile, readings: Mapping[CellKey, Reading], hand: Mapping[str, Any]
-    ) -> dict[str, Any]:
-        """The scoring state of one board from its cells' readings and the hand-entered fields."""
-        ...
-
-
-def _index(head: Head, value: str) -> int:
-    try:
-        return head.classes.index(value)
-    except ValueError:
-        raise ValueError(
-            f"{value!r} is not a class of head {head.name!r}: {', '.join(head.classes)}"
-        ) from None
-
-
-def _grid(
-    profile: BoardProfile, readings: Mapping[CellKey, Reading], region: str, head: str
-) -> list[list[str]]:
-    spec = profile.region(region)
-    return [[readings[(region, r, c)][head][0] for c in range(spec.cols)] for r in range(spec.rows)]
+__all__ = ["IGNORE", "READERS", "Head", "Reader", "Reading", "get_reader", "reader_for"]
 
 
 class AliceReader:
@@ -93,12 +42,13 @@ class AliceReader:
             name = "empty_chess" if key[2] in spec.chess_columns else "empty_grass"
         else:
             name = next(k for k, v in self._letters.items() if v == label and not k.startswith("empty"))
-        return {"cell": _index(self.heads[0], name)}
+        return {"cell": class_index(self.heads[0], name)}
 
     def assemble(
         self, profile: BoardProfile, readings: Mapping[CellKey, Reading], hand: Mapping[str, Any]
     ) -> dict[str, Any]:
-        rows = ["".join(self._letters[v] for v in row) for row in _grid(profile, readings, "grid", "cell")]
+        cells = grid_classes(profile, readings, "grid", "cell")
+        rows = ["".join(self._letters[v] for v in row) for row in cells]
         return {
             "game": self.game,
             "rows": rows,
@@ -125,15 +75,15 @@ class SanssouciReader:
 
     def targets(self, profile: BoardProfile, key: CellKey, label: str) -> dict[str, int]:
         square, _, colour = label.partition("+")
-        noble = _index(self.heads[1], colour or "none")
+        noble = class_index(self.heads[1], colour or "none")
         # The terrace is one strip of board art: only who stands on it is read there.
-        sq = IGNORE if key[0] == "terrace" else _index(self.heads[0], square)
+        sq = IGNORE if key[0] == "terrace" else class_index(self.heads[0], square)
         return {"square": sq, "noble": noble}
 
     def assemble(
         self, profile: BoardProfile, readings: Mapping[CellKey, Reading], hand: Mapping[str, Any]
     ) -> dict[str, Any]:
-        rows = ["".join(row) for row in _grid(profile, readings, "grid", "square")]
+        rows = ["".join(row) for row in grid_classes(profile, readings, "grid", "square")]
         grid = profile.region("grid")
         noblemen = []
         for c in range(grid.cols):
@@ -173,12 +123,12 @@ class ZenReader:
     def targets(self, profile: BoardProfile, key: CellKey, label: str) -> dict[str, int]:
         out = {h.name: IGNORE for h in self.heads}
         if key[0] == "coins":
-            out["marker"] = _index(self.heads[4], label)
+            out["marker"] = class_index(self.heads[4], label)
         elif label != zen_garden.EMPTY_CODE:
-            out["floor"] = _index(self.heads[0], label[0])
-            out["path"] = _index(self.heads[1], label[1])
-            out["corner"] = _index(self.heads[2], label[2:4])
-            out["decor"] = _index(self.heads[3], label[4])
+            out["floor"] = class_index(self.heads[0], label[0])
+            out["path"] = class_index(self.heads[1], label[1])
+            out["corner"] = class_index(self.heads[2], label[2:4])
+            out["decor"] = class_index(self.heads[3], label[4])
         return out
 
     def assemble(
@@ -218,19 +168,27 @@ class CustomGridReader:
         return ("cell",)
 
     def targets(self, profile: BoardProfile, key: CellKey, label: str) -> dict[str, int]:
-        return {"cell": _index(self.heads[0], label)}
+        return {"cell": class_index(self.heads[0], label)}
 
     def assemble(
         self, profile: BoardProfile, readings: Mapping[CellKey, Reading], hand: Mapping[str, Any]
     ) -> dict[str, Any]:
         return {
             "game": self.game,
-            "cells": _grid(profile, readings, "grid", "cell"),
+            "cells": grid_classes(profile, readings, "grid", "cell"),
             "setup": dict(profile.setup),
         }
 
 
-READERS: Mapping[str, Reader] = {r.game: r for r in (AliceReader(), SanssouciReader(), ZenReader())}
+# Keyed by what a reader reads (its ``game``): a game's main board, or a companion object's profile name.
+READERS: Mapping[str, Reader] = {
+    r.game: r
+    for r in (
+        AliceReader(),
+        SanssouciReader(),
+        ZenReader(),
+    )
+}
 
 
 def get_reader(game: str) -> Reader:

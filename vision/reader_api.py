@@ -1,0 +1,65 @@
+"""The contract between a game's board and the cell classifier: heads, classes, and the Reader protocol.
+
+A :class:`Reader` names the profile regions to classify, the classifier heads (each a list of classes), the
+crop geometry, how a truth cell label (as the synthetic table writes it) becomes a class per head, and how
+per-cell readings plus hand-entered fields assemble into the scoring module's state JSON. Training and
+inference share it, so the two can never disagree on what a class means. Each game's reader lives in
+:mod:`vision.readers` or a module of its own, registered there.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from vision.cells import CellKey
+from vision.profile import BoardProfile
+
+IGNORE = -1  # a head that says nothing about this cell (e.g. tile floor on a coin-track space)
+
+Reading = Mapping[str, tuple[str, float]]  # head -> (class, confidence)
+
+
+@dataclass(frozen=True)
+class Head:
+    name: str
+    classes: tuple[str, ...]
+
+
+class Reader(Protocol):
+    game: str
+    regions: tuple[str, ...]
+    heads: tuple[Head, ...]
+    context_mm: float
+    crop_px: int
+
+    def targets(self, profile: BoardProfile, key: CellKey, label: str) -> dict[str, int]:
+        """Class index per head for a truth cell label (:data:`IGNORE` where a head does not apply)."""
+        ...
+
+    def region_heads(self, region: str) -> tuple[str, ...]:
+        """The heads that mean something on a cell of ``region`` (the others are never trained there)."""
+        ...
+
+    def assemble(
+        self, profile: BoardProfile, readings: Mapping[CellKey, Reading], hand: Mapping[str, Any]
+    ) -> dict[str, Any]:
+        """The scoring state of one board from its cells' readings and the hand-entered fields."""
+        ...
+
+
+def class_index(head: Head, value: str) -> int:
+    try:
+        return head.classes.index(value)
+    except ValueError:
+        raise ValueError(
+            f"{value!r} is not a class of head {head.name!r}: {', '.join(head.classes)}"
+        ) from None
+
+
+def grid_classes(
+    profile: BoardProfile, readings: Mapping[CellKey, Reading], region: str, head: str
+) -> list[list[str]]:
+    spec = profile.region(region)
+    return [[readings[(region, r, c)][head][0] for c in range(spec.cols)] for r in range(spec.rows)]
