@@ -123,6 +123,7 @@ def read_board(
     if not quad.in_frame:
         flags.append("the board is partly out of the photo: move the camera or the board")
     state = reader.assemble(profile, readings, hand or {})
+    flags.extend(reader.notes(profile, readings))
     corners_xy = camera.distort_px(corners) if camera is not None else corners
     return BoardReading(
         game=profile.game,
@@ -140,6 +141,11 @@ def read_board(
     )
 
 
+def _key(profile: BoardProfile) -> str:
+    """What models and references are keyed by: the reader's key (a game, or a companion object's profile)."""
+    return reader_for(profile).game
+
+
 def read_photo(
     image: NDArray[np.uint8],
     profiles: Sequence[BoardProfile],
@@ -155,9 +161,11 @@ def read_photo(
 ) -> list[BoardReading]:
     """Every board in the photo, read with the profile that fits it best; raises NoBoardError if none.
 
-    ``corners_xy`` (TL, TR, BR, BL photo pixels) reads one board where the user says it is; ``references``
-    are the boards' background colours by game (see :func:`read_board`); ``known_boards`` are the oriented
-    corners (TL, TR, BR, BL) of boards read before, reused while nothing moved (no locating, no orienting).
+    ``classifiers``, ``orienters`` and ``references`` are keyed by reader (:func:`vision.readers.reader_for`:
+    a game, or a companion object such as Four Gardens' reward tile). ``corners_xy`` (TL, TR, BR, BL photo
+    pixels) reads one board where the user says it is; ``references`` are the boards' background colours
+    (see :func:`read_board`); ``known_boards`` are the oriented corners (TL, TR, BR, BL) of boards read
+    before, reused while nothing moved (no locating, no orienting).
     """
     if not profiles:
         raise ValueError("no board profile to look for")
@@ -182,12 +190,18 @@ def read_photo(
         profile = (
             profiles[0]
             if len(profiles) == 1
-            else max(profiles, key=lambda p: orienters[p.game].orient(image, p, quad.ideal_xy, camera).score)
+            else max(profiles, key=lambda p: orienters[_key(p)].orient(image, p, quad.ideal_xy, camera).score)
         )
-        orienter = orienters.get(profile.game)
-        reference = (references or {}).get(profile.game)
+        key = _key(profile)
         reading = read_board(
-            image, quad, profile, classifiers[profile.game], orienter, camera, hand, reference
+            image,
+            quad,
+            profile,
+            classifiers[key],
+            orienters.get(key),
+            camera,
+            hand,
+            (references or {}).get(key),
         )
         readings.append(
             BoardReading(**{**reading.__dict__, "timings_ms": {"locate": locate_ms, **reading.timings_ms}})

@@ -48,6 +48,10 @@ class Reader(Protocol):
         """The scoring state of one board from its cells' readings and the hand-entered fields."""
         ...
 
+    def notes(self, profile: BoardProfile, readings: Mapping[CellKey, Reading]) -> tuple[str, ...]:
+        """What the player should check that no single cell's confidence shows (e.g. a marker not seen)."""
+        ...
+
 
 def class_index(head: Head, value: str) -> int:
     try:

@@ -56,6 +56,9 @@ class AliceReader:
             "setup": dict(profile.setup),
         }
 
+    def notes(self, profile: BoardProfile, readings: Mapping[CellKey, Reading]) -> tuple[str, ...]:
+        return ()
+
 
 NOBLE_COLOURS = ("red", "blue", "yellow", "green")
 
@@ -100,6 +103,9 @@ class SanssouciReader:
             "track_score": hand.get("track_score", 0),
             "setup": dict(profile.setup),
         }
+
+    def notes(self, profile: BoardProfile, readings: Mapping[CellKey, Reading]) -> tuple[str, ...]:
+        return ()
 
 
 class ZenReader:
@@ -152,6 +158,9 @@ class ZenReader:
         coin_value = max(marks)[1] if marks else 0
         return {"tiles": rows, "coins": coin_value, "mission_points": dict(hand.get("mission_points", {}))}
 
+    def notes(self, profile: BoardProfile, readings: Mapping[CellKey, Reading]) -> tuple[str, ...]:
+        return ()
+
 
 class CustomGridReader:
     """A user-defined grid game: one head whose classes are the labels the user named for the profile."""
@@ -178,6 +187,9 @@ class CustomGridReader:
             "cells": grid_classes(profile, readings, "grid", "cell"),
             "setup": dict(profile.setup),
         }
+
+    def notes(self, profile: BoardProfile, readings: Mapping[CellKey, Reading]) -> tuple[str, ...]:
+        return ()
 
 
 # Keyed by what a reader reads (its ``game``): a game's main board, or a companion object's profile name.
