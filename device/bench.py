@@ -14,7 +14,7 @@ import resource
 import time
 from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -25,7 +25,7 @@ from device.photo import TABLE_GAMES, load_classifier, load_orienter, score_imag
 from models.synth.art import TRAINING_PACKS
 from models.synth.camera import Photo, PhotoOptions
 from models.synth.render import RenderSpec, render_photo
-from scoring.core import ScoreBreakdown, TableScore
+from scoring.core import TableScore
 from scoring.registry import get_game
 from vision.camera_model import CameraModel
 from vision.classify import CellClassifier
@@ -52,6 +52,11 @@ class BenchResult:
     exact: int = 0
     timings_ms: dict[str, list[float]] | None = None
     peak_rss_mb: float = 0.0
+    # Per head, over the found boards' cells it applies to: [wrong, cells, wrong where something is there
+    # (truth not the head's first class, e.g. a character, a marker), cells where something is there].
+    heads: dict[str, list[int]] = field(default_factory=dict)
+    # Per kind of region (name before any ":", e.g. "track"): [read exactly, regions]; unfound boards' count.
+    regions: dict[str, list[int]] = field(default_factory=dict)
 
     def table(self) -> dict[str, Any]:
         def pct(a: int, b: int) -> float:
@@ -74,34 +79,39 @@ class BenchResult:
             "scores_exact_pct": pct(self.exact, self.boards),
             "latency_ms": stats,
             "peak_rss_mb": round(self.peak_rss_mb, 1),
+            "head_error_found_boards_pct": {
+                head: {"all": pct(w, n), "where_present": pct(wp, npres)}
+                for head, (w, n, wp, npres) in self.heads.items()
+            },
+            "regions_exact_pct": {kind: pct(ok, n) for kind, (ok, n) in self.regions.items()},
         }
 
 
-def _truth_total(game: str, truth_state: dict[str, Any]) -> int:
+def _totals(game: str, state: dict[str, Any]) -> tuple[int, ...] | None:
+    """Every player's total (one for a single board); None when the state breaks the rules."""
     rules = get_game(game)
-    result = rules.score(rules.parse(truth_state))
-    if isinstance(result, TableScore):
-        return result.players[0].total
-    assert isinstance(result, ScoreBreakdown)
-    return result.total
-
-
-def _read_total(game: str, truth_state: dict[str, Any], read_state: dict[str, Any]) -> int | None:
-    """The score of the read board in the truth's context (a table game's other players from the truth)."""
-    rules = get_game(game)
-    if game in TABLE_GAMES:
-        players = [{**truth_state["players"][0], **read_state}, *truth_state["players"][1:]]
-        candidate = {**truth_state, "players": players}
-    else:
-        candidate = {**truth_state, **{k: v for k, v in read_state.items() if k != "setup"}}
     try:
-        state = rules.parse(candidate)
-        if rules.check(state):
+        parsed = rules.parse(state)
+        if rules.check(parsed):
             return None
-        result = rules.score(state)
+        result = rules.score(parsed)
     except ValueError:
         return None
-    return result.players[0].total if isinstance(result, TableScore) else result.total
+    if isinstance(result, TableScore):
+        return tuple(p.total for p in result.players)
+    return (result.total,)
+
+
+def _exact(game: str, truth_state: dict[str, Any], read_state: dict[str, Any]) -> bool:
+    """Whether the read board scores as the truth: a player's board in the truth's table (other players
+    from the truth), a shared board for every player, a single board alone."""
+    if game in TABLE_GAMES:
+        players = [{**truth_state["players"][0], **read_state}, *truth_state["players"][1:]]
+        read, truth = _totals(game, {**truth_state, "players": players}), _totals(game, truth_state)
+        return read is not None and truth is not None and read[0] == truth[0]
+    candidate = {**truth_state, **{k: v for k, v in read_state.items() if k != "setup"}}
+    read = _totals(game, candidate)
+    return read is not None and read == _totals(game, truth_state)
 
 
 def _hand(game: str, truth_state: dict[str, Any]) -> dict[str, Any]:
@@ -115,7 +125,13 @@ def _hand(game: str, truth_state: dict[str, Any]) -> dict[str, Any]:
             "setup": truth_state["setup"],
             "mission_points": truth_state["players"][0].get("mission_points", {}),
         }
-    return {}
+    # A shared board's reader takes the players (coins, cards, colours...) from a state file and ignores
+    # what the photo shows in it, as `garden-scorer score --hand STATE.json` does.
+    return dict(truth_state)
+
+
+def _kind(region: str) -> str:
+    return region.partition(":")[0]
 
 
 def _render(args: tuple[RenderSpec, int]) -> Photo:
@@ -159,6 +175,7 @@ def run_bench(
         classifier = EnrolledClassifier(classifier, enrolment)
         if report:
             report(f"enrolled from {enrolment.photos} photos ({enrolment.cells} cells)")
+    heads = {h.name: h for h in reader.heads}
     spec = RenderSpec((game,), seed, packs=packs, options=PhotoOptions())
     stages = ("locate", "orient", "rectify", "cells", "classify")
     result = BenchResult(game, packs, count, timings_ms={s: [] for s in (*stages, "photo_to_score")})
@@ -192,6 +209,8 @@ def run_bench(
         if match is None:
             result.cells += sum(len(profile.region(r).cells()) for r in reader.regions)
             result.cell_errors += sum(len(profile.region(r).cells()) for r in reader.regions)
+            for region in reader.regions:
+                result.regions.setdefault(_kind(region), [0, 0])[1] += 1
             if report:
                 report(f"photo {i}: board not found")
             continue
@@ -200,22 +219,34 @@ def run_bench(
             result.timings_ms[stage].append(match.reading.timings_ms.get(stage, 0.0))
         readings = match.reading.predictions.readings()
         wrong = 0
+        region_wrong: dict[str, bool] = {r: False for r in reader.regions}
         for key, reading in readings.items():
             label = board["cells"][key[0]][key[1]][key[2]]
-            expected = reader.targets(profile, key, label)
-            bad = any(
-                idx != IGNORE
-                and reading[head][0] != next(h for h in reader.heads if h.name == head).classes[idx]
-                for head, idx in expected.items()
-            )
+            bad = False
+            for head, idx in reader.targets(profile, key, label).items():
+                if idx == IGNORE:
+                    continue
+                classes = heads[head].classes
+                miss = reading[head][0] != classes[idx]
+                tally = result.heads.setdefault(head, [0, 0, 0, 0])
+                tally[0] += miss
+                tally[1] += 1
+                if idx != 0:
+                    tally[2] += miss
+                    tally[3] += 1
+                bad |= miss
             wrong += bad
+            region_wrong[key[0]] |= bad
+        for region, missed in region_wrong.items():
+            tally = result.regions.setdefault(_kind(region), [0, 0])
+            tally[0] += not missed
+            tally[1] += 1
         result.cells += len(readings)
         result.cell_errors += wrong
         result.found_cells += len(readings)
         result.found_cell_errors += wrong
         result.perfect += wrong == 0
-        read_total = _read_total(game, board["state"], dict(match.state))
-        result.exact += read_total == _truth_total(game, board["state"])
+        result.exact += _exact(game, board["state"], dict(match.state))
         if report and (i + 1) % 10 == 0:
             report(f"{i + 1}/{count} photos")
     result.peak_rss_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
@@ -239,6 +270,16 @@ def format_table(results: list[dict[str, Any]]) -> str:
             f"{r['boards_perfect_pct']:>9.2f} {r['scores_exact_pct']:>8.2f} "
             f"{total['median']:>12.1f} / {total['p95']:<11.1f} {cls['median']:>11.1f}"
         )
+    rows += ["", "Per head, found boards: error % over all cells / where something is there"]
+    for r in results:
+        heads = r.get("head_error_found_boards_pct", {})
+        rows.append(
+            f"{r['game']:<14} "
+            + ", ".join(f"{h} {v['all']:.3f} / {v['where_present']:.3f}" for h, v in heads.items())
+        )
+        regions = r.get("regions_exact_pct", {})
+        exact = ", ".join(f"{k} {v:.2f}" for k, v in regions.items())
+        rows.append(f"{'':<14} regions read exactly %: {exact}")
     return "\n".join(rows)
 
 

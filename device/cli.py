@@ -66,6 +66,8 @@ def _print_board(heading: str, board: ScoredBoard) -> None:
         print(f"  ! {flag}")
     if board.breakdown is not None:
         print(breakdown_text(board.breakdown))
+    if board.table is not None:
+        print(result_text(board.table, "").lstrip())
     print()
 
 
@@ -274,7 +276,8 @@ def cmd_bench(args: argparse.Namespace) -> int:
     from vision.readers import READERS
 
     cv2.setNumThreads(1)  # measured on one thread, as the Pi's budget is counted
-    games = tuple(READERS) if args.game == "all" else _names(args.game)
+    # A companion object's reader (Four Gardens' reward tile) is benchmarked apart from any game.
+    games = tuple(g for g in READERS if g in GAMES) if args.game == "all" else _names(args.game)
     if args.live:
         return _bench_live(args, games)
     packs = _names(args.art) if args.art else TRAINING_PACKS

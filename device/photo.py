@@ -17,7 +17,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from calibration.statedir import StateDir
-from device.report import breakdown_json
+from device.report import breakdown_json, result_json
 from models import model_path, orient_model_path
 from scoring.core import InvalidState, ScoreBreakdown, StateError, TableScore
 from scoring.registry import get_game
@@ -28,7 +28,8 @@ from vision.orient import OrientationModel
 from vision.pipeline import BoardReading, read_photo
 from vision.profile import BoardProfile, default_profile
 
-# Games whose rules compare players: every board of the photo is one player of the same table.
+# Games whose rules compare players: every board of the photo is one player of the same table. (Four Gardens'
+# Scoreboard and Tang Garden's shared board are one board holding the whole table: its reading is the table.)
 TABLE_GAMES = ("zen-garden",)
 
 
@@ -101,6 +102,7 @@ class ScoredBoard:
     state: Mapping[str, Any]
     breakdown: ScoreBreakdown | None
     flags: tuple[str, ...]
+    table: TableScore | None = None  # a shared board's score: every player's breakdown and rank
 
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {
@@ -117,6 +119,8 @@ class ScoredBoard:
             data = breakdown_json(self.breakdown)
             out["lines"] = data["lines"]
             out["total"] = data["total"]
+        if self.table is not None:
+            out["players"] = result_json(self.table)["players"]
         return out
 
 
@@ -139,7 +143,8 @@ def _score_board(reading: BoardReading) -> ScoredBoard:
             reading, reading.state, None, (*reading.flags, *(f"not scored: {p}" for p in problems))
         )
     result = rules.score(state)
-    assert isinstance(result, ScoreBreakdown)
+    if isinstance(result, TableScore):
+        return ScoredBoard(reading, reading.state, None, reading.flags, table=result)
     return ScoredBoard(reading, reading.state, result, reading.flags)
 
 

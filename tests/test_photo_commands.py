@@ -120,3 +120,6 @@ def test_bench_prints_a_table_and_writes_json(capsys: pytest.CaptureFixture[str]
         "peak_rss_mb",
     } <= set(result)
     assert 0 <= result["board_found_pct"] <= 100
+    # Alice's Garden has one region and one head: its grid is read exactly just when the board is perfect.
+    assert set(result["head_error_found_boards_pct"]) == {"cell"}
+    assert result["regions_exact_pct"] == {"grid": result["boards_perfect_pct"]}
