@@ -314,6 +314,18 @@ def test_a_table_game_is_rescored_as_one_table() -> None:
     read_state(second)
 
 
+@pytest.mark.parametrize("game", ["four-gardens", "tang-garden"])
+def test_a_shared_board_is_rescored_for_every_player(game: str) -> None:
+    example = json.loads((EXAMPLES / f"{game}.json").read_text())
+    expected = get_game(game).score(read_state(example)[1])
+    assert isinstance(expected, TableScore)
+    (out,) = rescore(game, [{"game": game, "flags": []}], [example], {})
+    assert out["total"] is None and out["lines"] == []
+    assert [(p["player"], p["total"], p["rank"]) for p in out["players"]] == [
+        (p.player, p.total, rank) for p, rank in zip(expected.players, expected.ranks, strict=True)
+    ]
+
+
 def test_history_lists_and_exports(local: TestClient) -> None:
     ids = [_upload(local, _jpeg()).json()["game_id"] for _ in range(2)]
     assert [g["id"] for g in local.get("/api/history").json()] == ids[::-1]

@@ -44,7 +44,7 @@ from calibration.statedir import StateDir, check_name
 from calibration.store import StoreError, write_json_atomic
 from device.history import GameNotFound, GameRecord, History
 from device.photo import TABLE_GAMES, ScoredBoard, table_state
-from device.report import breakdown_json
+from device.report import breakdown_json, result_json
 from device.web.security import json_object_field, page_response
 from device.web.setup import SetupStore
 from scoring import alices_garden, custom_grid, sanssouci
@@ -214,23 +214,24 @@ def rescore(
     for i, state in enumerate(states):
         if state.get("game", game) != game:
             raise StateError(f"board {i + 1}: a {state.get('game')!r} state cannot correct a {game} result")
-    breakdowns: list[ScoreBreakdown] = []
+    results: list[ScoreBreakdown | TableScore] = []
     if game in TABLE_GAMES:
         table = rules.score(rules.parse(table_state(game, states, hand)))
         if not isinstance(table, TableScore) or len(table.players) != len(states):
             raise StateError(f"expected one player's state per board, {len(states)} in all")
-        breakdowns.extend(table.players)
+        results.extend(table.players)
     else:
-        for i, state in enumerate(states):
-            result = rules.score(rules.parse(state))
-            if not isinstance(result, ScoreBreakdown):
-                raise StateError(f"board {i + 1}: expected one board's state, not a table")
-            breakdowns.append(result)
+        # A single board scores alone; a shared board (Four Gardens, Tang Garden) scores its whole table.
+        results.extend(rules.score(rules.parse(state)) for state in states)
     out = []
-    for board, state, breakdown in zip(boards, states, breakdowns, strict=True):
-        data = breakdown_json(breakdown)
-        lines, total = data["lines"], data["total"]
-        out.append({**board, "state": dict(state), "flags": [CORRECTED], "lines": lines, "total": total})
+    for board, state, result in zip(boards, states, results, strict=True):
+        scored = {**board, "state": dict(state), "flags": [CORRECTED], "lines": [], "total": None}
+        if isinstance(result, TableScore):
+            scored["players"] = result_json(result)["players"]
+        else:
+            data = breakdown_json(result)
+            scored["lines"], scored["total"] = data["lines"], data["total"]
+        out.append(scored)
     return out
 
 

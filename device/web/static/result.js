@@ -124,6 +124,10 @@ function render() {
         board.flags.length ? el("ul", { class: "flags" }, board.flags.map((f) => el("li", {}, f))) : null,
         entry.picture ? picture(entry, i) : el("p", { class: "muted" }, "No picture is kept for this result."),
         board.lines.length ? breakdown(board) : null,
+        // A shared board (Four Gardens' Scoreboard, Tang Garden) holds every player's score.
+        ...(board.players || []).map((p) =>
+          el("div", { class: "player" }, el("h4", {}, `${p.rank}. ${p.player}: ${p.total}`), breakdown(p)),
+        ),
         editor(i),
       );
     }),
