@@ -21,7 +21,7 @@ from typing import Any
 import numpy as np
 
 from calibration.enroll import EnrolledClassifier, Enrolment, Example, enrol
-from device.photo import TABLE_GAMES, load_classifier, load_orienter, score_image
+from device.photo import SHARED_BOARD_GAMES, TABLE_GAMES, load_classifier, load_orienter, score_image
 from models.synth.art import TRAINING_PACKS
 from models.synth.camera import Photo, PhotoOptions
 from models.synth.render import RenderSpec, render_photo
@@ -125,9 +125,11 @@ def _hand(game: str, truth_state: dict[str, Any]) -> dict[str, Any]:
             "setup": truth_state["setup"],
             "mission_points": truth_state["players"][0].get("mission_points", {}),
         }
-    # A shared board's reader takes the players (coins, cards, colours...) from a state file and ignores
-    # what the photo shows in it, as `garden-scorer score --hand STATE.json` does.
-    return dict(truth_state)
+    if game in SHARED_BOARD_GAMES:
+        # The reader takes the players (coins, cards, colours...) from a state file and ignores what the
+        # photo shows in it, as `garden-scorer score --hand STATE.json` does.
+        return dict(truth_state)
+    return {}
 
 
 def _kind(region: str) -> str:

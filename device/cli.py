@@ -38,7 +38,7 @@ def cmd_score_state(args: argparse.Namespace) -> int:
 
 
 def cmd_demo(args: argparse.Namespace) -> int:
-    from device.photo import score_image
+    from device.photo import SHARED_BOARD_GAMES, score_image
     from models import model_path
     from vision.image_io import read_image
 
@@ -51,8 +51,13 @@ def cmd_demo(args: argparse.Namespace) -> int:
         if not model_path(game).is_file() or game in ("zen-garden",):
             continue  # read by later issues (no model yet) or needing a whole table (Zen Garden)
         truth = json.loads(photo.with_suffix(".json").read_text())["boards"][0]["state"]
-        # What a player would type in: everything the photo cannot show.
-        hand = {k: v for k, v in truth.items() if k in ("unplaced_bonus_tiles", "missions", "track_score")}
+        # What a player would type in: everything the photo cannot show (for a shared board, a state file
+        # of the players' coins, cards and colours, whose board part is read from the photo instead).
+        hand = (
+            truth
+            if game in SHARED_BOARD_GAMES
+            else {k: v for k, v in truth.items() if k in ("unplaced_bonus_tiles", "missions", "track_score")}
+        )
         for board in score_image(read_image(str(photo)), game, hand):
             _print_board(f"Photo {photo.name}", board)
     return 0

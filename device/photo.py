@@ -28,9 +28,11 @@ from vision.orient import OrientationModel
 from vision.pipeline import BoardReading, read_photo
 from vision.profile import BoardProfile, default_profile
 
-# Games whose rules compare players: every board of the photo is one player of the same table. (Four Gardens'
-# Scoreboard and Tang Garden's shared board are one board holding the whole table: its reading is the table.)
+# Games whose rules compare players: every board of the photo is one player of the same table.
 TABLE_GAMES = ("zen-garden",)
+# Games whose one board holds the whole table (Four Gardens' Scoreboard, Tang Garden's garden): the photo
+# shows the board, and what each player holds (coins, cards, ...) comes from a hand-entered state file.
+SHARED_BOARD_GAMES = ("four-gardens", "tang-garden")
 
 
 @cache
