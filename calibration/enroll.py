@@ -161,8 +161,11 @@ def enrol(
 
     rng = np.random.default_rng(seed)
 
-    game = profile.game
     reader = reader_for(profile)
+    classifier = _AnsweringFor(classifier, reader.heads)
+    # Models, artists and enrolments are keyed by reader: a companion object (Four Gardens' Extra-rewards
+    # tile) is a board of its game read by a model of its own.
+    game = reader.game
     predictions: list[CellPredictions] = []
     targets: list[dict[CellKey, dict[str, int]]] = []
     for i, example in enumerate(examples, start=1):
@@ -209,6 +212,33 @@ def enrol(
     return replace(enrolment, cells=enrolment.cells // (views + 1), photos=len(examples))
 
 
+class _AnsweringFor:
+    """A classifier that also answers for the heads it lacks, with no opinion (as :func:`_base_logs` starts
+    them), so a board whose reader has a head the model never learnt (a table's own marker colour) can be
+    read for enrolment."""
+
+    def __init__(self, base: CellClassifier, heads: Sequence[Head]) -> None:
+        known = {h.name for h in base.heads}
+        self.base = base
+        self.game = base.game
+        self.heads = (*base.heads, *(h for h in heads if h.name not in known))
+        self.crop_px = base.crop_px
+        self.context_mm = base.context_mm
+
+    def classify(self, cells: CellGrid) -> CellPredictions:
+        pred = self.base.classify(cells)
+        if len(self.heads) == len(pred.heads):
+            return pred
+        n = len(pred.keys)
+        probabilities = {
+            h.name: pred.probabilities[h.name]
+            if h in pred.heads
+            else np.full((n, len(h.classes)), 1 / len(h.classes), np.float32)
+            for h in self.heads
+        }
+        return CellPredictions(pred.keys, self.heads, probabilities, pred.embedding)
+
+
 class EnrolledClassifier:
     """A shipped classifier with an enrolment's corrections applied to its outputs.
 
@@ -253,10 +283,25 @@ def save(enrolment: Enrolment, path: Path) -> None:
 def load(path: Path) -> Enrolment:
     data = read_versioned(path, KIND, (VERSION,))
     try:
-        corrections = {
-            name: HeadCorrection(np.array(h["weights"], np.float64), np.array(h["bias"], np.float64))
-            for name, h in data["heads"].items()
-        }
-        return Enrolment(str(data["game"]), corrections, int(data["cells"]), int(data["photos"]))
-    except (KeyError, TypeError, ValueError, AttributeError) as exc:
+        corrections = {str(name): _correction(str(name), h) for name, h in data["heads"].items()}
+        cells, photos = int(data["cells"]), int(data["photos"])
+        if cells < 0 or photos < 0:
+            raise ValueError(f"cells {cells} and photos {photos} must not be negative")
+        return Enrolment(str(data["game"]), corrections, cells, photos)
+    # OverflowError: an infinite count, or a number beyond float's range in the weights.
+    except (KeyError, TypeError, ValueError, AttributeError, OverflowError) as exc:
         raise ValueError(f"{path}: bad or missing field ({exc})") from None
+
+
+def _correction(name: str, data: Mapping[str, Any]) -> HeadCorrection:
+    weights = np.array(data["weights"], np.float64)
+    bias = np.array(data["bias"], np.float64)
+    # The shapes must fit each other here: a mismatch would otherwise fail at the first photo scored.
+    if weights.ndim != 2 or bias.shape != (weights.shape[1],):
+        raise ValueError(
+            f"heads.{name}: weights must be embedding x classes and bias one per class, "
+            f"got {weights.shape} and {bias.shape}"
+        )
+    if not (np.isfinite(weights).all() and np.isfinite(bias).all()):
+        raise ValueError(f"heads.{name}: weights and bias must be finite numbers")
+    return HeadCorrection(weights, bias)

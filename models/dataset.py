@@ -41,9 +41,12 @@ class CellSet:
 Part = tuple[NDArray[np.uint8], dict[str, list[int]], NDArray[np.uint8], list[float]]
 
 
-def _photo_cells(args: tuple[str, int, int, tuple[str, ...], float, float]) -> Part:
-    game, seed, index, packs, hands, vary_art = args
+def _photo_cells(args: tuple[str, int, int, tuple[str, ...], float, float, int]) -> Part:
+    game, seed, index, packs, hands, vary_art, views = args
     reader = get_reader(game)
+    # The photo holds boards of ``game`` only, which names a profile of its own where a board's game does not
+    # (Four Gardens' Extra-rewards tile is a "four-gardens" board of profile "four-gardens-reward").
+    profile = default_profile(game)
     spec = RenderSpec((game,), seed, packs=packs, options=PhotoOptions(hands=hands), vary_art=vary_art)
     photo = render_photo(spec, index)
     image = photo.decode()
@@ -57,23 +60,25 @@ def _photo_cells(args: tuple[str, int, int, tuple[str, ...], float, float]) -> P
     thumbs = []
     upright: list[float] = []
     for board in truth["boards"]:
-        profile = default_profile(board["game"])
-        ideal = apply_homography(np.array(board["board_to_image"]), profile.corners_mm)
-        size = quad_size(ideal)
-        ideal += rng.normal(0, CORNER_JITTER * size, ideal.shape)
-        for k, corners in enumerate(rotations(ideal)):
-            thumbs.append(thumbnail(image, profile, corners, camera))
-            upright.append(1.0 if k == 0 else 0.0)
-        rect = rectify(image, profile, board_homography(profile, ideal), camera)
-        cells = cut_cells(rect, reader.regions, reader.context_mm, reader.crop_px)
+        truth_quad = apply_homography(np.array(board["board_to_image"]), profile.corners_mm)
+        size = quad_size(truth_quad)
         hidden = {(h[0], h[1], h[2]) for h in board["hidden_cells"]}
-        for crop, key in zip(cells.crops_bgr, cells.keys, strict=True):
-            if key in hidden:  # a hand over a cell hides its truth; the live loop waits for the hand to go
-                continue
-            label = board["cells"][key[0]][key[1]][key[2]]
-            for head, value in reader.targets(profile, key, label).items():
-                targets[head].append(value)
-            crops.append(crop)
+        for view in range(views):
+            ideal = truth_quad + rng.normal(0, CORNER_JITTER * size, truth_quad.shape)
+            if view == 0:
+                for k, corners in enumerate(rotations(ideal)):
+                    thumbs.append(thumbnail(image, profile, corners, camera))
+                    upright.append(1.0 if k == 0 else 0.0)
+            rect = rectify(image, profile, board_homography(profile, ideal), camera)
+            cells = cut_cells(rect, reader.regions, reader.context_mm, reader.crop_px)
+            for crop, key in zip(cells.crops_bgr, cells.keys, strict=True):
+                # A hand over a cell hides its truth; the live loop waits for the hand to go.
+                if key in hidden:
+                    continue
+                label = board["cells"][key[0]][key[1]][key[2]]
+                for head, value in reader.targets(profile, key, label).items():
+                    targets[head].append(value)
+                crops.append(crop)
     return np.stack(crops), targets, np.stack(thumbs), upright
 
 
@@ -85,9 +90,14 @@ def build_cells(
     workers: int = 2,
     hands: float = 0.0,
     vary_art: float = 0.0,
+    views: int = 1,
 ) -> CellSet:
-    """Cells of ``count`` fresh photos of ``game`` (photo i of ``seed``), rendered in parallel."""
-    jobs = [(game, seed, i, packs, hands, vary_art) for i in range(count)]
+    """Cells of ``count`` fresh photos of ``game`` (photo i of ``seed``), rendered in parallel.
+
+    ``views``: each board is cut that many times, each from its own corner error; a board of few cells (a
+    bonus tile) yields enough crops without rendering many more photos.
+    """
+    jobs = [(game, seed, i, packs, hands, vary_art, views) for i in range(count)]
     if workers > 1:
         with ProcessPoolExecutor(max_workers=workers) as pool:
             parts = list(pool.map(_photo_cells, jobs, chunksize=4))

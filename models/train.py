@@ -32,12 +32,34 @@ class TrainConfig:
     workers: int = 2
     # The share of training boards in a random printing of their pack (validation: the packs as they are).
     vary_art: float = 0.5
+    # Crops cut from each training board, each from its own corner error (more for a board of one cell).
+    views: int = 1
+    # Stride of the first convolution: 2 keeps a large crop (wide context at full detail) as cheap as a
+    # small one.
+    stem_stride: int = 1
+    # Pool the last features into bins x bins places instead of one average, so the heads know where in
+    # the crop a thing lies: a crop with wide context shows the neighbours' contents too.
+    spatial_bins: int = 1
 
 
 # Per game, where the recipe differs from TrainConfig's defaults. Alice's Garden reads the held-out art
 # perfectly without varied printings, and trained on them its orientation model grew lax about a half board
 # cut by the photo's edge (scored it twice in 30 tries): it keeps the plain recipe.
 GAME_CONFIG: dict[str, dict[str, Any]] = {"alices-garden": {"vary_art": 0.0, "epochs": 12}}
+# The Extra-rewards tile is one cell a photo: each board is cut several times, and more boards are checked.
+GAME_CONFIG["four-gardens-reward"] = {"photos": 600, "views": 8, "val_photos": 150}
+# The Scoreboard's wide crops cost twice the default's time per cell; its error had settled by epoch 10.
+GAME_CONFIG["four-gardens"] = {"epochs": 10}
+# Tang Garden: 84 cells a photo, 64-pixel crops of wide context (tall miniatures lean over their neighbours):
+# a strided first layer keeps it cheap, pooling by place tells a tile from its neighbours, and the
+# orientation model gets more epochs for a cue as small as the compass rose.
+GAME_CONFIG["tang-garden"] = {
+    "epochs": 16,
+    "batch": 64,
+    "orient_epochs": 40,
+    "stem_stride": 2,
+    "spatial_bins": 4,
+}
 
 
 def config_for(game: str, **given: Any) -> TrainConfig:
@@ -45,19 +67,23 @@ def config_for(game: str, **given: Any) -> TrainConfig:
     return TrainConfig(**{**GAME_CONFIG.get(game, {}), **given})
 
 
-def _network(reader: Reader) -> Any:
+def _network(reader: Reader, stem_stride: int = 1, spatial_bins: int = 1) -> Any:
     import torch
     from torch import nn
 
-    def block(cin: int, cout: int) -> list[nn.Module]:
-        return [nn.Conv2d(cin, cout, 3, padding=1, bias=False), nn.BatchNorm2d(cout), nn.ReLU(inplace=True)]
+    def block(cin: int, cout: int, stride: int = 1) -> list[nn.Module]:
+        return [
+            nn.Conv2d(cin, cout, 3, stride=stride, padding=1, bias=False),
+            nn.BatchNorm2d(cout),
+            nn.ReLU(inplace=True),
+        ]
 
     class CellNet(nn.Module):  # type: ignore[misc]
         def __init__(self) -> None:
             super().__init__()
             # Sized for a Pi: about 5 million multiply-adds per 32-pixel cell, most of them at 8x8.
             self.features = nn.Sequential(
-                *block(3, 16),
+                *block(3, 16, stem_stride),
                 nn.MaxPool2d(2),
                 *block(16, 32),
                 nn.MaxPool2d(2),
@@ -65,8 +91,7 @@ def _network(reader: Reader) -> Any:
                 *block(48, 64),
                 nn.MaxPool2d(2),
                 *block(64, 96),
-                nn.AdaptiveAvgPool2d(1),
-                nn.Flatten(),
+                *_pooling(nn, spatial_bins),
             )
             self.heads = nn.ModuleDict({h.name: nn.Linear(96, len(h.classes)) for h in reader.heads})
 
@@ -75,6 +100,20 @@ def _network(reader: Reader) -> Any:
             return (*(self.heads[h.name](z) for h in reader.heads), z)
 
     return CellNet()
+
+
+def _pooling(nn: Any, bins: int) -> list[Any]:
+    if bins == 1:
+        return [nn.AdaptiveAvgPool2d(1), nn.Flatten()]
+    # Squeezed to 32 channels a place first, so the layer to the 96-wide embedding stays small.
+    return [
+        nn.AdaptiveAvgPool2d(bins),
+        nn.Conv2d(96, 32, 1),
+        nn.ReLU(inplace=True),
+        nn.Flatten(),
+        nn.Linear(32 * bins * bins, 96),
+        nn.ReLU(inplace=True),
+    ]
 
 
 def _orient_network() -> Any:
@@ -167,14 +206,21 @@ def train(game: str, config: TrainConfig, out: Path | None = None, log: Any = pr
     started = time.time()
     log(f"rendering {config.photos} training photos of {game} (packs {', '.join(TRAINING_PACKS)}) ...")
     data = build_cells(
-        game, config.seed, config.photos, TRAINING_PACKS, config.workers, hands=0.0, vary_art=config.vary_art
+        game,
+        config.seed,
+        config.photos,
+        TRAINING_PACKS,
+        config.workers,
+        hands=0.0,
+        vary_art=config.vary_art,
+        views=config.views,
     )
     val = build_cells(game, config.val_seed, config.val_photos, TRAINING_PACKS, config.workers)
     held = build_cells(game, config.val_seed, config.val_photos, (HELD_OUT_PACK,), config.workers)
     log(
         f"{len(data.crops)} training cells, {len(val.crops)} validation cells ({time.time() - started:.0f} s)"
     )
-    net = _network(reader)
+    net = _network(reader, config.stem_stride, config.spatial_bins)
     optimiser = torch.optim.AdamW(net.parameters(), lr=config.lr, weight_decay=1e-4)
     steps = config.epochs * (len(data.crops) // config.batch + 1)
     schedule = torch.optim.lr_scheduler.OneCycleLR(optimiser, max_lr=config.lr, total_steps=steps)
@@ -289,6 +335,7 @@ def _export(
             "seed": config.seed,
             "packs": list(TRAINING_PACKS),
             "vary_art": config.vary_art,
+            "views": config.views,
             "epochs": config.epochs,
             "seconds": round(seconds),
         },
@@ -316,6 +363,7 @@ def _write_card(path: Path, info: dict[str, Any], size: int) -> None:
         f"- Training data: {t['photos']} synthetic photos (seed {t['seed']}), {t['cells']} cells, art packs "
         f"{', '.join(t['packs'])}"
         + (f", {t['vary_art']:.0%} of boards in a random printing of their pack" if t["vary_art"] else "")
+        + (f", each board cut {t['views']} times" if t.get("views", 1) > 1 else "")
         + f"; {t['epochs']} epochs; {t['seconds']} s on this machine's CPU.",
         f"- Rebuild: `garden-scorer train --game {info['game']}` (needs `pip install -e '.[train]'`).",
         f"- Orientation: `{info['game']}-orient.onnx` picks the upright rotation of a located board from a "

@@ -25,8 +25,9 @@ def _readings(game: str, cells: dict[str, list[list[str]]]) -> dict[tuple[str, i
     return out
 
 
+# The shared boards (Four Gardens, Tang Garden) have their own round-trip tests beside their readers.
 @pytest.mark.parametrize("seed", range(8))
-@pytest.mark.parametrize("game", sorted(READERS))
+@pytest.mark.parametrize("game", ["alices-garden", "sanssouci", "zen-garden"])
 def test_truth_labels_assemble_back_into_the_state(game: str, seed: int) -> None:
     artist = get_artist(game)
     profile = default_profile(game)

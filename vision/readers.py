@@ -6,9 +6,11 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from scoring import alices_garden, custom_grid, sanssouci, zen_garden
+from scoring import alices_garden, custom_grid, four_gardens, sanssouci, zen_garden
 from vision.cells import CellKey
 from vision.profile import BoardProfile
+from vision.read_four_gardens import FourGardensReader, RewardReader, is_reward_profile
+from vision.read_tang import TangReader
 from vision.reader_api import IGNORE, Head, Reader, Reading, class_index, grid_classes
 
 __all__ = ["IGNORE", "READERS", "Head", "Reader", "Reading", "get_reader", "reader_for"]
@@ -199,6 +201,9 @@ READERS: Mapping[str, Reader] = {
         AliceReader(),
         SanssouciReader(),
         ZenReader(),
+        FourGardensReader(),
+        RewardReader(),
+        TangReader(),
     )
 }
 
@@ -212,6 +217,9 @@ def get_reader(game: str) -> Reader:
 
 def reader_for(profile: BoardProfile) -> Reader:
     """The reader of a profile's board: its game's, or for a user-defined grid, one made from its labels."""
+    if profile.game == four_gardens.GAME:
+        # A Four Gardens photo shows the Scoreboard or an Extra-rewards tile, whose profile has a number.
+        return RewardReader() if is_reward_profile(profile) else FourGardensReader.for_profile(profile)
     if profile.game == custom_grid.GAME:
         return CustomGridReader(custom_grid.parse_spec(profile.setup, "setup").labels)
     return get_reader(profile.game)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from typing import Any
 
 import cv2
@@ -24,6 +24,7 @@ from models.synth.scene import BoardDrawing, CellLabels, Piece, piece_top
 from scoring import four_gardens as rules
 from vision.geometry import BoardFrame, cell_center_mm, cell_rect_mm
 from vision.profile import BoardProfile
+from vision.read_four_gardens import READER_SETUP, profile_markers
 
 GAME = rules.GAME
 REWARD_PROFILE = "four-gardens-reward"
@@ -40,6 +41,10 @@ MARKER_COLOURS: dict[str, Colour] = {
     "orange": (30, 130, 245),
     "blue": (200, 110, 30),
 }
+# Drawn only in a state that asks for them, never in a random one: markers the shipped model has not seen,
+# for trying out enrolment of a table's own colours.
+UNSEEN_MARKER_COLOURS: dict[str, Colour] = {"pink": (175, 120, 240), "teal": (140, 140, 20)}
+DRAWN_MARKER_COLOURS = {**MARKER_COLOURS, **UNSEEN_MARKER_COLOURS}
 MARKER_DIAMETER_MM, MARKER_HEIGHT_MM = 10.0, 10.0
 # Where 1-4 markers sharing a space stand, in mm from its centre: apart, so every one stays visible.
 CROWD_OFFSETS_MM: tuple[tuple[tuple[float, float], ...], ...] = (
@@ -80,18 +85,24 @@ def _corners(x0: float, y0: float, x1: float, y1: float, inset: float = 0.0) -> 
     ]
 
 
+def _rules_setup(profile: BoardProfile) -> dict[str, Any]:
+    """The profile's setup as the rule engine takes it: without what only the reader uses."""
+    return {k: v for k, v in profile.setup.items() if k not in READER_SETUP}
+
+
 def _tracks(profile: BoardProfile) -> list[str]:
     return [str(t) for t in profile.setup.get("tracks", rules.DEFAULT_TRACKS)]
 
 
-def _marker_spaces(table: rules.FourGardensTable) -> dict[tuple[str, int], list[str]]:
-    """Marker colours per (track, space), in player order."""
+def _marker_spaces(
+    table: rules.FourGardensTable, colours: Collection[str] = tuple(DRAWN_MARKER_COLOURS)
+) -> dict[tuple[str, int], list[str]]:
+    """Marker colours per (track, space), in player order; a colour outside ``colours`` is refused."""
     spaces: dict[tuple[str, int], list[str]] = {}
     for player in table.players:
-        if player.colour not in MARKER_COLOURS:
+        if player.colour not in colours:
             raise ValueError(
-                f"player {player.name!r} has marker colour {player.colour!r}; "
-                f"colours: {', '.join(MARKER_COLOURS)}"
+                f"player {player.name!r} has marker colour {player.colour!r}; colours: {', '.join(colours)}"
             )
         for track, pos in player.positions.items():
             if pos is not None:
@@ -127,11 +138,12 @@ class FourGardensArtist:
                 }
             )
         # Parsing takes the profile's setup through the rule engine's own validation.
-        return rules.dump(rules.parse({"game": GAME, "setup": dict(profile.setup), "players": players}))
+        return rules.dump(rules.parse({"game": GAME, "setup": _rules_setup(profile), "players": players}))
 
     def cell_labels(self, profile: BoardProfile, state: Mapping[str, Any]) -> CellLabels:
         table = rules.parse(state)
-        spaces = _marker_spaces(table)
+        # Labels take the colours the profile is read for: a real table's, for enrolment, need no art.
+        spaces = _marker_spaces(table, profile_markers(profile))
         labels = {}
         for track in table.setup.tracks:
             region = profile.region(f"track:{track}")
@@ -181,7 +193,7 @@ class FourGardensArtist:
                         MARKER_DIAMETER_MM,
                         MARKER_HEIGHT_MM,
                         marker_top(colour, s),
-                        MARKER_COLOURS[colour],
+                        DRAWN_MARKER_COLOURS[colour],
                     )
                 )
         return BoardDrawing(image, px_per_mm, tuple(pieces))
@@ -189,7 +201,7 @@ class FourGardensArtist:
 
 def marker_top(colour: str, px_per_mm: float) -> Image:
     """A marker's top face: wooden markers are not printed, so the pack leaves them alone."""
-    b = MARKER_COLOURS[colour]
+    b = DRAWN_MARKER_COLOURS[colour]
     rim = int(b[0] * 0.6), int(b[1] * 0.6), int(b[2] * 0.6)  # a darker rim reads as the marker's edge
     return piece_top(round(MARKER_DIAMETER_MM * px_per_mm), b, rim)
 

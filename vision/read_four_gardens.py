@@ -1,0 +1,221 @@
+"""Four Gardens from a photo: the Scoreboard's God tracks with the players' markers, and Extra-rewards tiles.
+
+A track space may hold any number of markers, so the Scoreboard is read with one "is this colour's marker
+here" head per marker colour rather than one class per combination. The colours are the table's, listed in
+the profile's ``setup.markers`` (the shipped model knows :data:`DEFAULT_MARKERS`; a table's own colours are
+learnt by enrolment, whose heads come from this reader). A player's position on a track is the space where
+their colour is seen; seen nowhere, the marker was removed (``null``, scores 0) unless a doubtful space could
+be hiding it, which :meth:`FourGardensReader.notes` asks the player to check.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from scoring import four_gardens
+from scoring.core import StateError
+from scoring.fields import as_list, as_str
+from vision.cells import CellKey
+from vision.profile import BoardProfile
+from vision.reader_api import Head, Reading, class_index
+
+# The marker colours of the synthetic table (models.synth.games.four_gardens.MARKER_COLOURS): what the shipped
+# model has learnt, and the colours a profile that names none is read for.
+DEFAULT_MARKERS = ("white", "black", "orange", "blue")
+PRESENCE = ("no", "yes")
+TRACK_PREFIX = "track:"
+EMPTY_SPACE = "."
+# Profile setup keys that only the reader uses: the rule engine refuses what it does not know.
+READER_SETUP = ("markers",)
+
+REWARD_KEY = "four-gardens-reward"
+REWARD_REGION = "number"
+
+
+def profile_markers(profile: BoardProfile) -> tuple[str, ...]:
+    """The marker colours a board is read for: its ``setup.markers``, else the synthetic palette."""
+    raw = profile.setup.get("markers")
+    if raw is None:
+        return DEFAULT_MARKERS
+    markers = tuple(as_str(v, f"setup.markers[{i}]") for i, v in enumerate(as_list(raw, "setup.markers")))
+    if not markers or len(set(markers)) != len(markers) or not all(markers):
+        raise StateError("setup.markers: name each marker colour once, at least one")
+    return markers
+
+
+def track_regions(profile: BoardProfile) -> tuple[str, ...]:
+    return tuple(r.name for r in profile.regions if r.name.startswith(TRACK_PREFIX))
+
+
+def _low_confidence() -> float:
+    # The pipeline imports the readers, so its threshold is looked up when a board is read, not at import.
+    from vision.pipeline import LOW_CONFIDENCE
+
+    return LOW_CONFIDENCE
+
+
+class FourGardensReader:
+    """The Scoreboard: regions ``track:NAME``; a head per marker colour, each answering "no" or "yes"."""
+
+    game: str = four_gardens.GAME
+    # A standing marker 10 mm tall leans up to about its height off its space in a tilted photo: the crop
+    # takes that much around the space, so a marker on it is seen whole and one leaning in from the next
+    # space shows where it stands.
+    context_mm: float = 10.0
+    crop_px: int = 48
+
+    def __init__(
+        self,
+        markers: Sequence[str] = DEFAULT_MARKERS,
+        tracks: Sequence[str] = four_gardens.DEFAULT_TRACKS,
+    ) -> None:
+        self.markers = tuple(markers)
+        self.regions: tuple[str, ...] = tuple(f"{TRACK_PREFIX}{t}" for t in tracks)
+        self.heads: tuple[Head, ...] = tuple(Head(m, PRESENCE) for m in self.markers)
+
+    @classmethod
+    def for_profile(cls, profile: BoardProfile) -> FourGardensReader:
+        tracks = [name.removeprefix(TRACK_PREFIX) for name in track_regions(profile)]
+        return cls(profile_markers(profile), tracks)
+
+    def region_heads(self, region: str) -> tuple[str, ...]:
+        return self.markers
+
+    def targets(self, profile: BoardProfile, key: CellKey, label: str) -> dict[str, int]:
+        colours = set() if label == EMPTY_SPACE else set(label.split("+"))
+        unknown = colours - set(self.markers)
+        if unknown:
+            raise ValueError(
+                f"marker colour {', '.join(sorted(unknown))} is not read on this board; "
+                f"its colours are {', '.join(self.markers)}"
+            )
+        return {h.name: class_index(h, "yes" if h.name in colours else "no") for h in self.heads}
+
+    def sightings(
+        self, profile: BoardProfile, readings: Mapping[CellKey, Reading]
+    ) -> dict[str, dict[str, list[tuple[float, int]]]]:
+        """Per colour, per track, (probability its marker is there, space) for every space, surest first."""
+        seen: dict[str, dict[str, list[tuple[float, int]]]] = {m: {} for m in self.markers}
+        for region in self.regions:
+            track = region.removeprefix(TRACK_PREFIX)
+            for r, c in profile.region(region).cells():
+                reading = readings[(region, r, c)]
+                for colour in self.markers:
+                    present, confidence = reading[colour]
+                    p_yes = confidence if present == "yes" else 1.0 - confidence
+                    seen[colour].setdefault(track, []).append((p_yes, c))
+        for tracks in seen.values():
+            for spots in tracks.values():
+                spots.sort(reverse=True)
+        return seen
+
+    def positions(
+        self, profile: BoardProfile, readings: Mapping[CellKey, Reading]
+    ) -> dict[str, dict[str, int | None]]:
+        """Per colour, its space on each track (None: removed).
+
+        A player has one marker per track, so the track is read as a whole: the marker stands where it is
+        likeliest, unless it is unlikely everywhere. Even a doubtful sighting (a marker half hidden behind
+        another) is taken, since markers are rarely removed; :meth:`notes` asks for it to be checked.
+        """
+        faint = 1.0 - _low_confidence()
+        return {
+            colour: {t: spots[0][1] if spots[0][0] >= faint else None for t, spots in tracks.items()}
+            for colour, tracks in self.sightings(profile, readings).items()
+        }
+
+    def assemble(
+        self, profile: BoardProfile, readings: Mapping[CellKey, Reading], hand: Mapping[str, Any]
+    ) -> dict[str, Any]:
+        """The whole table: players from ``hand["players"]`` (positions always from the photo), else one
+        player per marker colour seen, named after it."""
+        positions = self.positions(profile, readings)
+        players: list[dict[str, Any]] = []
+        for i, given in enumerate(hand.get("players") or []):
+            colour = str(given.get("colour", ""))
+            if colour not in positions:
+                raise ValueError(
+                    f"players[{i}]: marker colour {colour!r} is not read on this board; its colours are "
+                    f"{', '.join(self.markers)} (a table's own colours go in the profile's setup.markers "
+                    "and are learnt by enrolment)"
+                )
+            entry = {k: v for k, v in given.items() if k != "positions"}
+            players.append({**entry, "colour": colour, "positions": positions[colour]})
+        if not players:
+            players = [
+                {"name": colour, "colour": colour, "positions": spaces, "extra_rewards": []}
+                for colour, spaces in positions.items()
+                if any(v is not None for v in spaces.values())
+            ]
+        setup = {k: v for k, v in profile.setup.items() if k not in READER_SETUP}
+        return {"game": self.game, "setup": setup, "players": players}
+
+    def notes(self, profile: BoardProfile, readings: Mapping[CellKey, Reading]) -> tuple[str, ...]:
+        """What a marker's confidence alone does not show: seen on two spaces of a track, taken from a faint
+        sighting, or missing from a track a doubtful space could hide it on (behind another marker, under a
+        hand). Missing where every space reads clearly, it was removed and needs no check."""
+        low = _low_confidence()
+        out: list[str] = []
+        seen = self.sightings(profile, readings)
+        positions = self.positions(profile, readings)
+        for colour in self.markers:
+            for track, spots in seen[colour].items():
+                sure = sorted(c for p, c in spots if p >= 0.5)
+                if len(sure) > 1:
+                    spaces = ", ".join(str(c) for c in sure)
+                    out.append(
+                        f"{colour}'s marker seen on spaces {spaces} of the {track} track: read as space "
+                        f"{spots[0][1]}, the surest; check"
+                    )
+                elif positions[colour][track] is not None and spots[0][0] < 0.5:
+                    out.append(
+                        f"{colour}'s marker on the {track} track read faintly, on space {spots[0][1]}: check"
+                    )
+        for region in self.regions:
+            track = region.removeprefix(TRACK_PREFIX)
+            doubtful = [
+                c
+                for r, c in profile.region(region).cells()
+                if min(readings[(region, r, c)][m][1] for m in self.markers) < low
+            ]
+            if not doubtful:
+                continue
+            where = ", ".join(str(c) for c in doubtful)
+            for colour in self.markers:
+                placed = positions[colour]
+                # A colour seen on no track at all is not in play: nobody owns that marker.
+                if placed[track] is None and any(v is not None for v in placed.values()):
+                    out.append(
+                        f"{colour}'s marker not seen on the {track} track: removed (scores 0) or hidden? "
+                        f"check (unclear space {where})"
+                    )
+        return tuple(out)
+
+
+class RewardReader:
+    """An Extra-rewards tile photographed as a board of its own (a profile with a ``number`` region)."""
+
+    game: str = REWARD_KEY
+    regions: tuple[str, ...] = (REWARD_REGION,)
+    heads: tuple[Head, ...] = (Head("digit", tuple(str(n) for n in range(1, 10))),)
+    context_mm: float = 2.0
+    crop_px: int = 32
+
+    def region_heads(self, region: str) -> tuple[str, ...]:
+        return ("digit",)
+
+    def targets(self, profile: BoardProfile, key: CellKey, label: str) -> dict[str, int]:
+        return {"digit": class_index(self.heads[0], label)}
+
+    def assemble(
+        self, profile: BoardProfile, readings: Mapping[CellKey, Reading], hand: Mapping[str, Any]
+    ) -> dict[str, Any]:
+        return {"tile": "extra-rewards", "value": int(readings[(REWARD_REGION, 0, 0)]["digit"][0])}
+
+    def notes(self, profile: BoardProfile, readings: Mapping[CellKey, Reading]) -> tuple[str, ...]:
+        return ()
+
+
+def is_reward_profile(profile: BoardProfile) -> bool:
+    return any(r.name == REWARD_REGION for r in profile.regions)

@@ -1,0 +1,187 @@
+"""Tang Garden's reader: the shared garden board's tiles, decorations, characters and landscape tiles.
+
+Cell labels are the synthetic table's (:mod:`models.synth.games.tang_garden`): a grid cell is ``...`` or a
+tile token, then ``/KIND`` per decoration (``/tree:SPECIES``), then ``@NAME:FACING``; a landscape slot is
+its icons joined by ``+``, or ``.``.
+
+Heads. ``tile``: the token, or no tile. One yes/no head per decoration design, since a tile may hold any
+two of them, even two trees of different species; tree heads are numbered by the species' place in the
+setup's ``tree_species``, the order the tree designs are printed in. ``character`` and its ``facing``. On
+landscape slots, one head per icon counting it (a large tile may show one icon twice).
+
+Characters are 30 mm tall: seen obliquely, a top face lands up to a tile away from where the miniature
+stands, so crops carry wide context and the classifier learns to follow the body down to its footprint.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from itertools import product
+from typing import Any
+
+from scoring import tang_garden
+from scoring.grid import cell_name
+from vision.cells import CellKey
+from vision.profile import BoardProfile
+from vision.reader_api import IGNORE, Head, Reading, class_index
+
+TOKENS = (
+    tang_garden.NO_TILE,
+    *(tang_garden.Tile(*flags).token for flags in product((False, True), repeat=len(tang_garden.TERRAINS))),
+)
+TREE_HEADS = tuple(f"tree-{i + 1}" for i in range(len(tang_garden.DEFAULT_TREE_SPECIES)))
+OTHER_DECORATIONS = tuple(k for k in tang_garden.DECORATION_KINDS if k != "tree")
+DECORATION_HEADS = (*TREE_HEADS, *OTHER_DECORATIONS)
+ICON_HEADS = tuple(f"icon-{icon}" for icon in tang_garden.ICONS)
+ICON_COUNTS = ("0", "1", "2")
+NO_CHARACTER = "none"
+EMPTY_SLOT = "."
+YES_NO = ("no", "yes")
+# Facing is trained on characters only, so its confidence elsewhere means nothing: it is checked in notes.
+GRID_HEADS = ("tile", *DECORATION_HEADS, "character")
+# As the pipeline's threshold for a cell: a facing less sure than this is worth a look.
+UNSURE_FACING = 0.9
+
+
+def side_regions(side: str) -> tuple[str, ...]:
+    """A side's landscape regions in the order the state lists its slots: the large ones first."""
+    return f"landscape-large:{side}", f"landscape-small:{side}"
+
+
+class TangReader:
+    game: str = tang_garden.GAME
+    regions: tuple[str, ...] = ("grid", *(r for side in tang_garden.SIDES for r in side_regions(side)))
+    heads: tuple[Head, ...] = (
+        Head("tile", TOKENS),
+        *(Head(name, YES_NO) for name in DECORATION_HEADS),
+        Head("character", (NO_CHARACTER, *tang_garden.CHARACTERS)),
+        Head("facing", tang_garden.SIDES),
+        *(Head(name, ICON_COUNTS) for name in ICON_HEADS),
+    )
+    # A top face lands up to some 30 mm from its footprint (see the module's docstring): wide context.
+    context_mm: float = 22.0
+    crop_px: int = 64
+
+    def _head(self, name: str) -> Head:
+        return next(h for h in self.heads if h.name == name)
+
+    def region_heads(self, region: str) -> tuple[str, ...]:
+        return GRID_HEADS if region == "grid" else ICON_HEADS
+
+    def targets(self, profile: BoardProfile, key: CellKey, label: str) -> dict[str, int]:
+        out = {h.name: IGNORE for h in self.heads}
+        if key[0] != "grid":
+            icons = [] if label == EMPTY_SLOT else label.split("+")
+            for icon, name in zip(tang_garden.ICONS, ICON_HEADS, strict=True):
+                out[name] = class_index(self._head(name), str(icons.count(icon)))
+            return out
+        rest, _, character = label.partition("@")
+        token, *decorations = rest.split("/")
+        out["tile"] = class_index(self._head("tile"), token)
+        species = _setup(profile).tree_species
+        shown = set()
+        for decoration in decorations:
+            kind, _, name = decoration.partition(":")
+            if kind == "tree":
+                if name not in species[: len(TREE_HEADS)]:
+                    raise ValueError(f"tree species {name!r} has no design among the first {len(TREE_HEADS)}")
+                shown.add(TREE_HEADS[species.index(name)])
+            elif kind in OTHER_DECORATIONS:
+                shown.add(kind)
+            else:
+                raise ValueError(f"{decoration!r} is not a Tang Garden decoration")
+        for name in DECORATION_HEADS:
+            out[name] = int(name in shown)
+        name, _, facing = character.partition(":")
+        out["character"] = class_index(self._head("character"), name or NO_CHARACTER)
+        if name:
+            out["facing"] = class_index(self._head("facing"), facing)
+        return out
+
+    def assemble(
+        self, profile: BoardProfile, readings: Mapping[CellKey, Reading], hand: Mapping[str, Any]
+    ) -> dict[str, Any]:
+        grid = profile.region("grid")
+        species = _setup(profile).tree_species
+        rows: list[str] = []
+        decorations: list[dict[str, Any]] = []
+        for r in range(grid.rows):
+            tokens = []
+            for c in range(grid.cols):
+                reading = readings[("grid", r, c)]
+                tokens.append(reading["tile"][0])
+                for i, head in enumerate(TREE_HEADS):
+                    if reading[head][0] == "yes" and i < len(species):
+                        decorations.append({"cell": [r, c], "kind": "tree", "species": species[i]})
+                decorations += [
+                    {"cell": [r, c], "kind": kind} for kind in OTHER_DECORATIONS if reading[kind][0] == "yes"
+                ]
+            rows.append(" ".join(tokens))
+        characters = [
+            {"name": name, "cell": list(cell), "facing": facing}
+            for name, (cell, facing, _) in sorted(_best_characters(profile, readings).items())
+        ]
+        landscapes = {side: _side_slots(profile, readings, side) for side in tang_garden.SIDES}
+        return {
+            "game": self.game,
+            "setup": dict(profile.setup),
+            "tiles": rows,
+            "decorations": decorations,
+            "characters": characters,
+            "landscapes": landscapes,
+            "players": [dict(p) for p in hand.get("players", [])],
+        }
+
+    def notes(self, profile: BoardProfile, readings: Mapping[CellKey, Reading]) -> tuple[str, ...]:
+        out = []
+        for name, cells in sorted(_character_cells(profile, readings).items()):
+            if len(cells) > 1:
+                where = ", ".join(cell_name(cell) for cell, _, _ in cells)
+                kept = cell_name(max(cells, key=lambda found: found[2])[0])
+                out.append(f"the {name} was seen on {len(cells)} tiles ({where}): kept {kept}, check it")
+        for r, c in profile.region("grid").cells():
+            reading = readings[("grid", r, c)]
+            name = reading["character"][0]
+            facing, confidence = reading["facing"]
+            if name != NO_CHARACTER and confidence < UNSURE_FACING:
+                out.append(
+                    f"which way the {name} at {cell_name((r, c))} faces is unsure (read {facing}): check it"
+                )
+        return tuple(out)
+
+
+def _setup(profile: BoardProfile) -> tang_garden.TangSetup:
+    return tang_garden.parse_setup(profile.setup, "setup")
+
+
+Found = tuple[tuple[int, int], str, float]  # cell, facing, confidence of the identity
+
+
+def _character_cells(profile: BoardProfile, readings: Mapping[CellKey, Reading]) -> dict[str, list[Found]]:
+    grid = profile.region("grid")
+    found: dict[str, list[Found]] = {}
+    for r, c in grid.cells():
+        reading = readings[("grid", r, c)]
+        name, confidence = reading["character"]
+        if name != NO_CHARACTER:
+            found.setdefault(name, []).append(((r, c), reading["facing"][0], confidence))
+    return found
+
+
+def _best_characters(profile: BoardProfile, readings: Mapping[CellKey, Reading]) -> dict[str, Found]:
+    """Each character once: a miniature is unique, so of two tiles read as it, the surer one stands."""
+    return {
+        name: max(cells, key=lambda f: f[2]) for name, cells in _character_cells(profile, readings).items()
+    }
+
+
+def _side_slots(profile: BoardProfile, readings: Mapping[CellKey, Reading], side: str) -> list[list[str]]:
+    slots = []
+    for name in side_regions(side):
+        for r, c in profile.region(name).cells():
+            reading = readings[(name, r, c)]
+            slot: list[str] = []
+            for icon, head in zip(tang_garden.ICONS, ICON_HEADS, strict=True):
+                slot += [icon] * int(reading[head][0])
+            slots.append(slot)
+    return slots
