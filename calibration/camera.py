@@ -19,7 +19,7 @@ from numpy.typing import NDArray
 from calibration.store import read_versioned, write_json_atomic
 from vision.camera_model import CameraModel
 from vision.geometry import as_points
-from vision.image_io import ImageError, read_image
+from vision.image_io import MAX_PIXELS, ImageError, read_image
 
 KIND = "camera"
 VERSION = 1
@@ -177,19 +177,22 @@ def load(path: Path) -> Calibration:
     data = read_versioned(path, KIND, (VERSION,))
     try:
         matrix = np.array(data["matrix"], np.float64)
-        dist = np.array(data["dist"], np.float64)
+        dist = np.array(data["dist"], np.float64).ravel()
         w, h = (int(v) for v in data["size_wh"])
         rms = float(data["rms"])
-    except (KeyError, TypeError, ValueError) as exc:
+        per_photo = {str(k): float(v) for k, v in dict(data.get("per_photo", {})).items()}
+        rejected = {str(k): str(v) for k, v in dict(data.get("rejected", {})).items()}
+    # OverflowError: an infinite or 400-digit size, or a number beyond float's range.
+    except (KeyError, TypeError, ValueError, OverflowError) as exc:
         raise ValueError(f"{path}: bad or missing field ({exc})") from None
     if matrix.shape != (3, 3) or dist.size not in (4, 5, 8, 12, 14):
         raise ValueError(f"{path}: matrix must be 3x3 and dist 4-14 numbers; got {matrix.shape}, {dist.size}")
-    return Calibration(
-        matrix,
-        dist,
-        (w, h),
-        rms,
-        str(data.get("model", "standard")),
-        dict(data.get("per_photo", {})),
-        dict(data.get("rejected", {})),
-    )
+    # Checked here, not where the camera is used: a NaN matrix or a zero focal length would otherwise
+    # surface as nonsense board positions, and a huge size as an undistortion map filling the memory.
+    if not (np.isfinite(matrix).all() and np.isfinite(dist).all() and np.isfinite(rms) and rms >= 0):
+        raise ValueError(f"{path}: matrix, dist and rms must be finite numbers (rms not negative)")
+    if matrix[0, 0] <= 0 or matrix[1, 1] <= 0:
+        raise ValueError(f"{path}: matrix: focal lengths {matrix[0, 0]}, {matrix[1, 1]} must be positive")
+    if w < 1 or h < 1 or w * h > MAX_PIXELS:
+        raise ValueError(f"{path}: size_wh: {w}x{h} is not the size of a camera's image")
+    return Calibration(matrix, dist, (w, h), rms, str(data.get("model", "standard")), per_photo, rejected)

@@ -18,7 +18,7 @@ import cv2
 
 from calibration import enroll
 from calibration.statedir import StateDir, check_name
-from calibration.store import StoreError, write_json_atomic
+from calibration.store import StoreError, read_json, write_json_atomic
 from examples import EXAMPLES_DIR
 from scoring import custom_grid
 from scoring.core import StateError
@@ -134,16 +134,16 @@ def load_bundle(state: StateDir, name: str) -> ProfileBundle:
             "`garden-scorer profile create` or `garden-scorer enroll`"
         )
     try:
-        profile = parse_profile(json.loads(path.read_text(encoding="utf-8")))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise StoreError(f"{path}: unreadable ({exc})") from None
+        profile = parse_profile(read_json(path))
     except StateError as exc:
         raise StoreError(f"{path}: {exc}") from None
     colour = None
     if (folder / COLOUR_FILE).is_file():
         try:
-            colour = BoardColour.from_json(json.loads((folder / COLOUR_FILE).read_text(encoding="utf-8")))
-        except (OSError, json.JSONDecodeError, ValueError) as exc:
+            colour = BoardColour.from_json(read_json(folder / COLOUR_FILE))
+        except StoreError as exc:
+            raise StoreError(f"{exc}; make the profile again") from None
+        except ValueError as exc:
             raise StoreError(f"{folder / COLOUR_FILE}: {exc}; make the profile again") from None
     enrolment = None
     if (folder / ENROLMENT_FILE).is_file():

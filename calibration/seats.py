@@ -258,7 +258,10 @@ def _parse_polygon(raw: object, where: str) -> tuple[tuple[float, float], ...]:
             and all(isinstance(v, int | float) and not isinstance(v, bool) for v in point)
         ):
             raise ValueError(f"{where}[{k}]: expected [x, y], got {point!r}")
-        points.append((float(point[0]), float(point[1])))
+        try:
+            points.append((float(point[0]), float(point[1])))
+        except OverflowError:  # a whole number beyond float's range
+            raise ValueError(f"{where}[{k}]: a coordinate is far outside 0..1") from None
     return tuple(points)
 
 

@@ -38,14 +38,25 @@ def write_json_atomic(path: Path, data: Any) -> None:
         os.close(dir_fd)
 
 
-def read_versioned(path: Path, kind: str, versions: tuple[int, ...]) -> dict[str, Any]:
-    """A stored file of ``kind`` whose ``version`` is one of ``versions``; StoreError says what is wrong."""
+def read_json(path: Path) -> Any:
+    """The decoded JSON of ``path``; StoreError names the file and what is wrong with it.
+
+    Besides malformed JSON, ``json`` raises a plain ValueError for a number of more than 4300 digits and
+    RecursionError for lists nested about a thousand deep: a damaged file must not escape as either.
+    """
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        return json.loads(path.read_text(encoding="utf-8"))
     except FileNotFoundError:
         raise StoreError(f"{path}: no such file") from None
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+    except (OSError, ValueError) as exc:  # ValueError: JSONDecodeError, UnicodeDecodeError, huge numbers
         raise StoreError(f"{path}: unreadable ({exc})") from None
+    except RecursionError:
+        raise StoreError(f"{path}: unreadable (nested too deeply to be a state file)") from None
+
+
+def read_versioned(path: Path, kind: str, versions: tuple[int, ...]) -> dict[str, Any]:
+    """A stored file of ``kind`` whose ``version`` is one of ``versions``; StoreError says what is wrong."""
+    data = read_json(path)
     if not isinstance(data, dict):
         raise StoreError(f"{path}: expected a JSON object")
     if data.get("kind") != kind:

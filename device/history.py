@@ -126,7 +126,7 @@ def _board_row(
     return seat, player, total, data
 
 
-def _records(rows: Iterable[tuple[Any, ...]]) -> builtins.list[GameRecord]:
+def _records(rows: Iterable[tuple[Any, ...]], path: Path) -> builtins.list[GameRecord]:
     """Games from rows of ``_SELECT``: one row per board, a game's rows together, seats in order."""
     heads: dict[int, tuple[str, str, str]] = {}
     boards: dict[int, builtins.list[BoardRecord]] = {}
@@ -134,11 +134,29 @@ def _records(rows: Iterable[tuple[Any, ...]]) -> builtins.list[GameRecord]:
         heads.setdefault(game_id, (played_at, game, source))
         seats = boards.setdefault(game_id, [])
         if seat is not None:  # None: a game recorded with no boards, left-joined
-            seats.append(BoardRecord(seat, player, total, json.loads(data)))
-    return [
-        GameRecord(game_id, datetime.fromisoformat(played_at), game, source, tuple(boards[game_id]))
-        for game_id, (played_at, game, source) in heads.items()
-    ]
+            seats.append(_board(game_id, seat, player, total, data, path))
+    games = []
+    for game_id, (played_at, game, source) in heads.items():
+        try:
+            when = datetime.fromisoformat(played_at)
+        except (TypeError, ValueError):
+            raise _damaged(path, f"game {game_id} has the time {played_at!r}") from None
+        games.append(GameRecord(game_id, when, game, source, tuple(boards[game_id])))
+    return games
+
+
+def _board(game_id: int, seat: int, player: Any, total: Any, data: Any, path: Path) -> BoardRecord:
+    # quick_check proves the file's structure, not its rows: a flipped bit inside a row's text reads
+    # back as broken JSON, and only this says so.
+    try:
+        board = json.loads(data)
+    except (TypeError, ValueError, RecursionError):
+        board = None
+    if not isinstance(board, dict):
+        raise _damaged(path, f"board {seat} of game {game_id} is not a JSON object")
+    if total is not None and (isinstance(total, bool) or not isinstance(total, int)):
+        raise _damaged(path, f"board {seat} of game {game_id} has the total {total!r}")
+    return BoardRecord(seat, player, total, board)
 
 
 class History:
@@ -180,7 +198,7 @@ class History:
 
     @contextmanager
     def _transaction(self) -> Iterator[sqlite3.Connection]:
-        with self._lock:
+        with self._lock, _sqlite_errors(self.path):
             # IMMEDIATE takes the write lock up front: waiting for another process happens here, under the
             # busy timeout, instead of failing when a read transaction tries to become a write one.
             self._conn.execute("BEGIN IMMEDIATE")
@@ -194,10 +212,10 @@ class History:
                 raise
 
     def _select(self, games_sql: str, params: Sequence[object], order: str) -> builtins.list[GameRecord]:
-        with self._lock:
-            # One statement, so one snapshot: a game is never seen half-deleted by a concurrent writer.
+        # One statement, so one snapshot: a game is never seen half-deleted by a concurrent writer.
+        with self._lock, _sqlite_errors(self.path):
             rows = self._conn.execute(_SELECT.format(games=games_sql, order=order), params).fetchall()
-        return _records(rows)
+        return _records(rows, self.path)
 
     def record(
         self,
@@ -297,6 +315,18 @@ def _damaged(path: Path, detail: str) -> HistoryError:
     )
 
 
+@contextmanager
+def _sqlite_errors(path: Path) -> Iterator[None]:
+    """SQLite's own errors as HistoryError naming the file: damage found only when a page is read (quick
+    check at opening passed), a disk that is full or gone, a lock held past the busy timeout."""
+    try:
+        yield
+    except sqlite3.DatabaseError as exc:
+        if exc.sqlite_errorname in {"SQLITE_NOTADB", "SQLITE_CORRUPT"} or "malformed" in str(exc):
+            raise _damaged(path, str(exc)) from None
+        raise HistoryError(f"{path}: cannot use the history database ({exc})") from None
+
+
 def _prepare(conn: sqlite3.Connection, path: Path) -> None:
     """Check the file, set the durability pragmas and bring the schema up to SCHEMA_VERSION."""
     try:
@@ -309,10 +339,20 @@ def _prepare(conn: sqlite3.Connection, path: Path) -> None:
         conn.execute("PRAGMA foreign_keys = ON")
         if _check_version(conn, path) < SCHEMA_VERSION:
             _migrate(conn, path)
+        _check_tables(conn, path)
     except sqlite3.DatabaseError as exc:
         if exc.sqlite_errorname in {"SQLITE_NOTADB", "SQLITE_CORRUPT"}:
             raise _damaged(path, str(exc)) from None
         raise HistoryError(f"{path}: cannot open the history database ({exc})") from None
+
+
+def _check_tables(conn: sqlite3.Connection, path: Path) -> None:
+    # A file of the current version that lost a table (a page of the schema damaged, a hand edit) would
+    # otherwise open fine and fail at the first game scored.
+    tables = {row[0] for row in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+    missing = sorted({"games", "boards"} - tables)
+    if missing:
+        raise _damaged(path, f"table(s) {', '.join(missing)} missing")
 
 
 def _migrate(conn: sqlite3.Connection, path: Path) -> None:

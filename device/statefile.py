@@ -31,3 +31,8 @@ def load_state_json(path: Path) -> object:
         raise StateError(
             f"{path}: malformed JSON at line {exc.lineno} column {exc.colno}: {exc.msg}"
         ) from None
+    # json's own limits: a number of more than 4300 digits (ValueError), lists nested ~1000 deep.
+    except ValueError as exc:
+        raise StateError(f"{path}: unreadable JSON ({exc})") from None
+    except RecursionError:
+        raise StateError(f"{path}: JSON nested too deeply to be a state file") from None

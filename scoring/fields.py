@@ -48,13 +48,17 @@ def as_int(value: object, path: str, lo: int | None = None, hi: int | None = Non
 def as_float(value: object, path: str, lo: float | None = None, hi: float | None = None) -> float:
     if isinstance(value, bool) or not isinstance(value, int | float):
         raise StateError(f"{path}: expected a number, got {_type_name(value)} {value!r}")
-    if not math.isfinite(value):
+    try:
+        number = float(value)
+    except OverflowError:  # a whole number beyond float's range, e.g. 1 followed by 400 zeros
+        raise StateError(f"{path}: a number of {len(str(abs(value)))} digits is too large") from None
+    if not math.isfinite(number):
         raise StateError(f"{path}: expected a finite number, got {value!r}")
-    if lo is not None and value < lo:
+    if lo is not None and number < lo:
         raise StateError(f"{path}: {value} is below the minimum {lo}")
-    if hi is not None and value > hi:
+    if hi is not None and number > hi:
         raise StateError(f"{path}: {value} is above the maximum {hi}")
-    return float(value)
+    return number
 
 
 def as_str(value: object, path: str) -> str:

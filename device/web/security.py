@@ -204,8 +204,10 @@ def json_object_field(text: str, name: str, example: str) -> dict[str, Any]:
     """A form field holding a JSON object (hand entry, game set-up); otherwise a 400 showing ``example``."""
     try:
         value = json.loads(text)
-    except json.JSONDecodeError as exc:
+    except ValueError as exc:  # also json's 4300-digit limit on numbers, not only JSONDecodeError
         raise HTTPException(400, f"{name}: not valid JSON ({exc})") from None
+    except RecursionError:
+        raise HTTPException(400, f"{name}: JSON nested too deeply") from None
     if not isinstance(value, dict):
         raise HTTPException(400, f"{name}: expected a JSON object of fields, e.g. {example}")
     return value
