@@ -567,6 +567,9 @@ class LiveLoop:
                 with self._lock:
                     self._frames += 1
                     self._times.append(frame.timestamp)
+                    # Trimmed here, not only in stats(): nothing may ever ask, and a day at 30 fps would keep
+                    # 2.6 million timestamps (80 MB).
+                    self._forget_before(frame.timestamp - self.fps_window_s)
                     self._camera_ok = True
                     self._problem = None
                     self._latest = frame

@@ -72,7 +72,9 @@ CORRECTED = "corrected by hand"
 # The file, the hand-entry fields, and room for a browser's extras; more is not a photo upload.
 MAX_FORM_FIELDS = 4
 
-GameId = Annotated[int, PathParam(ge=1, description="the game's id in the history")]
+# The history's ids are SQLite integers: a larger one in a URL would fail the query with a 500, not a 422.
+SQLITE_MAX_INT = 2**63 - 1
+GameId = Annotated[int, PathParam(ge=1, le=SQLITE_MAX_INT, description="the game's id in the history")]
 
 
 class ScoreFn(Protocol):
