@@ -9,9 +9,17 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import tempfile
+import time
 from pathlib import Path
 from typing import Any
+
+
+# What write_json_atomic and the history's writers name their temporaries: ".NAME.RANDOM.tmp".
+TEMP_FILE = re.compile(r"\..+\.tmp")
+# A write takes milliseconds: a temporary this old belongs to a writer that was killed or lost its power.
+STALE_TEMP_S = 60.0
 
 
 class StoreError(ValueError):
@@ -36,6 +44,27 @@ def write_json_atomic(path: Path, data: Any) -> None:
         os.fsync(dir_fd)
     finally:
         os.close(dir_fd)
+
+
+def sweep_temporaries(root: Path, older_than_s: float = STALE_TEMP_S) -> list[Path]:
+    """Removes the write temporaries under ``root`` that a killed writer left; returns them.
+
+    They are never read as data, but a table that loses power often would otherwise fill its card with
+    them. Only files older than ``older_than_s`` go, so a write under way in another process is left alone.
+    """
+    if not root.is_dir():
+        return []
+    cutoff = time.time() - older_than_s
+    swept = []
+    for path in root.rglob(".*.tmp"):
+        try:
+            if TEMP_FILE.fullmatch(path.name) and path.is_file() and not path.is_symlink():
+                if path.stat().st_mtime <= cutoff:
+                    path.unlink()
+                    swept.append(path)
+        except OSError:  # gone meanwhile, or not ours to remove: the next start tries again
+            continue
+    return swept
 
 
 def read_json(path: Path) -> Any:

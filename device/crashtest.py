@@ -32,7 +32,6 @@ from __future__ import annotations
 
 import os
 import random
-import re
 import signal
 import sqlite3
 import subprocess
@@ -44,6 +43,8 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+
+from calibration.store import TEMP_FILE, sweep_temporaries
 
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
 # History first: a short run's extra round then reopens a history a kill left mid-transaction.
@@ -57,7 +58,6 @@ CHILD_MAX_S = 120.0
 # Waiting for the child's first write covers Python's start and imports on a busy Pi.
 START_TIMEOUT_S = 120.0
 MAX_DELAY_S = 0.25
-TEMP_FILE = re.compile(r"\..+\.tmp")
 
 
 @dataclass
@@ -65,8 +65,8 @@ class KindFigures:
     rounds: int = 0
     mid_write: int = 0
     """Kills that landed while a write was under way (the child's last word was ``B n``)."""
-    stray_temp_files: int = 0
-    """Write temporaries left by kills at the end (never read as data; nothing removes them)."""
+    temp_files_swept: int = 0
+    """Write temporaries left by kills, removed as the scorer's start removes them (none may survive)."""
     failures: list[str] = field(default_factory=list)
 
 
@@ -278,14 +278,13 @@ def _loaded_version(kind: str, root: Path) -> int:
     return bundle.enrolment.cells
 
 
-def _check_folder(kind: str, root: Path) -> tuple[list[str], int]:
-    """Problems with the folder's contents, and how many write temporaries are left in it."""
+def _check_folder(kind: str, root: Path) -> list[str]:
+    """Problems with the folder's contents once the write temporaries are swept."""
     from calibration.profiles import list_profiles
     from calibration.statedir import StateDir
 
     state = StateDir(root)
     problems = []
-    temps = 0
     known = {"camera.json", "table.json", "history.sqlite", "history.sqlite-wal", "history.sqlite-shm"}
     known |= {"profile.json", "colour.json", "enrolment.json", "profiles"}
     for path in [
@@ -293,12 +292,12 @@ def _check_folder(kind: str, root: Path) -> tuple[list[str], int]:
         *(state.profile(PROFILE).iterdir() if state.profile(PROFILE).is_dir() else ()),
     ]:
         if TEMP_FILE.fullmatch(path.name):
-            temps += 1
+            problems.append(f"write temporary {path.relative_to(root)} survived the sweep")
         elif path.name not in known and path.name != PROFILE:
             problems.append(f"unexpected file {path.relative_to(root)}")
     if kind in ("profile", "colour", "enrolment") and list_profiles(state) != [PROFILE]:
         problems.append(f"profiles listed: {list_profiles(state)}, expected only {PROFILE!r}")
-    return problems, temps
+    return problems
 
 
 def _check_file(kind: str, root: Path, progress: _Progress) -> list[str]:
@@ -406,7 +405,9 @@ def kill_test(rounds: int, seed: int, workdir: Path, kinds: Sequence[str] = KIND
         else:
             problems = _check_file(kind, root, progress)
             versions[kind] = max(v for v in (progress.began, progress.ended, start) if v is not None) + 1
-        folder_problems, figures.stray_temp_files = _check_folder(kind, root)
+        swept = sweep_temporaries(root, older_than_s=0)
+        figures.temp_files_swept += len(swept)
+        folder_problems = _check_folder(kind, root)
         figures.failures.extend(f"round {i}: {p}" for p in [*problems, *folder_problems])
     report.seconds = round(time.perf_counter() - start_time, 2)
     return report

@@ -322,7 +322,9 @@ def _sqlite_errors(path: Path) -> Iterator[None]:
     try:
         yield
     except sqlite3.DatabaseError as exc:
-        if exc.sqlite_errorname in {"SQLITE_NOTADB", "SQLITE_CORRUPT"} or "malformed" in str(exc):
+        # Errors raised by the sqlite3 module itself (a closed connection) carry no SQLite error name.
+        name = getattr(exc, "sqlite_errorname", None)
+        if name in {"SQLITE_NOTADB", "SQLITE_CORRUPT"} or "malformed" in str(exc):
             raise _damaged(path, str(exc)) from None
         raise HistoryError(f"{path}: cannot use the history database ({exc})") from None
 
@@ -341,7 +343,7 @@ def _prepare(conn: sqlite3.Connection, path: Path) -> None:
             _migrate(conn, path)
         _check_tables(conn, path)
     except sqlite3.DatabaseError as exc:
-        if exc.sqlite_errorname in {"SQLITE_NOTADB", "SQLITE_CORRUPT"}:
+        if getattr(exc, "sqlite_errorname", None) in {"SQLITE_NOTADB", "SQLITE_CORRUPT"}:
             raise _damaged(path, str(exc)) from None
         raise HistoryError(f"{path}: cannot open the history database ({exc})") from None
 

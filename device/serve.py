@@ -17,6 +17,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from calibration.statedir import StateDir
+from calibration.store import sweep_temporaries
 from device.camera import Camera, open_camera
 from device.live import Broadcaster, LiveLoop, LiveScorer
 from device.photo import TABLE_GAMES, ScoredBoard, profile_models, score_image, state_camera
@@ -92,6 +93,8 @@ def serve(state: StateDir, options: ServeOptions) -> None:
     # Fail now, with a clear message, on a bad game, profile or calibration rather than on the first frame.
     profile_models(state, options.game, options.profile)
     state_camera(state)
+    for path in sweep_temporaries(state.root):
+        print(f"Removed {path}, left by a write cut short (power cut or kill).")
     loop = None
     events = None
     if options.camera:

@@ -9,7 +9,7 @@ import pytest
 
 from calibration.camera import calibrate, load, save
 from calibration.sheets import write_sheet
-from calibration.store import StoreError, read_versioned, write_json_atomic
+from calibration.store import StoreError, read_versioned, sweep_temporaries, write_json_atomic
 from device.cli import main
 from tests.support import SHARED, charuco_photos
 from vision.camera_model import CameraModel
@@ -94,6 +94,24 @@ def test_store_is_versioned_and_refuses_strangers(tmp_path: Path) -> None:
     (tmp_path / "broken.json").write_text("{")
     with pytest.raises(StoreError, match="unreadable"):
         read_versioned(tmp_path / "broken.json", "camera", (1,))
+
+
+def test_temporaries_left_by_a_killed_writer_are_swept_but_not_a_write_under_way(tmp_path: Path) -> None:
+    import os
+    import time
+
+    (tmp_path / "profiles" / "p").mkdir(parents=True)
+    old = [tmp_path / ".camera.json.k3j_x.tmp", tmp_path / "profiles" / "p" / ".profile.json.a1.tmp"]
+    fresh = tmp_path / ".table.json.zz9.tmp"
+    kept = [tmp_path / "camera.json", tmp_path / "notes.tmp", fresh]
+    for path in [*old, *kept]:
+        path.write_text("{")
+    an_hour_ago = time.time() - 3600
+    for path in [*old, tmp_path / "notes.tmp"]:
+        os.utime(path, (an_hour_ago, an_hour_ago))
+    assert sorted(sweep_temporaries(tmp_path)) == sorted(old)
+    assert all(p.exists() for p in kept) and not any(p.exists() for p in old)
+    assert sweep_temporaries(tmp_path / "nowhere") == []
 
 
 def test_saved_calibration_round_trips_and_bad_fields_are_named(tmp_path: Path) -> None:

@@ -9,8 +9,8 @@ from fastapi import APIRouter, Depends, HTTPException, Query, Response
 from fastapi.responses import HTMLResponse
 
 from device.history import GameNotFound, History
-from device.web.score import GameId, ResultStore
-from device.web.security import AdminGuard, page_response
+from device.web.score import NO_SUCH_GAME, GameId, ResultStore
+from device.web.security import NEEDS_PIN, AdminGuard, page_response
 
 
 def router(history: History, results: ResultStore, admin: AdminGuard) -> APIRouter:
@@ -35,20 +35,27 @@ def router(history: History, results: ResultStore, admin: AdminGuard) -> APIRout
         history.export_json(out)
         return _download(out.getvalue(), "application/json", "garden-scorer-history.json")
 
-    @api.get("/api/history.csv")
+    @api.get(
+        "/api/history.csv", responses={200: {"content": {"text/csv": {}}, "description": "one row a board"}}
+    )
     def export_csv() -> Response:
         out = io.StringIO()
         history.export_csv(out)
         return _download(out.getvalue(), "text/csv; charset=utf-8", "garden-scorer-history.csv")
 
-    @api.get("/api/history/{game_id}")
+    @api.get("/api/history/{game_id}", responses={404: NO_SUCH_GAME})
     def one_game(game_id: GameId) -> dict[str, Any]:
         try:
             return history.get(game_id).to_json()
         except GameNotFound as exc:
             raise HTTPException(404, str(exc)) from None
 
-    @api.delete("/api/history/{game_id}", status_code=204, dependencies=[Depends(admin)])
+    @api.delete(
+        "/api/history/{game_id}",
+        status_code=204,
+        dependencies=[Depends(admin)],
+        responses={403: NEEDS_PIN, 404: NO_SUCH_GAME},
+    )
     def delete_game(game_id: GameId) -> None:
         try:
             history.delete(game_id)

@@ -354,6 +354,7 @@ _UPLOAD_BODY: dict[str, Any] = {
         },
     }
 }
+NO_SUCH_GAME: dict[str, Any] = {"description": "no game of that id (deleted, or never scored here)"}
 _UPLOAD_ERRORS: dict[int | str, dict[str, Any]] = {
     400: {"description": "unknown game or profile, bad hand-entry fields, not a usable JPEG or PNG"},
     413: {"description": "the request body is over the upload limit"},
@@ -445,7 +446,7 @@ def router(
             raise HTTPException(400, str(exc)) from None
         return await run_in_threadpool(keep, game, photo, boards, hand, profile)
 
-    @api.get("/api/result/{game_id}")
+    @api.get("/api/result/{game_id}", responses={404: NO_SUCH_GAME})
     def result(game_id: GameId) -> dict[str, Any]:
         """A result with what its page needs: per board the picture, its cells' boxes and the cell picker."""
         record = _record(history, game_id)
@@ -476,7 +477,11 @@ def router(
             "boards": boards,
         }
 
-    @api.get("/api/result/{game_id}/board/{index}.png", response_class=FileResponse)
+    @api.get(
+        "/api/result/{game_id}/board/{index}.png",
+        response_class=FileResponse,
+        responses={404: {"description": "no such game, or no picture kept of that board"}},
+    )
     def board_picture(game_id: GameId, index: Annotated[int, PathParam(ge=0, le=63)]) -> FileResponse:
         """The rectified board with each cell's label; doubtful cells outlined in orange."""
         path = results.picture(game_id, index)
@@ -485,7 +490,15 @@ def router(
             raise HTTPException(404, f"no picture of board {index} of game {game_id} ({kept})")
         return FileResponse(path, media_type="image/png")
 
-    @api.post("/api/result/{game_id}/correct", responses={422: {"description": "not scorable states"}})
+    @api.post(
+        "/api/result/{game_id}/correct",
+        responses={
+            400: {"description": "a correction that names no board or cell of the game"},
+            404: NO_SUCH_GAME,
+            409: {"description": "the game was corrected or deleted meanwhile"},
+            422: {"description": "not scorable states"},
+        },
+    )
     def correct(game_id: GameId, correction: Correction) -> Corrected:
         """Score the corrected states and record them in place of the result (a new id, the same time)."""
         record = _record(history, game_id)

@@ -38,6 +38,10 @@ PIN_DIGITS = 6
 MAX_FAILURES = 10
 FAILURE_WINDOW_S = 300.0
 MAX_UPLOAD_BYTES = 20 * 1024 * 1024
+# The answers of a route behind the admin guard, for its OpenAPI entry.
+NEEDS_PIN: dict[str, Any] = {
+    "description": "from another device without the PIN shown on the TV (429: too many tries)"
+}
 
 STATIC_DIR = Path(__file__).resolve().parent / "static"
 # Pages run only this app's own files: no inline script, nothing fetched from elsewhere.

@@ -19,7 +19,7 @@ from pydantic import BaseModel, ConfigDict, Field, StringConstraints, Validation
 from calibration.profiles import PICTURE_FILE, list_profiles, load_bundle
 from calibration.statedir import StateDir
 from calibration.store import StoreError, read_versioned, write_json_atomic
-from device.web.security import AdminGuard, page_response
+from device.web.security import NEEDS_PIN, AdminGuard, page_response
 from scoring.core import StateError
 from scoring.registry import GAMES, get_game
 
@@ -164,7 +164,11 @@ def router(state: StateDir, store: SetupStore, admin: AdminGuard) -> APIRouter:
     def get_setup() -> GameSetup:
         return store.current
 
-    @api.put("/api/setup", dependencies=[Depends(admin)])
+    @api.put(
+        "/api/setup",
+        dependencies=[Depends(admin)],
+        responses={400: {"description": "a game or profile that does not exist"}, 403: NEEDS_PIN},
+    )
     def put_setup(setup: GameSetup) -> GameSetup:
         store.save(setup)
         return setup
