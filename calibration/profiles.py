@@ -25,6 +25,7 @@ from scoring.core import StateError
 from scoring.registry import read_state
 from vision.colour import BoardColour
 from vision.profile import BoardProfile, default_profile, dump_profile, parse_profile
+from vision.readers import reader_for, rules_setup
 from vision.rectify import Rectified
 
 PROFILE_FILE = "profile.json"
@@ -51,10 +52,12 @@ def new_profile(name: str, game: str, setup: Mapping[str, Any]) -> BoardProfile:
     merged = {**base.setup, **setup}
     example = json.loads((EXAMPLES_DIR / f"{game}.json").read_text())
     try:
-        read_state({**example, "setup": merged})
+        read_state({**example, "setup": rules_setup(game, merged)})
+        profile = replace(base, name=check_name(name), setup=merged)
+        reader_for(profile)  # what only the reader uses (Four Gardens' marker colours) is checked by it
     except StateError as exc:
         raise StateError(f"game set-up for {game}: {exc}") from None
-    return replace(base, name=check_name(name), setup=merged)
+    return profile
 
 
 # A user-defined grid has no model of its own: the Alice's Garden model's cell embedding (trained on the

@@ -15,7 +15,6 @@ import time
 from pathlib import Path
 from typing import Any
 
-
 # What write_json_atomic and the history's writers name their temporaries: ".NAME.RANDOM.tmp".
 TEMP_FILE = re.compile(r"\..+\.tmp")
 # A write takes milliseconds: a temporary this old belongs to a writer that was killed or lost its power.
@@ -58,10 +57,10 @@ def sweep_temporaries(root: Path, older_than_s: float = STALE_TEMP_S) -> list[Pa
     swept = []
     for path in root.rglob(".*.tmp"):
         try:
-            if TEMP_FILE.fullmatch(path.name) and path.is_file() and not path.is_symlink():
-                if path.stat().st_mtime <= cutoff:
-                    path.unlink()
-                    swept.append(path)
+            ours = TEMP_FILE.fullmatch(path.name) and path.is_file() and not path.is_symlink()
+            if ours and path.stat().st_mtime <= cutoff:
+                path.unlink()
+                swept.append(path)
         except OSError:  # gone meanwhile, or not ours to remove: the next start tries again
             continue
     return swept

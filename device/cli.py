@@ -21,6 +21,7 @@ from examples import example_photos, example_states
 from scoring.core import InvalidState, StateError
 from scoring.registry import GAMES, get_game, read_state
 from vision.camera_model import CameraModel
+from vision.read_four_gardens import EXTRA_REWARDS_BY_COLOUR
 
 EXIT_BAD_INPUT = 2
 # The photos every benchmark figure in the model cards and closing notes was measured on.
@@ -150,7 +151,32 @@ def _hand(args: argparse.Namespace) -> dict[str, object]:
             raise StateError(f"{args.hand}: hand-entry file must be a JSON object")
         hand.update(data)
     hand.update(parse_sets(args.set or []))
+    if getattr(args, "reward", None):
+        tiles: dict[str, list[int]] = {}
+        for colour, photo in args.reward:
+            tiles[colour] = [_reward_tile(args, photo)]
+            print(f"Extra-rewards tile of {colour}: {tiles[colour][0]} (read from {photo})", file=sys.stderr)
+        hand[EXTRA_REWARDS_BY_COLOUR] = tiles
     return hand
+
+
+def _reward_tile(args: argparse.Namespace, photo: Path) -> int:
+    from device.photo import read_reward_tile
+    from vision.image_io import read_image
+
+    if args.game != "four-gardens":
+        raise StateError("--reward reads Four Gardens' Extra-rewards tiles: use it with --game four-gardens")
+    try:
+        return read_reward_tile(read_image(str(photo)), _camera(args))
+    except StateError as exc:
+        raise StateError(f"{photo}: {exc}") from None
+
+
+def _reward(text: str) -> tuple[str, Path]:
+    colour, sep, photo = text.partition("=")
+    if not sep or not colour or not photo:
+        raise argparse.ArgumentTypeError(f"expected COLOUR=PHOTO, e.g. blue=tile.jpg, got {text!r}")
+    return colour, Path(photo)
 
 
 def _state(args: argparse.Namespace) -> StateDir:
@@ -520,6 +546,13 @@ def build_parser() -> argparse.ArgumentParser:
         p.add_argument("--corners", type=_corners, help="the board's corners TL,TR,BR,BL as x1,y1,...,x4,y4")
         p.add_argument("--stickers", action="store_true", help="the boards wear ArUco corner stickers")
         p.add_argument("--profile", help="a stored board profile (its enrolment and colour are used)")
+        p.add_argument(
+            "--reward",
+            action="append",
+            type=_reward,
+            metavar="COLOUR=PHOTO",
+            help="Four Gardens: a photo of the Extra-rewards tile of the player with that marker colour",
+        )
 
     p = sub.add_parser("score", help="score the boards in a photo")
     photo_options(p)

@@ -25,8 +25,9 @@ from vision.camera_model import CameraModel
 from vision.classify import CellClassifier, OnnxCellClassifier
 from vision.colour import BoardColour
 from vision.orient import OrientationModel
-from vision.pipeline import BoardReading, read_photo
+from vision.pipeline import BoardReading, NoBoardError, read_photo
 from vision.profile import BoardProfile, default_profile
+from vision.readers import reader_for
 
 # Games whose rules compare players: every board of the photo is one player of the same table.
 TABLE_GAMES = ("zen-garden",)
@@ -197,8 +198,10 @@ def score_image(
     """Read every board of ``game`` in the photo and score it (a table game scores the boards together)."""
     hand = hand or {}
     profiles = profiles or [default_profile(game)]
-    classifiers = classifiers or {game: load_classifier(game)}
-    orienters = {game: load_orienter(game)} if orienters is None else orienters
+    # Models are keyed by reader: a Four Gardens Extra-rewards tile has its own, though its game is the same.
+    keys = sorted({reader_for(p).game for p in profiles})
+    classifiers = classifiers or {k: load_classifier(k) for k in keys}
+    orienters = {k: load_orienter(k) for k in keys} if orienters is None else orienters
     readings = read_photo(
         image,
         profiles,
@@ -224,7 +227,6 @@ def profile_models(state: StateDir, game: str, profile: str | None) -> dict[str,
     from calibration.enroll import EnrolledClassifier
     from calibration.profiles import CUSTOM_BASE_GAME, load_bundle
     from scoring import custom_grid
-    from vision.readers import reader_for
 
     bundle = load_bundle(state, profile)
     if bundle.profile.game != game:
@@ -242,6 +244,54 @@ def profile_models(state: StateDir, game: str, profile: str | None) -> dict[str,
             "orienters": {},
             "references": references,
         }
-    base = load_classifier(game)
-    classifier = EnrolledClassifier(base, bundle.enrolment) if bundle.enrolment else base
-    return {"profiles": [bundle.profile], "classifiers": {game: classifier}, "references": references}
+    # Keyed by reader: a Four Gardens profile may be an Extra-rewards tile, read by a model of its own.
+    reader = reader_for(bundle.profile)
+    base = load_classifier(reader.game)
+    unknown = [h.name for h in reader.heads if h not in base.heads]
+    if bundle.enrolment is None:
+        if unknown:
+            raise StateError(
+                f"profile {profile!r} is read for {', '.join(unknown)}, which the shipped model has not "
+                "learnt: enrol it from a few photos (`garden-scorer enroll`)"
+            )
+        classifier: Any = base
+    else:
+        # A head of the profile's own (a table's marker colour) comes from the enrolment alone.
+        classifier = EnrolledClassifier(base, bundle.enrolment, reader.heads if unknown else None)
+    references = {reader.game: bundle.colour} if bundle.colour else {}
+    return {"profiles": [bundle.profile], "classifiers": {reader.game: classifier}, "references": references}
+
+
+def read_reward_tile(image: NDArray[np.uint8], camera: CameraModel | None = None) -> int:
+    """The number on the one Four Gardens Extra-rewards tile in the photo (a close-up of the tile alone).
+
+    A tile lies in front of its owner, which a photo of the table cannot tell apart from a neighbour's, so
+    each tile is photographed on its own and named by its owner's marker colour in the hand entry.
+    """
+    from vision.read_four_gardens import REWARD_KEY
+
+    profile = default_profile(REWARD_KEY)
+    try:
+        readings = read_photo(
+            image,
+            [profile],
+            {REWARD_KEY: load_classifier(REWARD_KEY)},
+            {REWARD_KEY: load_orienter(REWARD_KEY)},
+            camera,
+            max_boards=2,
+        )
+    except NoBoardError:
+        raise StateError(
+            "no Extra-rewards tile found: photograph one tile alone, face up, on a plain table"
+        ) from None
+    if len(readings) != 1:
+        raise StateError(f"{len(readings)} Extra-rewards tiles in the photo: photograph one tile at a time")
+    (reading,) = readings
+    # Any doubt (a faint digit, which way up it lies: a 6 or a 9) is the player's to settle, not a guess.
+    if not reading.trusted or reading.flags:
+        doubt = "; ".join(reading.flags) or "the tile is not clear"
+        raise StateError(
+            f"the Extra-rewards tile reads {reading.state.get('value')} but not for sure ({doubt}): take the "
+            "photo again, or enter the number by hand"
+        )
+    return int(reading.state["value"])

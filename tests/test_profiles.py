@@ -44,6 +44,30 @@ def test_game_setup_is_checked_by_the_rules_when_the_profile_is_made() -> None:
         new_profile("mine", "alices-garden", {"chess_colums": [1, 6]})
 
 
+def test_a_four_gardens_table_names_its_own_marker_colours_and_must_enrol_a_new_one(tmp_path: Path) -> None:
+    import numpy as np
+
+    from calibration.enroll import Enrolment, HeadCorrection
+    from calibration.profiles import save_enrolment, save_profile
+    from device.photo import profile_models
+
+    # Marker colours are the reader's, not the rules': the profile keeps them and its reader checks them.
+    profile = new_profile("cafe", "four-gardens", {"markers": ["pink", "black"]})
+    assert profile.setup["markers"] == ["pink", "black"]
+    with pytest.raises(StateError, match="name each marker colour once"):
+        new_profile("cafe", "four-gardens", {"markers": ["pink", "pink"]})
+    state = StateDir(tmp_path)
+    save_profile(state, profile)
+    # Pink is no colour the shipped model knows: scoring waits for an enrolment, and says so.
+    with pytest.raises(StateError, match="read for pink, which the shipped model has not learnt"):
+        profile_models(state, "four-gardens", "cafe")
+    heads = ("pink", "black")
+    correction = HeadCorrection(np.zeros((96, 2)), np.zeros(2))
+    save_enrolment(state, "cafe", Enrolment("four-gardens", dict.fromkeys(heads, correction), 40, 2))
+    models = profile_models(state, "four-gardens", "cafe")
+    assert [h.name for h in models["classifiers"]["four-gardens"].heads] == list(heads)
+
+
 def test_profile_create_stores_the_board_its_colour_and_picture(
     capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:

@@ -1,6 +1,8 @@
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -11,6 +13,7 @@ from models.synth.games import get_artist
 from models.synth.games.four_gardens import MARKER_COLOURS
 from models.synth.render import RenderSpec, render_photo
 from scoring import four_gardens
+from tests.support import run_cli
 from vision.cells import CellKey
 from vision.classify import OnnxCellClassifier
 from vision.orient import OrientationModel
@@ -18,6 +21,7 @@ from vision.pipeline import LOW_CONFIDENCE, read_photo
 from vision.profile import BoardProfile, default_profile
 from vision.read_four_gardens import (
     DEFAULT_MARKERS,
+    EXTRA_REWARDS_BY_COLOUR,
     REWARD_KEY,
     FourGardensReader,
     RewardReader,
@@ -226,3 +230,55 @@ def test_photos_of_the_scoreboard_read_back_the_truth_positions_and_scores(index
 def test_photos_of_reward_tiles_read_back_their_number(index: int) -> None:
     state, truth = _read(REWARD_KEY, index)
     assert state == truth
+
+
+def test_reward_tiles_by_colour_go_to_players_who_have_none_given() -> None:
+    readings = _readings(_labels({("red", 2): "orange+white", ("green", 7): "blue"}))
+    got = READER.assemble(PROFILE, readings, {EXTRA_REWARDS_BY_COLOUR: {"orange": [4]}})
+    assert {p["colour"]: p["extra_rewards"] for p in got["players"]} == {
+        "white": [],
+        "orange": [4],
+        "blue": [],
+    }
+    given = {
+        "players": [
+            {"name": "Ann", "colour": "blue", "extra_rewards": [9]},
+            {"name": "Bo", "colour": "orange"},
+        ]
+    }
+    got = READER.assemble(PROFILE, readings, {**given, EXTRA_REWARDS_BY_COLOUR: {"blue": [2], "orange": [4]}})
+    # A number typed for a player stands; a tile read from a photo fills in where none was typed.
+    assert [p["extra_rewards"] for p in got["players"]] == [[9], [4]]
+    with pytest.raises(ValueError, match="pink is no marker colour of this board"):
+        READER.assemble(PROFILE, readings, {EXTRA_REWARDS_BY_COLOUR: {"pink": [4]}})
+
+
+def test_score_takes_each_players_reward_tile_from_its_own_photo(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    board = render_photo(RenderSpec((four_gardens.GAME,), PHOTO_SEED), 0)
+    truth = board.truth["boards"][0]["state"]
+    (tmp_path / "board.jpg").write_bytes(board.jpeg)
+    tiles = {}
+    for i, player in enumerate(truth["players"][:2]):
+        tile = render_photo(RenderSpec((REWARD_KEY,), PHOTO_SEED), i)
+        (tmp_path / f"tile{i}.jpg").write_bytes(tile.jpeg)
+        tiles[player["colour"]] = tile.truth["boards"][0]["state"]["value"]
+    rewards = [f"--reward={colour}={tmp_path / f'tile{i}.jpg'}" for i, colour in enumerate(tiles)]
+    code, out, err = run_cli(
+        capsys, "score", str(tmp_path / "board.jpg"), "--game", "four-gardens", *rewards, "--json"
+    )
+    assert code == 0, err
+    (read,) = json.loads(out)["boards"]
+    assert {p["colour"]: p["extra_rewards"] for p in read["state"]["players"] if p["colour"] in tiles} == {
+        c: [v] for c, v in tiles.items()
+    }
+    assert all(f"Extra-rewards tile of {c}: {v}" in err for c, v in tiles.items())
+    # The Scoreboard is no reward tile: refused, with what to do.
+    code, out, err = run_cli(capsys, "score", str(tmp_path / "board.jpg"), "--game", "four-gardens",
+                             f"--reward=blue={tmp_path / 'board.jpg'}")  # fmt: skip
+    assert code == 2 and out == ""
+    assert f"{tmp_path / 'board.jpg'}: no Extra-rewards tile found" in err
+    code, _, err = run_cli(capsys, "score", str(tmp_path / "board.jpg"), "--game", "sanssouci",
+                           f"--reward=blue={tmp_path / 'tile0.jpg'}")  # fmt: skip
+    assert code == 2 and "use it with --game four-gardens" in err

@@ -28,6 +28,8 @@ TRACK_PREFIX = "track:"
 EMPTY_SPACE = "."
 # Profile setup keys that only the reader uses: the rule engine refuses what it does not know.
 READER_SETUP = ("markers",)
+# Hand entry: Extra-rewards tile numbers per marker colour, for players the hand entry does not list.
+EXTRA_REWARDS_BY_COLOUR = "extra_rewards_by_colour"
 
 REWARD_KEY = "four-gardens-reward"
 REWARD_REGION = "number"
@@ -129,8 +131,16 @@ class FourGardensReader:
         self, profile: BoardProfile, readings: Mapping[CellKey, Reading], hand: Mapping[str, Any]
     ) -> dict[str, Any]:
         """The whole table: players from ``hand["players"]`` (positions always from the photo), else one
-        player per marker colour seen, named after it."""
+        player per marker colour seen, named after it. ``hand["extra_rewards_by_colour"]`` gives the
+        Extra-rewards tiles of a player who has none in ``hand["players"]`` (tiles read from their photos)."""
         positions = self.positions(profile, readings)
+        tiles = {str(k): list(v) for k, v in (hand.get(EXTRA_REWARDS_BY_COLOUR) or {}).items()}
+        unknown = sorted(set(tiles) - set(positions))
+        if unknown:
+            raise ValueError(
+                f"{EXTRA_REWARDS_BY_COLOUR}: {', '.join(unknown)} is no marker colour of this board; "
+                f"its colours are {', '.join(self.markers)}"
+            )
         players: list[dict[str, Any]] = []
         for i, given in enumerate(hand.get("players") or []):
             colour = str(given.get("colour", ""))
@@ -141,10 +151,17 @@ class FourGardensReader:
                     "and are learnt by enrolment)"
                 )
             entry = {k: v for k, v in given.items() if k != "positions"}
+            if colour in tiles and not entry.get("extra_rewards"):
+                entry["extra_rewards"] = tiles[colour]
             players.append({**entry, "colour": colour, "positions": positions[colour]})
         if not players:
             players = [
-                {"name": colour, "colour": colour, "positions": spaces, "extra_rewards": []}
+                {
+                    "name": colour,
+                    "colour": colour,
+                    "positions": spaces,
+                    "extra_rewards": tiles.get(colour, []),
+                }
                 for colour, spaces in positions.items()
                 if any(v is not None for v in spaces.values())
             ]

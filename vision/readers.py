@@ -9,11 +9,11 @@ from typing import Any
 from scoring import alices_garden, custom_grid, four_gardens, sanssouci, zen_garden
 from vision.cells import CellKey
 from vision.profile import BoardProfile
-from vision.read_four_gardens import FourGardensReader, RewardReader, is_reward_profile
+from vision.read_four_gardens import READER_SETUP, FourGardensReader, RewardReader, is_reward_profile
 from vision.read_tang import TangReader
 from vision.reader_api import IGNORE, Head, Reader, Reading, class_index, grid_classes
 
-__all__ = ["IGNORE", "READERS", "Head", "Reader", "Reading", "get_reader", "reader_for"]
+__all__ = ["IGNORE", "READERS", "Head", "Reader", "Reading", "get_reader", "reader_for", "rules_setup"]
 
 
 class AliceReader:
@@ -223,3 +223,12 @@ def reader_for(profile: BoardProfile) -> Reader:
     if profile.game == custom_grid.GAME:
         return CustomGridReader(custom_grid.parse_spec(profile.setup, "setup").labels)
     return get_reader(profile.game)
+
+
+# Set-up a profile carries for its reader, not for its game's rules: Four Gardens' marker colours.
+_READER_SETUP: Mapping[str, tuple[str, ...]] = {four_gardens.GAME: READER_SETUP}
+
+
+def rules_setup(game: str, setup: Mapping[str, Any]) -> dict[str, Any]:
+    """A profile's set-up as its game's rules take it: without what only the reader uses."""
+    return {k: v for k, v in setup.items() if k not in _READER_SETUP.get(game, ())}
