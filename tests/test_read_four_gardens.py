@@ -163,8 +163,15 @@ def test_a_faint_sighting_is_taken_rather_than_a_removal_and_flagged() -> None:
     assert READER.assemble(PROFILE, readings, {})["players"][0]["positions"]["green"] == 5
     notes = READER.notes(PROFILE, readings)
     assert "blue's marker on the green track read faintly, on space 5: check" in notes
-    # Below a chance in ten of being there, it is not: yellow reads as removed.
+    # A chance of 3 % is still a sighting; below 2 % it is not, and yellow reads as removed.
+    readings[("track:yellow", 0, 1)] = {**readings[("track:yellow", 0, 1)], "blue": ("no", 0.97)}
+    assert READER.positions(PROFILE, readings)["blue"]["yellow"] == 1
+    readings[("track:yellow", 0, 1)] = {**readings[("track:yellow", 0, 1)], "blue": ("no", 0.985)}
     assert READER.positions(PROFILE, readings)["blue"]["yellow"] is None
+    # A faint sighting alone makes no player of a colour nobody plays.
+    readings[("track:red", 0, 9)] = {**readings[("track:red", 0, 9)], "orange": ("no", 0.8)}
+    assert READER.positions(PROFILE, readings)["orange"]["red"] == 9
+    assert [p["colour"] for p in READER.assemble(PROFILE, readings, {})["players"]] == ["blue"]
 
 
 def test_a_marker_seen_twice_on_a_track_takes_the_surer_space_and_is_flagged() -> None:
