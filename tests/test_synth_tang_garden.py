@@ -7,6 +7,7 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
+import cv2
 import numpy as np
 import pytest
 
@@ -33,6 +34,7 @@ LABELS = (*TREES, *(k for k in rules.DECORATION_KINDS if k != "tree"))
 CELL_PX = 160  # a 40 mm garden tile at 4 px/mm
 ICON_PX = 72  # the short side of an 18 mm small landscape slot at 4 px/mm
 TOP_PX = 64  # a 16 mm character top at 4 px/mm
+CROP_TOP_PX = 12  # the same top in the classifier's 64-pixel crop of 84 mm (vision/read_tang.py)
 
 
 def state(seed: int) -> Mapping[str, Any]:
@@ -246,6 +248,33 @@ def test_the_facing_wedge_points_the_right_way(pack: ArtPack) -> None:
                 for side, (x, y) in probes.items()
             }
             assert max(light, key=lambda side: light[side]) == facing, (name, facing, light)
+
+
+@pytest.mark.parametrize("pack", PACKS.values(), ids=list(PACKS))
+def test_the_facing_shows_at_the_size_a_crop_sees_a_top(pack: ArtPack) -> None:
+    """At some 12 pixels across, the half of a top that a character faces is clearly the whiter (its least
+    channel the higher): a wedge at the rim once vanished at that size and facing was read at chance."""
+    half = CROP_TOP_PX // 2
+    for name in rules.CHARACTERS:
+        for facing in rules.SIDES:
+            top = flatten(art.character_top(name, facing, pack, TOP_PX))
+            small = cv2.resize(top, (CROP_TOP_PX, CROP_TOP_PX), interpolation=cv2.INTER_AREA)
+            white = small.min(axis=2).astype(np.float32)
+            halves = {
+                "N": white[:half].mean(),
+                "E": white[:, half:].mean(),
+                "S": white[half:].mean(),
+                "W": white[:, :half].mean(),
+            }
+            behind = rules.SIDES[(rules.SIDES.index(facing) + 2) % len(rules.SIDES)]
+            assert halves[facing] - halves[behind] > 15, (name, facing, halves)
+
+
+def test_every_character_has_a_body_of_its_own() -> None:
+    """A miniature's body is the largest patch of it a photo shows: no two characters share body colour and
+    sash (the advanced six wear a sash of their band's colour over the starting six's colours)."""
+    looks = {art.body_colours(name) for name in rules.CHARACTERS}
+    assert len(looks) == len(rules.CHARACTERS)
 
 
 def test_a_photo_of_a_random_board_carries_its_labels() -> None:

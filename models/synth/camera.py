@@ -300,6 +300,10 @@ def _drop_shadow(shade: NDArray[np.float32], polygon_px: Matrix, rng: np.random.
     shade *= 1 - 0.35 * mask
 
 
+# A piece's sash spans these shares of its height.
+SASH = (0.35, 0.7)
+
+
 def _draw_piece(
     colour: NDArray[np.float32],
     alpha: NDArray[np.float32],
@@ -339,6 +343,15 @@ def _draw_piece(
     body = np.empty(roi_c.shape, np.float32)
     body[:] = np.array(piece.body, np.float32) * 0.72
     _over(roi_c, roi_a, body, body_mask)
+    if piece.sash is not None:
+        low, high = (
+            _ideal_project(model, pose, _world_points(placement, ring, -piece.height_mm * f)) for f in SASH
+        )
+        sash_hull = cv2.convexHull(np.vstack([low, high]).astype(np.float32)).reshape(-1, 2) - offset
+        sash_mask = np.zeros(roi_a.shape, np.float32)
+        cv2.fillPoly(sash_mask, [np.round(sash_hull * 16).astype(np.int32)], 1.0, cv2.LINE_AA, 4)
+        body[:] = np.array(piece.sash, np.float32) * 0.72
+        _over(roi_c, roi_a, body, sash_mask)
     size = piece.top_bgra.shape[0]
     src = np.array([(0, 0), (size, 0), (size, size), (0, size)], np.float32)
     hm = cv2.getPerspectiveTransform(src, (dst - offset).astype(np.float32))

@@ -21,7 +21,7 @@ class Piece:
 
     ``top_bgra`` is the top face as seen from straight above (square, alpha for its outline); the camera
     simulator lifts it to ``height_mm`` and joins it to the footprint with a body of colour ``body``, so the
-    piece leans with perspective as a real one does.
+    piece leans with perspective as a real one does. ``sash``: a band of that colour round the body's middle.
     """
 
     x_mm: float
@@ -30,6 +30,7 @@ class Piece:
     height_mm: float
     top_bgra: Image
     body: Colour
+    sash: Colour | None = None
 
 
 @dataclass(frozen=True)

@@ -14,8 +14,9 @@ board, its top edge towards the table edge, as the characters facing that side s
 
 Pieces. Characters stand as 30 mm tall, 16 mm wide miniatures in the south-east of their tile, leaving the
 other three quarters to decorations. Seen from above each shows its identity (one of six colours with one
-of six glyphs; the six advanced characters add a band of another colour, so two of one colour differ in
-band and glyph) and a white wedge at the rim that points the way it faces.
+of six glyphs; the six advanced characters wear a sash and a rim of another colour, so two of one colour
+differ in sash and glyph) and a white face with two eyes over the front two-fifths of its top, the way it
+faces.
 """
 
 from __future__ import annotations
@@ -56,6 +57,10 @@ STONE: Colour = (190, 214, 228)
 GREENERY: Colour = (70, 150, 80)
 WATER: Colour = (200, 140, 60)
 ROCK: Colour = (105, 118, 135)
+# A rockery band: lavender with dark pebbles (a footpath's stones are pale). Grey, as the waterfall's
+# rocks are, it read in a 64-pixel crop as the bare board or the tile's outline: rock edges were missed.
+ROCKERY: Colour = (190, 130, 170)
+PEBBLE: Colour = (70, 45, 65)
 WALL: Colour = (50, 55, 180)
 START_FRAME: Colour = (40, 165, 215)
 BARK: Colour = (40, 70, 110)
@@ -64,13 +69,16 @@ WHITE: Colour = (250, 250, 250)
 SKY: Colour = (215, 222, 210)
 HILLS: Colour = (150, 170, 140)
 
-EDGE_COLOUR: Mapping[str, Colour] = {"greenery": GREENERY, "water": WATER, "rock": ROCK, "wall": WALL}
+EDGE_COLOUR: Mapping[str, Colour] = {"greenery": GREENERY, "water": WATER, "rock": ROCKERY, "wall": WALL}
 # A tile's corners clockwise from the north-west; edge k runs from corner k to corner k + 1 (N, E, S, W).
 CORNERS = np.array([(-1.0, -1.0), (1.0, -1.0), (1.0, 1.0), (-1.0, 1.0)])
 # Turns row vectors (x, y) a quarter clockwise on the board (y down): north to east.
 QUARTER_TURN = np.array([[0.0, 1.0], [-1.0, 0.0]])
 # Edges other than terrain: a tile of only footpaths and walls has no terrain at all.
 PLAIN_EDGES = ("footpath", "wall")
+# The margin around a garden tile (a share of its side): the board shows between two tiles, so a crop's
+# classifier can tell a tile's own edge band from its neighbour's just across the gap.
+TILE_INSET = 0.05
 
 CHARACTER_HEIGHT_MM = 30.0
 CHARACTER_DIAMETER_MM = 16.0
@@ -85,6 +93,11 @@ CHARACTER_COLOURS: tuple[Colour, ...] = (
     (55, 50, 45),
 )
 CHARACTER_GLYPHS = ("disc", "diamond", "star", "bars", "ring", "cross")
+# A character's face is the part of its top beyond a chord this many degrees above the centre's horizontal.
+FACE_FROM_DEG = 10.0
+# A character's glyph: dark on its colour, mid-grey on the darkest colour; either way darker than the face.
+GLYPH_INK: Colour = (35, 30, 30)
+GLYPH_ON_DARK: Colour = (150, 150, 150)
 # Decoration anchors (fractions of the tile's side from its centre) and their sizes (fractions of the side).
 ALONE_ANCHORS = ((-0.22, -0.22), (0.22, 0.22), (0.22, -0.22), (-0.22, 0.22))
 BESIDE_CHARACTER = ((-0.22, -0.22), (0.22, -0.22), (-0.22, 0.22))
@@ -221,7 +234,7 @@ class TangArtist:
             x0, y0, x1, y1 = _box_px(grid, r, c, s)
             jitter = rng.normal(0, (x1 - x0) * 0.008, 2) if (r, c) not in start else np.zeros(2)
             box = (x0 + jitter[0], y0 + jitter[1], x1 + jitter[0], y1 + jitter[1])
-            _tile(image, box, tile, pack, rng, inset=0.06 if (r, c) in start else 0.03)
+            _tile(image, box, tile, pack, rng, inset=0.06 if (r, c) in start else TILE_INSET)
             centres[(r, c)] = ((box[0] + box[2]) / 2, (box[1] + box[3]) / 2)
         tile_px = grid.cell_mm[0] * s
         standing = {ch.cell for ch in board.characters}
@@ -249,7 +262,7 @@ class TangArtist:
         diameter_px = round(CHARACTER_DIAMETER_MM * s)
         for ch in board.characters:
             cx, cy = centres[ch.cell]
-            colour = CHARACTER_COLOURS[rules.CHARACTERS.index(ch.name) % len(CHARACTER_COLOURS)]
+            body, sash = body_colours(ch.name)
             pieces.append(
                 Piece(
                     cx / s + CHARACTER_OFFSET * grid.cell_mm[0],
@@ -257,7 +270,8 @@ class TangArtist:
                     CHARACTER_DIAMETER_MM,
                     CHARACTER_HEIGHT_MM,
                     character_top(ch.name, ch.facing, pack, diameter_px),
-                    pack.colour(colour),
+                    pack.colour(body),
+                    None if sash is None else pack.colour(sash),
                 )
             )
         return BoardDrawing(image, px_per_mm, tuple(pieces))
@@ -509,7 +523,7 @@ def _edge_texture(
             d = size * 0.035
             stroke(image, [point - across * d, point + across * d], _colour(pack, (30, 30, 110)), thin + 1)
         else:
-            fill = {"greenery": (40, 110, 50), "rock": (80, 88, 98), "footpath": STONE}[edge]
+            fill = {"greenery": (40, 110, 50), "rock": PEBBLE, "footpath": STONE}[edge]
             centre = tuple(np.round(point * 16).astype(int))
             radius = round(size * (0.04 if edge == "footpath" else 0.05) * 16)
             cv2.circle(image, centre, radius, _colour(pack, fill), -1, cv2.LINE_AA, 4)
@@ -767,8 +781,25 @@ DECORATIONS = {
 }
 
 
+def body_colours(name: str) -> tuple[Colour, Colour | None]:
+    """A miniature's body colour and its sash's: the advanced six wear a sash of their band's colour, so
+    that one and the starting character of its colour differ in the largest patch a photo shows of them."""
+    index = rules.CHARACTERS.index(name)
+    colour = CHARACTER_COLOURS[index % len(CHARACTER_COLOURS)]
+    if index < len(CHARACTER_COLOURS):
+        return colour, None
+    return colour, CHARACTER_COLOURS[(index + 3) % len(CHARACTER_COLOURS)]
+
+
 def character_top(name: str, facing: str, pack: ArtPack, diameter_px: int) -> Image:
-    """A character's top face (BGRA): its colour and glyph, and a wedge at the rim pointing to ``facing``."""
+    """A character's top face (BGRA), drawn facing north and turned to ``facing``.
+
+    Sized for the classifier's crop, where a top is some 12 pixels across: its colour (on the advanced six
+    with a rim of the band's colour, their sash's), a dark glyph at the back, and a white face (with two
+    eyes) filling the front two-fifths, so the top is bright in front and dark behind. A 1 mm band or a
+    small wedge at the rim vanished at that scale, and a pale glyph looked like a face: advanced characters
+    were taken for the starting ones of their colour, and the facing was read at chance.
+    """
     index = rules.CHARACTERS.index(name)
     colour = CHARACTER_COLOURS[index % len(CHARACTER_COLOURS)]
     # The advanced six reuse the starting six's colours with a band of the colour three along and glyphs
@@ -780,15 +811,21 @@ def character_top(name: str, facing: str, pack: ArtPack, diameter_px: int) -> Im
     r = size / 2
     c = r - 0.5  # OpenCV puts pixel centres on integers
     canvas = np.empty((size, size, 3), np.uint8)
-    canvas[:] = pack.colour(colour)
+    canvas[:] = pack.colour(band if advanced else colour)
     # Thin outlines: at photo scale a top is some 20 pixels across and heavy ink would swallow the glyph.
     fine = size * 0.3
     if advanced:
-        disc(canvas, (c, c), 0.86 * r, band, pack, fine)
-        disc(canvas, (c, c), 0.7 * r, colour, pack, fine)
+        disc(canvas, (c, c), 0.8 * r, colour, pack, fine)
+    # The face: the disc's front two-fifths, cut off by a chord, white with two dark eyes.
+    face = ellipse_points((c, c), (r, r), start=FACE_FROM_DEG, end=180 - FACE_FROM_DEG, n=24)
+    face[:, 1] = 2 * c - face[:, 1]  # the arc over the top (y down)
+    polygon(canvas, face, WHITE, pack, fine)
+    for x in (-0.28, 0.28):
+        disc(canvas, _pts((c, c), r, [(x, -0.55)])[0], 0.12 * r, (30, 30, 30), pack, fine)
+    # The glyph is darker than its ground, never pale: a pale glyph at the back read as a second face.
+    mark = GLYPH_ON_DARK if sum(colour) < 3 * 90 else GLYPH_INK
     for shape, hole in _glyph(glyph):
-        polygon(canvas, _pts((c, c + 0.1 * r), 0.4 * r, shape), colour if hole else CREAM, pack, fine)
-    polygon(canvas, _pts((c, c), r, [(0, -0.96), (0.42, -0.5), (-0.42, -0.5)]), WHITE, pack, fine)
+        polygon(canvas, _pts((c, c + 0.3 * r), 0.3 * r, shape), colour if hole else mark, pack, fine)
     stroke(
         canvas,
         ellipse_points((c, c), (r - 1, r - 1)),
