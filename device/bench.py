@@ -3,8 +3,10 @@
 Photos are rendered first (not timed), then each is read on one thread: locate, orient, rectify+classify and
 the whole photo -> score path are timed per photo. A board counts as found when a located outline's corners
 lie within 2 % of the board's size of the truth; cells are compared head by head with the truth labels; a
-board is perfect when every cell is right; a score is exact when the read state scores the same as the truth.
-Cells of a board not found all count as wrong; the error over found boards alone is reported beside it.
+board is perfect when every cell is right; a score is exact when the scorer gives one (the board is in frame,
+its top edge clear, its state possible) and it is the truth's. A score given that is not the truth's, for a
+found board or a misplaced outline, is a wrong score: what a player must never see. Cells of a board not
+found all count as wrong; the error over found boards alone is reported beside it.
 """
 
 from __future__ import annotations
@@ -50,6 +52,7 @@ class BenchResult:
     found_cell_errors: int = 0
     perfect: int = 0
     exact: int = 0
+    wrong_scores: int = 0
     timings_ms: dict[str, list[float]] | None = None
     peak_rss_mb: float = 0.0
     # Per head, over the found boards' cells it applies to: [wrong, cells, wrong where something is there
@@ -77,6 +80,7 @@ class BenchResult:
             "cell_error_found_boards_pct": pct(self.found_cell_errors, self.found_cells),
             "boards_perfect_pct": pct(self.perfect, self.boards),
             "scores_exact_pct": pct(self.exact, self.boards),
+            "wrong_scores_pct": pct(self.wrong_scores, self.boards),
             "latency_ms": stats,
             "peak_rss_mb": round(self.peak_rss_mb, 1),
             "head_error_found_boards_pct": {
@@ -102,16 +106,21 @@ def _totals(game: str, state: dict[str, Any]) -> tuple[int, ...] | None:
     return (result.total,)
 
 
-def _exact(game: str, truth_state: dict[str, Any], read_state: dict[str, Any]) -> bool:
-    """Whether the read board scores as the truth: a player's board in the truth's table (other players
-    from the truth), a shared board for every player, a single board alone."""
+def _candidate(game: str, truth_state: dict[str, Any], read_state: dict[str, Any]) -> dict[str, Any]:
+    """The state the scorer would score: a player's board in the truth's table (other players from the
+    truth), or a board (single or shared) with the hand entry from the truth."""
     if game in TABLE_GAMES:
         players = [{**truth_state["players"][0], **read_state}, *truth_state["players"][1:]]
-        read, truth = _totals(game, {**truth_state, "players": players}), _totals(game, truth_state)
-        return read is not None and truth is not None and read[0] == truth[0]
-    candidate = {**truth_state, **{k: v for k, v in read_state.items() if k != "setup"}}
-    read = _totals(game, candidate)
-    return read is not None and read == _totals(game, truth_state)
+        return {**truth_state, "players": players}
+    return {**truth_state, **{k: v for k, v in read_state.items() if k != "setup"}}
+
+
+def _exact(game: str, truth_state: dict[str, Any], read_state: dict[str, Any]) -> bool:
+    """Whether the read board scores as the truth (a table game: its player's total)."""
+    read, truth = _totals(game, _candidate(game, truth_state, read_state)), _totals(game, truth_state)
+    if read is None or truth is None:
+        return False
+    return read[0] == truth[0] if game in TABLE_GAMES else read == truth
 
 
 def _hand(game: str, truth_state: dict[str, Any]) -> dict[str, Any]:
@@ -208,7 +217,12 @@ def run_bench(
             if np.max(np.linalg.norm(s.reading.corners_xy - truth_corners, axis=1)) <= FOUND_TOLERANCE * size:
                 match = s
                 break
+        # A table game's lone board is never scored alone, so "would be scored" is its reading's trust.
+        given = [s for s in scored if s.reading.trusted and s.reading.in_frame]
         if match is None:
+            result.wrong_scores += any(
+                _totals(game, _candidate(game, board["state"], dict(s.state))) for s in given
+            )
             result.cells += sum(len(profile.region(r).cells()) for r in reader.regions)
             result.cell_errors += sum(len(profile.region(r).cells()) for r in reader.regions)
             for region in reader.regions:
@@ -248,7 +262,12 @@ def run_bench(
         result.found_cells += len(readings)
         result.found_cell_errors += wrong
         result.perfect += wrong == 0
-        result.exact += _exact(game, board["state"], dict(match.state))
+        if match in given:
+            exact = _exact(game, board["state"], dict(match.state))
+            result.exact += exact
+            result.wrong_scores += (
+                not exact and _totals(game, _candidate(game, board["state"], dict(match.state))) is not None
+            )
         if report and (i + 1) % 10 == 0:
             report(f"{i + 1}/{count} photos")
     result.peak_rss_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
@@ -258,7 +277,7 @@ def run_bench(
 def format_table(results: list[dict[str, Any]]) -> str:
     header = (
         f"{'game':<14} {'packs':<20} {'found %':>8} {'cell err %':>10} {'(found)':>8} {'perfect %':>9} "
-        f"{'exact %':>8} "
+        f"{'exact %':>8} {'wrong %':>8} "
         f"{'photo->score ms (med/p95)':>26} {'classify ms':>11}"
     )
     rows = [header, "-" * len(header)]
@@ -269,7 +288,7 @@ def format_table(results: list[dict[str, Any]]) -> str:
         rows.append(
             f"{r['game']:<14} {','.join(r['art_packs']):<20} {r['board_found_pct']:>8.2f} "
             f"{r['cell_error_pct']:>10.3f} {r['cell_error_found_boards_pct']:>8.3f} "
-            f"{r['boards_perfect_pct']:>9.2f} {r['scores_exact_pct']:>8.2f} "
+            f"{r['boards_perfect_pct']:>9.2f} {r['scores_exact_pct']:>8.2f} {r['wrong_scores_pct']:>8.2f} "
             f"{total['median']:>12.1f} / {total['p95']:<11.1f} {cls['median']:>11.1f}"
         )
     rows += ["", "Per head, found boards: error % over all cells / where something is there"]

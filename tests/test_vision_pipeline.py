@@ -13,9 +13,9 @@ from tests.fakes import TruthClassifier
 from vision.camera_model import CameraModel
 from vision.cells import cut_cells
 from vision.geometry import apply_homography, quad_size
-from vision.locate import find_quads
+from vision.locate import Quad, find_quads
 from vision.orient import OrientationModel
-from vision.pipeline import NoBoardError, read_photo
+from vision.pipeline import NoBoardError, read_board, read_photo
 from vision.profile import default_profile
 from vision.rectify import board_homography, rectify
 
@@ -68,6 +68,39 @@ def test_orientation_comes_from_the_board(game: str, seed: int) -> None:
     ]
     for found in results:
         np.testing.assert_allclose(found, ideal)
+
+
+@pytest.mark.parametrize(
+    ("game", "seed"), [("alices-garden", 21), ("alices-garden", 29), ("sanssouci", 4), ("zen-garden", 5)]
+)
+def test_a_board_of_the_game_is_sure_which_way_up(game: str, seed: int) -> None:
+    # Alice's Garden seeds 21 and 29: its model scores a second rotation over 0.9 times as "upright" as the
+    # right one (probabilities saturate near 1), which a ratio of probabilities took for "no clear top
+    # edge"; their logits lie far apart.
+    image, truth, camera = _photo(game, seed)
+    ideal = camera.undistort_px(np.array(truth["boards"][0]["corners_xy"]))
+    found = OrientationModel(orient_model_path(game)).orient(image, default_profile(game), ideal, camera)
+    assert found.certainty >= 0.99
+    assert found.score > 0.5
+    np.testing.assert_allclose(found.ideal_corners_xy, ideal)
+
+
+def test_another_games_board_has_no_clear_top_edge() -> None:
+    # A Zen Garden board where only Alice's Garden is looked for: its layout is not Alice's, so no rotation
+    # stands out and the reading is shown but never scored.
+    image, truth, camera = _photo("zen-garden", 2)
+    ideal = camera.undistort_px(np.array(truth["boards"][0]["corners_xy"]))
+    alice = default_profile("alices-garden")
+    orienter = OrientationModel(orient_model_path("alices-garden"))
+    own = OrientationModel(orient_model_path("zen-garden")).orient(
+        image, default_profile("zen-garden"), ideal, camera
+    )
+    assert own.margin > orienter.orient(image, alice, ideal, camera).margin + 5
+    quad = Quad(camera.distort_px(ideal), ideal, True, 1.0)
+    cells = {"grid": [["." for _ in range(8)] for _ in range(6)]}
+    reading = read_board(image, quad, alice, TruthClassifier(alice, cells), orienter, camera)
+    assert not reading.trusted
+    assert any("no clear top edge" in f for f in reading.flags)
 
 
 def test_rectified_board_matches_its_drawing() -> None:

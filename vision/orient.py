@@ -3,8 +3,10 @@
 A located outline has four possible top-left corners (boards lie at any rotation). For each, the board is
 rectified into a small thumbnail and a tiny model, trained per game on the synthetic table, says how upright
 it looks. Its cue is the board's asymmetry (a player-aid strip, a terrace, a coin track, printed art): the
-layout itself, so it carries over to art packs it never saw. The runner-up's score is kept so a nearly
-symmetric board can be flagged.
+layout itself, so it carries over to art packs it never saw. The four rotations' logits are compared with
+each other (a softmax over the four): the model scores each thumbnail alone, and its probabilities saturate
+(a board's two long-side rotations may both read 0.99 "upright" while their logits differ by ten), so
+how sure it is which way up comes from the gap between them, not from the probabilities.
 """
 
 from __future__ import annotations
@@ -27,12 +29,14 @@ THUMB_PX_PER_MM = 0.5
 
 @dataclass(frozen=True)
 class Orientation:
-    """The chosen corner order (TL, TR, BR, BL, ideal pixels), its probability of being upright and the
-    runner-up's."""
+    """The chosen corner order (TL, TR, BR, BL, ideal pixels); ``score``, its probability of being upright;
+    ``certainty``, its share of the four rotations (softmax of their logits); ``margin``, its logit's lead
+    over the runner-up's (how clearly this game's layout is seen: another game's board has none)."""
 
     ideal_corners_xy: NDArray[np.float64]
     score: float
-    runner_up: float
+    certainty: float
+    margin: float
 
 
 def thumbnail(
@@ -61,12 +65,12 @@ class OrientationModel:
         self.session, info = open_model(path)
         self.game = str(info["game"])
         self._input = self.session.get_inputs()[0].name
-        self.upright(np.zeros((1, THUMB_PX, THUMB_PX, 3), np.uint8))
+        self.logits(np.zeros((1, THUMB_PX, THUMB_PX, 3), np.uint8))
 
-    def upright(self, thumbs: NDArray[np.uint8]) -> NDArray[np.float32]:
-        """Probability that each (N, 64, 64, 3) thumbnail shows its board the right way up."""
-        (logits,) = self.session.run(None, {self._input: model_input(thumbs)})
-        return np.asarray(1 / (1 + np.exp(-np.asarray(logits, np.float32).reshape(-1))), dtype=np.float32)
+    def logits(self, thumbs: NDArray[np.uint8]) -> NDArray[np.float64]:
+        """The "upright" logit of each (N, 64, 64, 3) thumbnail."""
+        (out,) = self.session.run(None, {self._input: model_input(thumbs)})
+        return np.asarray(out, np.float64).reshape(-1)
 
     def orient(
         self,
@@ -77,6 +81,13 @@ class OrientationModel:
     ) -> Orientation:
         options = rotations(ideal_quad_xy)
         thumbs = np.stack([thumbnail(image_bgr, profile, c, camera) for c in options])
-        scores = self.upright(thumbs)
-        order = np.argsort(scores)[::-1]
-        return Orientation(options[int(order[0])], float(scores[order[0]]), float(scores[order[1]]))
+        logits = self.logits(thumbs)
+        order = np.argsort(logits)[::-1]
+        best = float(logits[order[0]])
+        share = np.exp(logits - best)
+        return Orientation(
+            options[int(order[0])],
+            float(1 / (1 + np.exp(-best))),
+            float(1 / share.sum()),
+            best - float(logits[order[1]]),
+        )

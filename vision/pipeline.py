@@ -27,9 +27,11 @@ from vision.rectify import Rectified, board_homography, rectify
 
 # Below this, a cell's reading is shown to the player as uncertain instead of trusted silently.
 LOW_CONFIDENCE = 0.9
-# A second rotation this likely to be upright means the board's layout did not settle which way is up.
-DOUBTFUL_ORIENTATION = 0.5
-# A second rotation nearly as upright as the first: no layout seen, so likely no board of this game at all.
+# Below this share of the four rotations, the board's layout did not quite settle which way is up (a board
+# of the game in play reads 0.98 or more: 40 photos of each game at the truth's corners).
+DOUBTFUL_ORIENTATION = 0.99
+# Below this share, no rotation stands out: likely no board of this game at all (another game's board reads
+# 0.27-0.84 to a model that is not its own, on the same photos).
 NO_ORIENTATION = 0.9
 
 
@@ -105,10 +107,10 @@ def read_board(
         orientation = orienter.orient(image, profile, quad.ideal_xy, camera)
         timings["orient"] = (time.perf_counter() - t) * 1000
         corners = orientation.ideal_corners_xy
-        if orientation.runner_up > NO_ORIENTATION * orientation.score:
+        if orientation.certainty < NO_ORIENTATION or orientation.score < 0.5:
             trusted = False
             flags.append("no clear top edge: this may not be a board of this game; not scored")
-        elif orientation.runner_up > DOUBTFUL_ORIENTATION:
+        elif orientation.certainty < DOUBTFUL_ORIENTATION:
             flags.append("which way up the board lies is uncertain: check the reading or turn the board")
     rect, predictions = _read(image, profile, classifier, corners, camera, timings, reference)
     readings = predictions.readings()
@@ -186,11 +188,13 @@ def read_photo(
         )
     readings = []
     for quad in quads:
-        # Which game a board is: the one whose layout model finds it most convincingly upright.
+        # Which game a board is: the one whose layout model sees one rotation most clearly upright.
         profile = (
             profiles[0]
             if len(profiles) == 1
-            else max(profiles, key=lambda p: orienters[_key(p)].orient(image, p, quad.ideal_xy, camera).score)
+            else max(
+                profiles, key=lambda p: orienters[_key(p)].orient(image, p, quad.ideal_xy, camera).margin
+            )
         )
         key = _key(profile)
         reading = read_board(
