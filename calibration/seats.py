@@ -26,6 +26,7 @@ from vision.camera_model import CameraModel
 from vision.geometry import Points, as_points
 from vision.locate import locate
 from vision.profile import default_profile
+from vision.segment import BoardSegmenter
 
 KIND = "table"
 VERSION = 1
@@ -176,13 +177,15 @@ def seats_from_photo(
     names: Sequence[str] | None = None,
     players: Sequence[str | None] | None = None,
     stickers: bool = False,
+    segmenter: BoardSegmenter | None = None,
 ) -> tuple[TableSetup, list[Points]]:
     """Seats around every whole board of ``game`` found in a photo of the laid-out table, and those boards'
     corners (photo pixels, ``seats[i]`` is ``boards[i]``'s), both in reading order, as ``names`` and
-    ``players`` are given. ValueError says what to change when no seats can be made."""
+    ``players`` are given (``segmenter``: see :func:`vision.locate.locate`). ValueError says what to change
+    when no seats can be made."""
     profile = default_profile(game)
     aspect = profile.size_mm[0] / profile.size_mm[1]
-    found = [q.corners_xy for q in locate(image, camera, (aspect,), stickers) if q.in_frame]
+    found = [q.corners_xy for q in locate(image, camera, (aspect,), stickers, segmenter) if q.in_frame]
     if not found:
         raise ValueError("no whole board found: lay every player's board in view and photograph the table")
     boards = [found[i] for i in reading_order(found)]

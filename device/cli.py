@@ -225,9 +225,9 @@ def cmd_score(args: argparse.Namespace) -> int:
 def cmd_debug(args: argparse.Namespace) -> int:
     import cv2
 
-    from device.photo import load_classifier, score_image
+    from device.photo import load_classifier, load_segmenter, score_image
     from vision.cells import cut_cells
-    from vision.debug import cell_sheet, draw_quads, draw_reading
+    from vision.debug import cell_sheet, draw_masks, draw_quads, draw_reading
     from vision.image_io import read_image
     from vision.locate import locate
     from vision.readers import reader_for
@@ -237,7 +237,9 @@ def cmd_debug(args: argparse.Namespace) -> int:
     camera = _camera(args)
     out: Path = args.out
     out.mkdir(parents=True, exist_ok=True)
-    quads = locate(image, camera, stickers=args.stickers)
+    segmenter = load_segmenter()
+    cv2.imwrite(str(out / "0-masks.png"), draw_masks(image, segmenter.masks(image)))
+    quads = locate(image, camera, stickers=args.stickers, segmenter=segmenter)
     cv2.imwrite(str(out / "1-locate.jpg"), draw_quads(image, quads))
     corners = np.array(args.corners, float) if args.corners else None
     models = _profile_models(args)
@@ -253,7 +255,7 @@ def cmd_debug(args: argparse.Namespace) -> int:
         cv2.imwrite(str(out / f"3-board{i}-cells.png"), cell_sheet(cells))
         cv2.imwrite(str(out / f"4-board{i}-labels.png"), draw_reading(board.reading))
         (out / f"5-board{i}-result.json").write_text(json.dumps(board.to_json(), indent=2))
-    print(f"Wrote {1 + 4 * len(boards)} files for {len(boards)} board(s) to {out}")
+    print(f"Wrote {2 + 4 * len(boards)} files for {len(boards)} board(s) to {out}")
     return 0
 
 
@@ -368,7 +370,16 @@ def cmd_train(args: argparse.Namespace) -> int:
         raise StateError("training needs torch: pip install -e '.[train]'")
     # Only what was given: the rest is the recipe the committed model was built with.
     given = {k: v for k, v in (("photos", args.photos), ("epochs", args.epochs), ("seed", args.seed)) if v}
-    train(args.game, config_for(args.game, **given))
+    if args.boards:
+        from models.train_boards import BoardsConfig, train_boards
+
+        train_boards(BoardsConfig(**given))
+    elif args.game:
+        train(args.game, config_for(args.game, **given))
+    else:
+        raise StateError(
+            "say what to train: --game GAME (a cell classifier) or --boards (the board-mask model)"
+        )
     return 0
 
 
@@ -440,11 +451,14 @@ def cmd_profile_list(args: argparse.Namespace) -> int:
 
 def cmd_seats(args: argparse.Namespace) -> int:
     from calibration.seats import save, seats_from_photo
+    from device.photo import load_segmenter
     from vision.image_io import read_image
 
     get_game(args.game)
     image = read_image(str(args.photo))
-    setup, _ = seats_from_photo(image, args.game, _camera(args), args.names, args.players, args.stickers)
+    setup, _ = seats_from_photo(
+        image, args.game, _camera(args), args.names, args.players, args.stickers, load_segmenter()
+    )
     path = _state(args).table
     save(setup, path)
     for seat in setup.seats:
@@ -597,8 +611,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--pin", help="the admin PIN (default: 6 random digits, shown on the TV page)")
     p.set_defaults(func=cmd_serve)
 
-    p = sub.add_parser("train", help="rebuild a game's cell classifier (needs the train extra)")
-    p.add_argument("--game", required=True)
+    p = sub.add_parser(
+        "train", help="rebuild a game's cell classifier or the board-mask model (needs the train extra)"
+    )
+    p.add_argument("--game", help="the game whose cell classifier and orientation model to rebuild")
+    p.add_argument("--boards", action="store_true", help="rebuild the board-mask model (every game's boards)")
     p.add_argument("--photos", type=int, help="training photos (default 300)")
     p.add_argument("--epochs", type=int, help="training epochs (default 14)")
     p.add_argument("--seed", type=int, help="photo and weight seed (default 1)")

@@ -25,7 +25,7 @@ from calibration.profiles import (
     save_profile,
 )
 from calibration.statedir import StateDir
-from device.photo import load_classifier, load_orienter
+from device.photo import load_classifier, load_orienter, load_segmenter
 from scoring import custom_grid
 from scoring.core import StateError
 from scoring.registry import get_game, read_state
@@ -57,6 +57,7 @@ def read_one_board(
         camera,
         corners_xy=corners_xy,
         stickers=stickers,
+        segmenter=load_segmenter(),
     )
     if len(readings) != 1:
         raise StateError(

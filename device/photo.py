@@ -18,7 +18,7 @@ from numpy.typing import NDArray
 
 from calibration.statedir import StateDir
 from device.report import breakdown_json, result_json
-from models import model_path, orient_model_path
+from models import boards_model_path, model_path, orient_model_path
 from scoring.core import InvalidState, ScoreBreakdown, StateError, TableScore
 from scoring.registry import get_game
 from vision.camera_model import CameraModel
@@ -28,6 +28,7 @@ from vision.orient import OrientationModel
 from vision.pipeline import BoardReading, NoBoardError, read_photo
 from vision.profile import BoardProfile, default_profile
 from vision.readers import reader_for
+from vision.segment import BoardSegmenter
 
 # Games whose rules compare players: every board of the photo is one player of the same table.
 TABLE_GAMES = ("zen-garden",)
@@ -55,6 +56,15 @@ def load_orienter(game: str) -> OrientationModel:
             f"no orientation model for {game!r} at {path}; rebuild it with `garden-scorer train`"
         )
     return OrientationModel(path)
+
+
+@cache
+def load_segmenter() -> BoardSegmenter:
+    """The shipped board-mask model (loaded once per process)."""
+    path = boards_model_path()
+    if not path.is_file():
+        raise StateError(f"no board-mask model at {path}; rebuild it with `garden-scorer train --boards`")
+    return BoardSegmenter(path)
 
 
 def parse_sets(items: Sequence[str]) -> dict[str, Any]:
@@ -213,6 +223,7 @@ def score_image(
         stickers=stickers,
         references=references,
         known_boards=known_boards,
+        segmenter=load_segmenter(),
     )
     if game in TABLE_GAMES:
         return _score_table(game, readings, hand)
@@ -279,6 +290,7 @@ def read_reward_tile(image: NDArray[np.uint8], camera: CameraModel | None = None
             {REWARD_KEY: load_orienter(REWARD_KEY)},
             camera,
             max_boards=2,
+            segmenter=load_segmenter(),
         )
     except NoBoardError:
         raise StateError(

@@ -15,3 +15,8 @@ def model_path(game: str) -> Path:
 def orient_model_path(game: str) -> Path:
     """Where the shipped orientation model of ``game`` lives (``models/GAME-orient.onnx``)."""
     return MODELS_DIR / f"{game}-orient.onnx"
+
+
+def boards_model_path() -> Path:
+    """Where the shipped board-mask model lives (``models/boards.onnx``, its card beside it)."""
+    return MODELS_DIR / "boards.onnx"

@@ -175,7 +175,7 @@ def _train_orientation(data: CellSet, val: CellSet, config: TrainConfig, log: An
         order = torch.randperm(len(x_all), generator=generator)
         for start in range(0, len(order), 64):
             idx = order[start : start + 64]
-            loss = loss_fn(net(_augment(x_all[idx], generator)).squeeze(1), y_all[idx])
+            loss = loss_fn(net(augment(x_all[idx], generator)).squeeze(1), y_all[idx])
             optimiser.zero_grad()
             loss.backward()
             optimiser.step()
@@ -188,7 +188,7 @@ def _train_orientation(data: CellSet, val: CellSet, config: TrainConfig, log: An
     return net, error
 
 
-def _augment(batch: Any, generator: Any) -> Any:
+def augment(batch: Any, generator: Any) -> Any:
     import torch
 
     # Photometric jitter the camera simulator's lighting does not already cover: gain and per-channel cast.
@@ -280,7 +280,7 @@ def train(game: str, config: TrainConfig, out: Path | None = None, log: Any = pr
         total = 0.0
         for start in range(0, len(order), config.batch):
             idx = order[start : start + config.batch]
-            outs = net(_augment(x_all[idx], generator))
+            outs = net(augment(x_all[idx], generator))
             loss = sum(
                 weights.get(h.name, 1.0) * loss_fn(out, t_all[h.name][idx])
                 for h, out in zip(reader.heads, outs, strict=False)
@@ -319,18 +319,27 @@ def _orient_error(net: Any, data: CellSet) -> float:
     return float((scores.argmax(axis=1) != 0).mean())
 
 
-def _export_orientation(net: Any, game: str, path: Path) -> None:
+def export_onnx(
+    net: Any,
+    example: Any,
+    input_names: tuple[str, ...],
+    output_names: tuple[str, ...],
+    dynamic_shapes: dict[str, Any],
+    info: dict[str, Any],
+    path: Path,
+) -> None:
+    """``net`` as one checked ONNX file, ``info`` in its metadata (what :func:`vision.classify.open_model`
+    reads back)."""
     import onnx
     import torch
 
     net.eval()
-    batch = torch.export.Dim("batch", min=1, max=64)
     program = torch.onnx.export(
         net,
-        (torch.zeros(4, 3, 64, 64),),
-        input_names=["thumbs"],
-        output_names=["upright"],
-        dynamic_shapes={"input": {0: batch}},
+        (example,),
+        input_names=list(input_names),
+        output_names=list(output_names),
+        dynamic_shapes=dynamic_shapes,
         external_data=False,
         dynamo=True,
     )
@@ -338,9 +347,17 @@ def _export_orientation(net: Any, game: str, path: Path) -> None:
     model = program.model_proto
     entry = model.metadata_props.add()
     entry.key = METADATA_KEY
-    entry.value = json.dumps({"game": game, "kind": "orientation", "thumb_px": 64})
+    entry.value = json.dumps(info)
     onnx.checker.check_model(model)
     path.write_bytes(model.SerializeToString())
+
+
+def _export_orientation(net: Any, game: str, path: Path) -> None:
+    import torch
+
+    batch = torch.export.Dim("batch", min=1, max=64)
+    info = {"game": game, "kind": "orientation", "thumb_px": 64}
+    export_onnx(net, torch.zeros(4, 3, 64, 64), ("thumbs",), ("upright",), {"input": {0: batch}}, info, path)
 
 
 def _export(
@@ -352,24 +369,11 @@ def _export(
     cells: int,
     seconds: float,
 ) -> None:
-    import onnx
     import torch
 
-    net.eval()
     example = torch.zeros(2, 3, reader.crop_px, reader.crop_px)
-    names = [h.name for h in reader.heads] + ["embedding"]
+    names = (*(h.name for h in reader.heads), "embedding")
     batch = torch.export.Dim("batch", min=1, max=4096)
-    program = torch.onnx.export(
-        net,
-        (example,),
-        input_names=["crops"],
-        output_names=names,
-        dynamic_shapes={"x": {0: batch}},
-        external_data=False,
-        dynamo=True,
-    )
-    assert program is not None, "torch.onnx.export with dynamo=True returns the program"
-    model = program.model_proto
     info = {
         "game": reader.game,
         "heads": [{"name": h.name, "classes": list(h.classes)} for h in reader.heads],
@@ -387,11 +391,7 @@ def _export(
         },
         "metrics": metrics,
     }
-    entry = model.metadata_props.add()
-    entry.key = METADATA_KEY
-    entry.value = json.dumps(info)
-    onnx.checker.check_model(model)
-    path.write_bytes(model.SerializeToString())
+    export_onnx(net, example, ("crops",), names, {"x": {0: batch}}, info, path)
     _write_card(path.with_suffix(".md"), info, path.stat().st_size)
 
 

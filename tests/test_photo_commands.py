@@ -92,6 +92,7 @@ def test_debug_writes_each_stage(capsys: pytest.CaptureFixture[str], tmp_path: P
     assert code == 0
     names = sorted(p.name for p in tmp_path.iterdir())
     assert names == [
+        "0-masks.png",
         "1-locate.jpg",
         "2-board1-rectified.png",
         "3-board1-cells.png",
@@ -116,6 +117,7 @@ def test_bench_prints_a_table_and_writes_json(capsys: pytest.CaptureFixture[str]
         "cell_error_pct",
         "boards_perfect_pct",
         "scores_exact_pct",
+        "wrong_scores_pct",
         "latency_ms",
         "peak_rss_mb",
     } <= set(result)

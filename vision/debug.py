@@ -13,6 +13,7 @@ from vision.geometry import cell_rect_mm
 from vision.locate import Quad
 from vision.pipeline import BoardReading
 from vision.readers import reader_for
+from vision.segment import BoardMasks, segment_input
 
 GOOD = (60, 200, 60)
 DOUBTFUL = (0, 160, 255)
@@ -38,6 +39,15 @@ def draw_quads(image: NDArray[np.uint8], quads: Sequence[Quad]) -> NDArray[np.ui
             cv2.LINE_AA,
         )
     return out
+
+
+def draw_masks(image: NDArray[np.uint8], masks: BoardMasks) -> NDArray[np.uint8]:
+    """The photo as the board-mask model saw it, its boards' faces tinted green and their cores red."""
+    small, _ = segment_input(image)
+    out = small.astype(np.float32)
+    out[..., 1] += 110 * masks.board
+    out[..., 2] += 110 * masks.core
+    return np.asarray(np.clip(out, 0, 255), np.uint8)
 
 
 def draw_reading(reading: BoardReading) -> NDArray[np.uint8]:

@@ -1,4 +1,5 @@
-"""Locate boards in a photo from their own edges.
+"""Locate boards in a photo: outlined by the board-mask model (:mod:`vision.segment`) and snapped to their
+own edges, or, where the model finds none (or none is given), from their edges alone:
 
 1. Separate what is not table: a colour model of the table is learnt from the frame's border, where no board
    lies, and pixels far from it form candidate blobs (one per board, merged when close).
@@ -24,6 +25,7 @@ from numpy.typing import NDArray
 
 from vision.camera_model import CameraModel
 from vision.geometry import Points, as_points
+from vision.segment import BoardSegmenter
 
 WORK_WIDTH = 640  # pixels: the scale blobs are found at; edges are refined at full resolution
 BORDER_FRACTION = 0.04  # the frame's border band the table colour is learnt from
@@ -31,6 +33,10 @@ MIN_AREA_FRACTION = 0.004  # blobs smaller than this share of the frame are neve
 PEAKS_PER_ROW = 6
 CLEAR_EDGE = 0.08  # an edge this strong next to a side's strongest still counts as a candidate
 ASPECT_TOLERANCE = 0.04  # |log| of a found outline's width/height over a board's
+# How far in and out of a rough outline a side's edge is searched, in board widths: a colour blob stops
+# short of a board's faint edge; the board-mask model's outline lies within a few per cent either way.
+BLOB_REACH = (-0.05, 0.12)
+MASK_REACH = (-0.06, 0.06)
 
 
 @dataclass(frozen=True)
@@ -363,7 +369,7 @@ def _top_edge(inward: float) -> Picker:
 
 def _outermost_fitting(
     aspects: tuple[float, ...], matrix: NDArray[np.float64], tolerance: float = ASPECT_TOLERANCE
-) -> Callable[[list[list[SideEdge]], Callable[[list[SideEdge]], Points | None]], list[SideEdge] | None]:
+) -> Picker:
     """Per side, the outermost clear edge, among combinations whose shape is a board's.
 
     A board's printed art has straight edges parallel to its border, often stronger than the cut edge itself,
@@ -442,42 +448,61 @@ def _aspect_error(quad: Points, matrix: NDArray[np.float64], aspects: tuple[floa
     return min(abs(float(np.log(ratio / a))) for asp in aspects for a in (asp, 1 / asp))
 
 
+def _camera_matrix(camera: CameraModel | None, size_wh: tuple[int, int]) -> NDArray[np.float64]:
+    """The camera's matrix; without a calibration, a typical phone or Pi lens' is close enough for a shape
+    check."""
+    if camera is not None:
+        return np.asarray(camera.matrix, np.float64)
+    w, h = size_wh
+    return np.array([[0.9 * w, 0, w / 2], [0, 0.9 * w, h / 2], [0, 0, 1]])
+
+
+def _photo_mapper(camera: CameraModel | None) -> Callable[[Points], Points]:
+    """Ideal pinhole pixels to photo pixels (the lens put back, when calibrated)."""
+
+    def to_photo(pts: Points) -> Points:
+        return camera.distort_px(pts) if camera is not None else pts
+
+    return to_photo
+
+
+def _snap(
+    quad: Points, image: EdgeImage, to_photo: Callable[[Points], Points], size: float
+) -> tuple[Points, float] | None:
+    """Each side of an outline (ideal pixels, clockwise) fitted again on the edge points right there: within
+    1.5 % of the board's ``size`` (pixels), the top's edge (see :func:`_top_edge`)."""
+    return _fit_quad(quad, image, to_photo, (-0.015 * size - 3, 0.015 * size + 3), _top_edge(0.012 * size))
+
+
 def refine_quad(
     image_bgr: NDArray[np.uint8],
     coarse_xy: Points,
     camera: CameraModel | None = None,
     aspects: tuple[float, ...] = (),
+    reach: tuple[float, float] = BLOB_REACH,
 ) -> Quad | None:
     """Snap a rough outline (photo pixels) to the board's straight edges; ``None`` when a side has none.
 
-    Two passes: a wide one that may grow the outline out to the board's cut edge (checked against the
-    ``aspects``, width over height, of the boards that may be on the table), then a tight one that fits each
-    side again on the edge points right there.
+    Two passes: a wide one that may move each side out to the board's cut edge, or in (``reach``: how far in
+    and out, in board widths), checked against the ``aspects``, width over height, of the boards that may be
+    on the table; then a tight one that fits each side again on the edge points right there.
     """
     gray = EdgeImage(image_bgr)
     h, w = image_bgr.shape[:2]
-    # Without a calibration, a typical phone or Pi lens' matrix is close enough for a shape check.
-    matrix = (
-        camera.matrix
-        if camera is not None
-        else np.array([[0.9 * w, 0, w / 2], [0, 0.9 * w, h / 2], [0, 0, 1]])
-    )
-
-    def to_photo(pts: Points) -> Points:
-        return camera.distort_px(pts) if camera is not None else pts
-
+    matrix = _camera_matrix(camera, (w, h))
+    to_photo = _photo_mapper(camera)
     coarse = as_points(coarse_xy)
     quad = _clockwise(camera.undistort_px(coarse) if camera is not None else coarse)
     size = float(np.sqrt(cv2.contourArea(quad.astype(np.float32))))
     pick_wide = _outermost_fitting(aspects, matrix) if aspects else _outermost_fitting((1.0,), matrix, np.inf)
     # The wide pass only has to find the right edge; the tight pass, sampled twice as finely, places it.
-    wide = _fit_quad(quad, gray, to_photo, (-0.05 * size, 0.12 * size), pick_wide, step=0.5)
+    wide = _fit_quad(quad, gray, to_photo, (reach[0] * size, reach[1] * size), pick_wide, step=0.5)
     if wide is None:
         return None
     grown = _grow_to_faint_edges(_clockwise(wide[0]), gray, to_photo)
     if aspects and _aspect_error(grown, matrix, aspects) > ASPECT_TOLERANCE:
         grown = _clockwise(wide[0])
-    tight = _fit_quad(grown, gray, to_photo, (-0.015 * size - 3, 0.015 * size + 3), _top_edge(0.012 * size))
+    tight = _snap(grown, gray, to_photo, size)
     if tight is None:
         return None
     ideal, score = tight
@@ -590,14 +615,48 @@ def _split(blob: NDArray[np.uint8], raw: NDArray[np.uint8], area_min: float) -> 
     return []
 
 
+def segmented_quads(
+    image_bgr: NDArray[np.uint8],
+    segmenter: BoardSegmenter,
+    camera: CameraModel | None = None,
+    aspects: tuple[float, ...] = (),
+) -> list[Quad]:
+    """Boards as the board-mask model outlines them, each side then moved to the board's own edge.
+
+    The mask places a side to a pixel or two of its own scale (a few per cent of a board); the edge search
+    of :func:`refine_quad`, a few per cent either way, places it to a pixel of the photo's. Where no edges
+    make a board's shape, the mask's outline stands if it has one itself; an outline of no board's shape is
+    dropped, unless it runs off the photo (shown, never scored).
+    """
+    h, w = image_bgr.shape[:2]
+    matrix = _camera_matrix(camera, (w, h))
+    to_photo = _photo_mapper(camera)
+    quads = []
+    for outline in segmenter.outlines(image_bgr, camera):
+        if not outline.cut:
+            refined = refine_quad(image_bgr, outline.corners_xy, camera, aspects, MASK_REACH)
+            if refined is not None:
+                quads.append(replace(refined, method="mask"))
+                continue
+            if aspects and _aspect_error(_clockwise(outline.ideal_xy), matrix, aspects) > ASPECT_TOLERANCE:
+                continue
+        ideal = _clockwise(outline.ideal_xy)
+        corners = to_photo(ideal)
+        in_frame = not outline.cut and _in_frame(corners, (w, h))
+        quads.append(Quad(corners, ideal, in_frame, 0.0, method="mask"))
+    return quads
+
+
 def locate(
     image_bgr: NDArray[np.uint8],
     camera: CameraModel | None = None,
     aspects: tuple[float, ...] = (),
     stickers: bool = False,
+    segmenter: BoardSegmenter | None = None,
 ) -> list[Quad]:
-    """Boards by their edges; with ``stickers`` (the table's boards wear them), by their corner stickers
-    first (exact and oriented). Looking for stickers costs a third of the edge search, so only on request."""
+    """Boards by the board-mask model when one is given, else (or when it finds none) by their edges; with
+    ``stickers`` (the table's boards wear them), by their corner stickers first (exact and oriented).
+    Looking for stickers costs a third of the edge search, so only on request."""
     from vision.stickers import find_sticker_boards
 
     h, w = image_bgr.shape[:2]
@@ -607,4 +666,5 @@ def locate(
             Quad(b.corners_xy, b.ideal_xy, _in_frame(b.corners_xy, (w, h)), 1.0, True, "stickers")
             for b in stickered
         ]
-    return find_quads(image_bgr, camera, aspects)
+    found = segmented_quads(image_bgr, segmenter, camera, aspects) if segmenter is not None else []
+    return found or find_quads(image_bgr, camera, aspects)

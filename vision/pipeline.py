@@ -24,6 +24,7 @@ from vision.orient import OrientationModel
 from vision.profile import BoardProfile
 from vision.readers import reader_for
 from vision.rectify import Rectified, board_homography, rectify
+from vision.segment import BoardSegmenter
 
 # Below this, a cell's reading is shown to the player as uncertain instead of trusted silently.
 LOW_CONFIDENCE = 0.9
@@ -160,6 +161,7 @@ def read_photo(
     stickers: bool = False,
     references: Mapping[str, BoardColour] | None = None,
     known_boards: Sequence[Points] | None = None,
+    segmenter: BoardSegmenter | None = None,
 ) -> list[BoardReading]:
     """Every board in the photo, read with the profile that fits it best; raises NoBoardError if none.
 
@@ -167,7 +169,8 @@ def read_photo(
     a game, or a companion object such as Four Gardens' reward tile). ``corners_xy`` (TL, TR, BR, BL photo
     pixels) reads one board where the user says it is; ``references`` are the boards' background colours
     (see :func:`read_board`); ``known_boards`` are the oriented corners (TL, TR, BR, BL) of boards read
-    before, reused while nothing moved (no locating, no orienting).
+    before, reused while nothing moved (no locating, no orienting); ``segmenter``, the board-mask model that
+    outlines boards before their edges are searched (without it, the edges alone are).
     """
     if not profiles:
         raise ValueError("no board profile to look for")
@@ -179,7 +182,7 @@ def read_photo(
     elif known_boards:
         quads = [quad_from_corners(c, (w, h), camera) for c in known_boards]
     else:
-        quads = locate(image, camera, aspects, stickers)
+        quads = locate(image, camera, aspects, stickers, segmenter)
     quads = quads[:max_boards]
     locate_ms = (time.perf_counter() - t) * 1000
     if not quads:

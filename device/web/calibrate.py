@@ -42,7 +42,7 @@ from calibration.statedir import StateDir
 from calibration.store import StoreError
 from device.history import GameNotFound, History
 from device.learn import check_enrolment_state, enrol_profile, enrolment_profile, make_profile, read_one_board
-from device.photo import parse_pair, state_camera
+from device.photo import load_segmenter, parse_pair, state_camera
 from device.statefile import load_state_json
 from device.web.score import INBOX_DIR, INBOX_ITEM, InboxItem, inbox_items, retire_items
 from device.web.security import AdminGuard, json_object_field, page_response
@@ -554,7 +554,9 @@ def router(state: StateDir, history: History, admin: AdminGuard, max_upload_byte
         given_players = [p.strip() for p in players or [] if p.strip()] or None
         with busy:
             try:
-                setup, boards = seats_from_photo(image, game, camera, given_names, given_players, stickers)
+                setup, boards = seats_from_photo(
+                    image, game, camera, given_names, given_players, stickers, load_segmenter()
+                )
             except ValueError as exc:
                 raise _bad(422, exc) from None
         save_seats(setup, state.table)
