@@ -5,7 +5,8 @@ the whole photo -> score path are timed per photo. A board counts as found when 
 lie within 2 % of the board's size of the truth; cells are compared head by head with the truth labels; a
 board is perfect when every cell is right; a score is exact when the scorer gives one (the board is in frame,
 its top edge clear, its state possible) and it is the truth's. A score given that is not the truth's, for a
-found board or a misplaced outline, is a wrong score: what a player must never see. Cells of a board not
+found board or a misplaced outline, is a wrong score: what a player must never see, and worst of all when
+no flag on the board asks them to check it (a silent wrong score). Cells of a board not
 found all count as wrong; the error over found boards alone is reported beside it.
 """
 
@@ -53,6 +54,7 @@ class BenchResult:
     perfect: int = 0
     exact: int = 0
     wrong_scores: int = 0
+    silent_wrong_scores: int = 0  # of those, the ones given with no flag at all to make a player look twice
     timings_ms: dict[str, list[float]] | None = None
     peak_rss_mb: float = 0.0
     # Per head, over the found boards' cells it applies to: [wrong, cells, wrong where something is there
@@ -81,6 +83,7 @@ class BenchResult:
             "boards_perfect_pct": pct(self.perfect, self.boards),
             "scores_exact_pct": pct(self.exact, self.boards),
             "wrong_scores_pct": pct(self.wrong_scores, self.boards),
+            "silent_wrong_scores_pct": pct(self.silent_wrong_scores, self.boards),
             "latency_ms": stats,
             "peak_rss_mb": round(self.peak_rss_mb, 1),
             "head_error_found_boards_pct": {
@@ -220,9 +223,9 @@ def run_bench(
         # A table game's lone board is never scored alone, so "would be scored" is its reading's trust.
         given = [s for s in scored if s.reading.trusted and s.reading.in_frame]
         if match is None:
-            result.wrong_scores += any(
-                _totals(game, _candidate(game, board["state"], dict(s.state))) for s in given
-            )
+            misplaced = [s for s in given if _totals(game, _candidate(game, board["state"], dict(s.state)))]
+            result.wrong_scores += bool(misplaced)
+            result.silent_wrong_scores += any(not s.flags for s in misplaced)
             result.cells += sum(len(profile.region(r).cells()) for r in reader.regions)
             result.cell_errors += sum(len(profile.region(r).cells()) for r in reader.regions)
             for region in reader.regions:
@@ -265,9 +268,11 @@ def run_bench(
         if match in given:
             exact = _exact(game, board["state"], dict(match.state))
             result.exact += exact
-            result.wrong_scores += (
+            wrong = (
                 not exact and _totals(game, _candidate(game, board["state"], dict(match.state))) is not None
             )
+            result.wrong_scores += wrong
+            result.silent_wrong_scores += wrong and not match.flags
         if report and (i + 1) % 10 == 0:
             report(f"{i + 1}/{count} photos")
     result.peak_rss_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
@@ -277,7 +282,7 @@ def run_bench(
 def format_table(results: list[dict[str, Any]]) -> str:
     header = (
         f"{'game':<14} {'packs':<20} {'found %':>8} {'cell err %':>10} {'(found)':>8} {'perfect %':>9} "
-        f"{'exact %':>8} {'wrong %':>8} "
+        f"{'exact %':>8} {'wrong %':>8} {'silent %':>8} "
         f"{'photo->score ms (med/p95)':>26} {'classify ms':>11}"
     )
     rows = [header, "-" * len(header)]
@@ -289,6 +294,7 @@ def format_table(results: list[dict[str, Any]]) -> str:
             f"{r['game']:<14} {','.join(r['art_packs']):<20} {r['board_found_pct']:>8.2f} "
             f"{r['cell_error_pct']:>10.3f} {r['cell_error_found_boards_pct']:>8.3f} "
             f"{r['boards_perfect_pct']:>9.2f} {r['scores_exact_pct']:>8.2f} {r['wrong_scores_pct']:>8.2f} "
+            f"{r['silent_wrong_scores_pct']:>8.2f} "
             f"{total['median']:>12.1f} / {total['p95']:<11.1f} {cls['median']:>11.1f}"
         )
     rows += ["", "Per head, found boards: error % over all cells / where something is there"]

@@ -118,6 +118,7 @@ def test_bench_prints_a_table_and_writes_json(capsys: pytest.CaptureFixture[str]
         "boards_perfect_pct",
         "scores_exact_pct",
         "wrong_scores_pct",
+        "silent_wrong_scores_pct",
         "latency_ms",
         "peak_rss_mb",
     } <= set(result)

@@ -54,6 +54,9 @@ class Quad:
     edge_score: float
     oriented: bool = False
     method: str = "edges"
+    # How far the board's edges moved a corner from the board-mask model's outline, in board widths: where
+    # the two disagree by several per cent, one of them took a printed line or a shadow for the board's side.
+    outline_gap: float = 0.0
 
 
 def _table_distance(small: NDArray[np.uint8]) -> NDArray[np.float32]:
@@ -636,7 +639,8 @@ def segmented_quads(
         if not outline.cut:
             refined = refine_quad(image_bgr, outline.corners_xy, camera, aspects, MASK_REACH)
             if refined is not None:
-                quads.append(replace(refined, method="mask"))
+                gap = _gap(refined.ideal_xy, outline.ideal_xy)
+                quads.append(replace(refined, method="mask", outline_gap=gap))
                 continue
             if aspects and _aspect_error(_clockwise(outline.ideal_xy), matrix, aspects) > ASPECT_TOLERANCE:
                 continue
@@ -645,6 +649,14 @@ def segmented_quads(
         in_frame = not outline.cut and _in_frame(corners, (w, h))
         quads.append(Quad(corners, ideal, in_frame, 0.0, method="mask"))
     return quads
+
+
+def _gap(quad: Points, outline: Points) -> float:
+    """The largest distance between a corner of ``quad`` and the nearest corner of ``outline`` (both going
+    round the same way), in widths of ``outline``."""
+    size = float(np.sqrt(max(cv2.contourArea(outline.astype(np.float32)), 1.0)))
+    a, b = _clockwise(quad), _clockwise(outline)
+    return min(float(np.max(np.linalg.norm(np.roll(a, k, axis=0) - b, axis=1))) for k in range(4)) / size
 
 
 def locate(
