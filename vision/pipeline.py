@@ -35,9 +35,11 @@ DOUBTFUL_ORIENTATION = 0.99
 # 0.27-0.84 to a model that is not its own, on the same photos).
 NO_ORIENTATION = 0.9
 # Board edges this far (in board widths) from the board-mask model's outline: one of them is wrong, and a
-# board read at the wrong corners scores wrongly. At 3 %, 200 photos each: Alice's Garden refuses 6 of 7
-# misplaced boards and 5 of 193 well placed ones, Zen Garden 3 of 12 and none of 188.
-EDGE_DOUBT = 0.03
+# board read at the wrong corners scores wrongly. The outline itself is off by 1-1.5 % (median; 2.3-3.2 % at
+# the 95th percentile), so a tighter check refuses good boards: at 4 %, of 150-200 photos each, Alice's
+# Garden refuses 3 of 7 misplaced boards for 2 of 193 well placed ones, Sanssouci 2 of 4 for 2 of 146,
+# Zen Garden none of 12 for none of 188 (at 3 %: 6 of 7 for 5, 2 of 4 for 13, 3 of 12 for none).
+EDGE_DOUBT = 0.04
 
 
 class NoBoardError(ValueError):
