@@ -103,17 +103,17 @@ def test_another_games_board_has_no_clear_top_edge() -> None:
     assert any("no clear top edge" in f for f in reading.flags)
 
 
-@pytest.mark.parametrize(("gap", "trusted"), [(0.0, True), (0.02, True), (0.05, False)])
-def test_edges_far_from_the_mask_outline_are_not_scored(gap: float, trusted: bool) -> None:
+@pytest.mark.parametrize("doubt", ["", "the board's edges are unclear"])
+def test_a_board_whose_corners_are_in_doubt_is_not_scored(doubt: str) -> None:
     image, truth, camera = _photo("alices-garden", 4)
     board = truth["boards"][0]
     ideal = camera.undistort_px(np.array(board["corners_xy"]))
     profile = default_profile("alices-garden")
-    quad = Quad(camera.distort_px(ideal), ideal, True, 1.0, method="mask", outline_gap=gap)
+    quad = Quad(camera.distort_px(ideal), ideal, True, 1.0, method="mask", doubt=doubt)
     orienter = OrientationModel(orient_model_path("alices-garden"))
     reading = read_board(image, quad, profile, TruthClassifier(profile, board["cells"]), orienter, camera)
-    assert reading.trusted is trusted
-    assert any("edges are unclear" in f for f in reading.flags) is not trusted
+    assert reading.trusted is (not doubt)
+    assert (doubt in reading.flags) is bool(doubt)
 
 
 def test_rectified_board_matches_its_drawing() -> None:

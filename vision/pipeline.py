@@ -34,12 +34,6 @@ DOUBTFUL_ORIENTATION = 0.99
 # Below this share, no rotation stands out: likely no board of this game at all (another game's board reads
 # 0.27-0.84 to a model that is not its own, on the same photos).
 NO_ORIENTATION = 0.9
-# Board edges this far (in board widths) from the board-mask model's outline: one of them is wrong, and a
-# board read at the wrong corners scores wrongly. The outline itself is off by 1-1.5 % (median; 2.3-3.2 % at
-# the 95th percentile), so a tighter check refuses good boards: at 4 %, of 150-200 photos each, Alice's
-# Garden refuses 3 of 7 misplaced boards for 2 of 193 well placed ones, Sanssouci 2 of 4 for 2 of 146,
-# Zen Garden none of 12 for none of 188 (at 3 %: 6 of 7 for 5, 2 of 4 for 13, 3 of 12 for none).
-EDGE_DOUBT = 0.04
 
 
 class NoBoardError(ValueError):
@@ -131,12 +125,9 @@ def read_board(
         flags.append(f"{len(low)} cell(s) read with low confidence: check them")
     if not quad.in_frame:
         flags.append("the board is partly out of the photo: move the camera or the board")
-    if quad.outline_gap > EDGE_DOUBT:
+    if quad.doubt:
         trusted = False
-        flags.append(
-            f"the board's edges are unclear (its outline and its edges differ by {quad.outline_gap:.0%} of "
-            "its size); not scored: photograph it again against a plain table, or give its corners"
-        )
+        flags.append(quad.doubt)
     state = reader.assemble(profile, readings, hand or {})
     flags.extend(reader.notes(profile, readings))
     corners_xy = camera.distort_px(corners) if camera is not None else corners
