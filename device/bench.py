@@ -30,7 +30,6 @@ from models.synth.camera import Photo, PhotoOptions
 from models.synth.render import RenderSpec, render_photo
 from scoring.core import TableScore
 from scoring.registry import get_game
-from vision.camera_model import CameraModel
 from vision.classify import CellClassifier
 from vision.geometry import quad_size
 from vision.pipeline import NoBoardError
@@ -161,15 +160,9 @@ def enroll_from_renders(game: str, count: int, seed: int, packs: tuple[str, ...]
         board = photo.truth["boards"][0]
         # The user marks the board's corners on an enrolment photo, so locating cannot spoil it.
         examples.append(
-            Example(photo.decode(), board["state"], np.array(board["corners_xy"]), _camera(photo.truth))
+            Example(photo.decode(), board["state"], np.array(board["corners_xy"]), photo.camera())
         )
     return enrol(default_profile(game), load_classifier(game), load_orienter(game), examples)
-
-
-def _camera(truth: dict[str, Any]) -> CameraModel:
-    return CameraModel(
-        np.array(truth["camera"]["matrix"]), np.array(truth["camera"]["dist"]), tuple(truth["size_wh"])
-    )
 
 
 def run_bench(
@@ -203,7 +196,7 @@ def run_bench(
         image = photo.decode()
         truth = photo.truth
         board = truth["boards"][0]
-        camera = _camera(truth)
+        camera = photo.camera()
         result.boards += 1
         started = time.perf_counter()
         try:

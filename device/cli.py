@@ -374,11 +374,16 @@ def cmd_train(args: argparse.Namespace) -> int:
         from models.train_boards import BoardsConfig, train_boards
 
         train_boards(BoardsConfig(**given))
+    elif args.sides:
+        from models.train_sides import SidesConfig, train_sides
+
+        train_sides(SidesConfig(**given))
     elif args.game:
         train(args.game, config_for(args.game, **given))
     else:
         raise StateError(
-            "say what to train: --game GAME (a cell classifier) or --boards (the board-mask model)"
+            "say what to train: --game GAME (a cell classifier), --boards (the board-mask model) or --sides "
+            "(the board-side model)"
         )
     return 0
 
@@ -612,10 +617,13 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_serve)
 
     p = sub.add_parser(
-        "train", help="rebuild a game's cell classifier or the board-mask model (needs the train extra)"
+        "train", help="rebuild a game's cell classifier or the board models (needs the train extra)"
     )
     p.add_argument("--game", help="the game whose cell classifier and orientation model to rebuild")
     p.add_argument("--boards", action="store_true", help="rebuild the board-mask model (every game's boards)")
+    p.add_argument(
+        "--sides", action="store_true", help="rebuild the board-side model (after the board-mask model)"
+    )
     p.add_argument("--photos", type=int, help="training photos (default 300)")
     p.add_argument("--epochs", type=int, help="training epochs (default 14)")
     p.add_argument("--seed", type=int, help="photo and weight seed (default 1)")

@@ -18,7 +18,7 @@ from numpy.typing import NDArray
 
 from calibration.statedir import StateDir
 from device.report import breakdown_json, result_json
-from models import boards_model_path, model_path, orient_model_path
+from models import boards_model_path, model_path, orient_model_path, sides_model_path
 from scoring.core import InvalidState, ScoreBreakdown, StateError, TableScore
 from scoring.registry import get_game
 from vision.camera_model import CameraModel
@@ -29,6 +29,7 @@ from vision.pipeline import BoardReading, NoBoardError, read_photo
 from vision.profile import BoardProfile, default_profile
 from vision.readers import reader_for
 from vision.segment import BoardSegmenter
+from vision.sides import SideFinder
 
 # Games whose rules compare players: every board of the photo is one player of the same table.
 TABLE_GAMES = ("zen-garden",)
@@ -60,11 +61,13 @@ def load_orienter(game: str) -> OrientationModel:
 
 @cache
 def load_segmenter() -> BoardSegmenter:
-    """The shipped board-mask model (loaded once per process)."""
-    path = boards_model_path()
+    """The shipped board-mask model with the board-side model (loaded once per process)."""
+    path, sides = boards_model_path(), sides_model_path()
     if not path.is_file():
         raise StateError(f"no board-mask model at {path}; rebuild it with `garden-scorer train --boards`")
-    return BoardSegmenter(path)
+    if not sides.is_file():
+        raise StateError(f"no board-side model at {sides}; rebuild it with `garden-scorer train --sides`")
+    return BoardSegmenter(path, SideFinder(sides))
 
 
 def parse_sets(items: Sequence[str]) -> dict[str, Any]:

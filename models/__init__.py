@@ -20,3 +20,8 @@ def orient_model_path(game: str) -> Path:
 def boards_model_path() -> Path:
     """Where the shipped board-mask model lives (``models/boards.onnx``, its card beside it)."""
     return MODELS_DIR / "boards.onnx"
+
+
+def sides_model_path() -> Path:
+    """Where the shipped board-side model lives (``models/sides.onnx``, its card beside it)."""
+    return MODELS_DIR / "sides.onnx"

@@ -15,7 +15,6 @@ from numpy.typing import NDArray
 
 from models.synth.camera import PhotoOptions
 from models.synth.render import RenderSpec, render_photo
-from vision.camera_model import CameraModel
 from vision.cells import cut_cells
 from vision.geometry import apply_homography, quad_size
 from vision.orient import rotations, thumbnail
@@ -51,9 +50,7 @@ def _photo_cells(args: tuple[str, int, int, tuple[str, ...], float, float, int])
     photo = render_photo(spec, index)
     image = photo.decode()
     truth = photo.truth
-    camera = CameraModel(
-        np.array(truth["camera"]["matrix"]), np.array(truth["camera"]["dist"]), tuple(truth["size_wh"])
-    )
+    camera = photo.camera()
     rng = np.random.default_rng([seed, index, 7])
     crops = []
     targets: dict[str, list[int]] = {h.name: [] for h in reader.heads}

@@ -68,31 +68,38 @@ def face_outline(
     return np.asarray(camera.distort_px(ideal), np.float64)
 
 
+def photo_spec(seed: int, index: int, packs: tuple[str, ...]) -> RenderSpec:
+    """What photo ``index`` of ``seed`` shows: one to three boards of any profile, hands over some."""
+    boards = BOARDS[index % len(BOARDS)]
+    return RenderSpec(
+        PROFILES, seed, packs=packs, boards=boards, options=PhotoOptions(hands=0.3), vary_art=0.5
+    )
+
+
+def hidden(truth_board: dict[str, Any]) -> bool:
+    """Whether a hand hides too much of a rendered board for its face to be seen."""
+    cells = sum(len(r) * len(r[0]) for r in truth_board["cells"].values())
+    return len(truth_board["hidden_cells"]) > HIDDEN * cells
+
+
 def example(args: tuple[int, int, tuple[str, ...]]) -> tuple[NDArray[np.uint8], NDArray[np.uint8]]:
     """Photo ``index`` of ``seed`` (as ``(seed, index, packs)``) as the model's input, and its targets."""
     seed, index, packs = args
-    boards = BOARDS[index % len(BOARDS)]
-    spec = RenderSpec(
-        PROFILES, seed, packs=packs, boards=boards, options=PhotoOptions(hands=0.3), vary_art=0.5
-    )
-    photo = render_photo(spec, index)
+    photo = render_photo(photo_spec(seed, index, packs), index)
     truth = photo.truth
-    camera = CameraModel(
-        np.array(truth["camera"]["matrix"]), np.array(truth["camera"]["dist"]), tuple(truth["size_wh"])
-    )
+    camera = photo.camera()
     small, scale = segment_input(photo.decode())
     h, w = small.shape[:2]
     target = np.zeros((2, h, w), np.uint8)
     for board in truth["boards"]:
-        cells = sum(len(r) * len(r[0]) for r in board["cells"].values())
-        hidden = len(board["hidden_cells"]) > HIDDEN * cells
+        unseen = hidden(board)
         for channel, inset in ((0, 0.0), (1, CORE_INSET * min(board_size_mm(board)))):
             fine = np.zeros((h * SUPERSAMPLE, w * SUPERSAMPLE), np.uint8)
             poly = (face_outline(board, camera, inset) + 0.5) * scale * SUPERSAMPLE - 0.5
             # Sub-pixel vertices (shift 4: sixteenths of a fine pixel).
             cv2.fillPoly(fine, [np.round(poly * 16).astype(np.int32)], FULL, cv2.LINE_8, 4)
             cover = cv2.resize(fine, (w, h), interpolation=cv2.INTER_AREA)
-            if hidden:
+            if unseen:
                 target[channel][cover > 0] = IGNORE
             else:
                 target[channel] = np.where(

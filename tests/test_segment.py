@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
 import cv2
 import numpy as np
@@ -16,7 +15,6 @@ from models.segment_data import example as mask_example
 from models.synth.art import TRAINING_PACKS
 from models.synth.camera import PhotoOptions
 from models.synth.render import RenderSpec, render_photo
-from vision.camera_model import CameraModel
 from vision.geometry import quad_size
 from vision.locate import locate, segmented_quads
 from vision.profile import default_profile
@@ -86,17 +84,11 @@ def test_specks_and_an_empty_map_are_no_boards() -> None:
     assert outlines(_masks([speck], inset=0.0)) == []
 
 
-def _camera(truth: dict[str, Any]) -> CameraModel:
-    return CameraModel(
-        np.array(truth["camera"]["matrix"]), np.array(truth["camera"]["dist"]), tuple(truth["size_wh"])
-    )
-
-
 def test_training_masks_trace_the_rendered_face() -> None:
     # The mask a board is taught with runs along the truth's corners (the lens bends the sides between).
     photo = render_photo(RenderSpec(("sanssouci",), 4), 0)
     board = photo.truth["boards"][0]
-    outline = face_outline(board, _camera(photo.truth))
+    outline = face_outline(board, photo.camera())
     for corner in board["corners_xy"]:
         assert np.min(np.linalg.norm(outline - corner, axis=1)) < 0.5
     assert board_size_mm(board) == default_profile("sanssouci").size_mm
@@ -122,7 +114,7 @@ GAMES = ("alices-garden", "sanssouci", "zen-garden", "four-gardens", "tang-garde
 def test_the_shipped_model_finds_every_games_board(game: str, seed: int) -> None:
     photo = render_photo(RenderSpec((game,), seed, options=PhotoOptions()), 0)
     truth = np.array(photo.truth["boards"][0]["corners_xy"])
-    camera = _camera(photo.truth)
+    camera = photo.camera()
     quads = segmented_quads(photo.decode(), load_segmenter(), camera)
     assert len(quads) == 1
     assert quads[0].in_frame and quads[0].method == "mask"
@@ -131,7 +123,7 @@ def test_the_shipped_model_finds_every_games_board(game: str, seed: int) -> None
 
 def test_the_shipped_model_finds_boards_laid_side_by_side() -> None:
     photo = render_photo(RenderSpec(GAMES, 12, boards=3, options=PhotoOptions()), 1)
-    camera = _camera(photo.truth)
+    camera = photo.camera()
     quads = locate(photo.decode(), camera, segmenter=load_segmenter())
     assert len(quads) == 3
     for board in photo.truth["boards"]:

@@ -25,7 +25,7 @@ from numpy.typing import NDArray
 
 from vision.camera_model import CameraModel
 from vision.geometry import Points, as_points
-from vision.segment import INPUT_WIDTH, BoardSegmenter
+from vision.segment import INPUT_WIDTH, BoardSegmenter, Outline
 
 WORK_WIDTH = 640  # pixels: the scale blobs are found at; edges are refined at full resolution
 BORDER_FRACTION = 0.04  # the frame's border band the table colour is learnt from
@@ -633,18 +633,23 @@ def segmented_quads(
 ) -> list[Quad]:
     """Boards as the board-mask model outlines them, each side then moved to the board's own edge.
 
-    The mask places a side to a pixel or two of its own scale (a few per cent of a board); the edge search
-    of :func:`refine_quad`, a few per cent either way, places it to a pixel of the photo's. Where no edges
-    make a board's shape, the mask's outline stands if it has one itself; an outline of no board's shape is
-    dropped, unless it runs off the photo (shown, never scored).
+    The mask places a side to a pixel or two of its own scale (a few per cent of a board); the segmenter's
+    side model (:mod:`vision.sides`), looking a few per cent either way, places it to a pixel of the photo's.
+    Where it places no side (a hand over most of one) or has no board's shape, the edge search of
+    :func:`refine_quad` tries; where no edges make a board's shape either, the mask's outline stands if it
+    has one itself; an outline of no board's shape is dropped, unless it runs off the photo (shown, never
+    scored).
     """
     h, w = image_bgr.shape[:2]
     matrix = _camera_matrix(camera, (w, h))
     to_photo = _photo_mapper(camera)
     quads = []
-    for outline in segmenter.outlines(image_bgr, camera):
+    found = segmenter.outlines(image_bgr, camera)
+    whole = [o for o in found if not o.cut]
+    placed = iter(_place_sides(image_bgr, segmenter, whole, to_photo, matrix, aspects))
+    for outline in found:
         if not outline.cut:
-            refined = refine_quad(image_bgr, outline.corners_xy, camera, aspects, MASK_REACH)
+            refined = next(placed) or refine_quad(image_bgr, outline.corners_xy, camera, aspects, MASK_REACH)
             if refined is not None:
                 gap, size = _gap(refined.ideal_xy, outline.ideal_xy)
                 doubt = ""
@@ -664,6 +669,30 @@ def segmented_quads(
         corners = to_photo(ideal)
         in_frame = not outline.cut and _in_frame(corners, (w, h))
         quads.append(Quad(corners, ideal, in_frame, 0.0, method="mask"))
+    return quads
+
+
+def _place_sides(
+    image_bgr: NDArray[np.uint8],
+    segmenter: BoardSegmenter,
+    outlines: list[Outline],
+    to_photo: Callable[[Points], Points],
+    matrix: NDArray[np.float64],
+    aspects: tuple[float, ...],
+) -> list[Quad | None]:
+    """Each whole outline placed on its board's sides by the side model, when the segmenter has one; ``None``
+    where it has none, places no side, or places them in no board's shape (the edge search then tries)."""
+    if segmenter.sides is None:
+        return [None] * len(outlines)
+    h, w = image_bgr.shape[:2]
+    quads: list[Quad | None] = []
+    for sides in segmenter.sides.place(image_bgr, [o.ideal_xy for o in outlines], to_photo):
+        ideal = None if sides is None else _clockwise(sides)
+        if ideal is None or (aspects and _aspect_error(ideal, matrix, aspects) > ASPECT_TOLERANCE):
+            quads.append(None)
+            continue
+        corners = to_photo(ideal)
+        quads.append(Quad(corners, ideal, _in_frame(corners, (w, h)), 1.0))
     return quads
 
 

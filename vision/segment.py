@@ -9,8 +9,9 @@ the whole top face, art and all. It answers two maps for a photo brought down to
 - ``core``: the same face shrunk by a tenth of the board's size, so boards laid edge to edge stay apart.
 
 Each core is one board; its pixels of ``board`` (those nearer to it than to any other core) are its outline,
-and straight lines fitted to that outline's four sides give its corners, which the edge finder then snaps to
-the board's own edges at full resolution. The model knows nothing of any game's rules or cells.
+and straight lines fitted to that outline's four sides give its corners, which the side model
+(:mod:`vision.sides`) then places on the board's own sides at full resolution. The model knows nothing of any
+game's rules or cells.
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from numpy.typing import NDArray
 from vision.camera_model import CameraModel
 from vision.classify import open_model
 from vision.geometry import Points, as_points
+from vision.sides import SideFinder
 
 INPUT_WIDTH = 256  # pixels: the photo is brought down to this width before the model sees it
 STRIDE = 16  # the model's input sides must be multiples of this (four halvings)
@@ -81,7 +83,9 @@ class Outline:
 class BoardSegmenter:
     """The ONNX board-mask model (``models/boards.onnx``)."""
 
-    def __init__(self, path: Path) -> None:
+    def __init__(self, path: Path, sides: SideFinder | None = None) -> None:
+        # The side model that places each outline on the board's own sides (else the edge search does).
+        self.sides = sides
         self.session, info = open_model(path)
         if info.get("kind") != "board-mask":
             raise ValueError(f"{path}: not a board-mask model (kind {info.get('kind')!r})")

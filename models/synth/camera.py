@@ -89,6 +89,16 @@ class Photo:
             raise ValueError("the rendered JPEG does not decode")
         return np.asarray(image, dtype=np.uint8)
 
+    def camera(self) -> CameraModel:
+        """The camera (intrinsics and lens) the photo was taken with."""
+        return truth_camera(self.truth)
+
+
+def truth_camera(truth: dict[str, Any]) -> CameraModel:
+    """The camera a rendered photo's truth records."""
+    cam = truth["camera"]
+    return CameraModel(np.array(cam["matrix"]), np.array(cam["dist"]), tuple(truth["size_wh"]))
+
 
 def random_camera(rng: np.random.Generator, size_wh: tuple[int, int]) -> CameraModel:
     """A Pi Camera Module 3, standard (66 degree) or wide (102 degree) lens, with lens-to-lens spread."""
