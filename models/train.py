@@ -70,6 +70,9 @@ GAME_CONFIG["four-gardens"] = {"epochs": 10}
 # as rendering costs most of the time; characters' crops are turned to teach the facing head, and the
 # character and facing heads, read off a top some 18 pixels across, weigh more. Twelve epochs suffice (the
 # error settles by the eleventh) and keep it under 20 minutes.
+# Sanssouci: wide context for noblemen leaning over their neighbours (see its reader), read as Tang Garden's
+# is: a strided first layer, pooling by place; more photos, as the leaning nobleman is a rare sight.
+GAME_CONFIG["sanssouci"] = {"photos": 500, "stem_stride": 2, "spatial_bins": 2}
 GAME_CONFIG["tang-garden"] = {
     "photos": 260,
     "views": 2,

@@ -23,7 +23,7 @@ from vision.sides import ACROSS, ALONG, COLUMNS, REACH, read_rows
 
 @dataclass(frozen=True)
 class SidesConfig:
-    photos: int = 1400
+    photos: int = 2800
     val_photos: int = 120
     epochs: int = 16
     batch: int = 64
