@@ -224,6 +224,7 @@ class _AnsweringFor:
         self.heads = (*base.heads, *(h for h in heads if h.name not in known))
         self.crop_px = base.crop_px
         self.context_mm = base.context_mm
+        self.lean_up = base.lean_up
 
     def classify(self, cells: CellGrid) -> CellPredictions:
         pred = self.base.classify(cells)
@@ -260,6 +261,7 @@ class EnrolledClassifier:
         self.game = enrolment.game
         self.crop_px = base.crop_px
         self.context_mm = base.context_mm
+        self.lean_up = base.lean_up
 
     def classify(self, cells: CellGrid) -> CellPredictions:
         pred = self.base.classify(cells)

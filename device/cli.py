@@ -251,7 +251,13 @@ def cmd_debug(args: argparse.Namespace) -> int:
     for i, board in enumerate(boards, start=1):
         reader = reader_for(board.reading.profile)
         cv2.imwrite(str(out / f"2-board{i}-rectified.png"), board.reading.rectified.image_bgr)
-        cells = cut_cells(board.reading.rectified, reader.regions, classifier.context_mm, classifier.crop_px)
+        cells = cut_cells(
+            board.reading.rectified,
+            reader.regions,
+            classifier.context_mm,
+            classifier.crop_px,
+            classifier.lean_up,
+        )
         cv2.imwrite(str(out / f"3-board{i}-cells.png"), cell_sheet(cells))
         cv2.imwrite(str(out / f"4-board{i}-labels.png"), draw_reading(board.reading))
         (out / f"5-board{i}-result.json").write_text(json.dumps(board.to_json(), indent=2))

@@ -67,7 +67,7 @@ def _photo_cells(args: tuple[str, int, int, tuple[str, ...], float, float, int])
                     thumbs.append(thumbnail(image, profile, corners, camera))
                     upright.append(1.0 if k == 0 else 0.0)
             rect = rectify(image, profile, board_homography(profile, ideal), camera)
-            cells = cut_cells(rect, reader.regions, reader.context_mm, reader.crop_px)
+            cells = cut_cells(rect, reader.regions, reader.context_mm, reader.crop_px, reader.lean_up)
             for crop, key in zip(cells.crops_bgr, cells.keys, strict=True):
                 # A hand over a cell hides its truth; the live loop waits for the hand to go.
                 if key in hidden:

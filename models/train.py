@@ -382,6 +382,7 @@ def _export(
         "heads": [{"name": h.name, "classes": list(h.classes)} for h in reader.heads],
         "crop_px": reader.crop_px,
         "context_mm": reader.context_mm,
+        "lean_up": reader.lean_up,
         "training": {
             "photos": config.photos,
             "cells": cells,
@@ -405,7 +406,12 @@ def _write_card(path: Path, info: dict[str, Any], size: int) -> None:
         "",
         f"- File: `{path.with_suffix('.onnx').name}`, {size} bytes, one ONNX file.",
         f"- Input: `crops` (N, 3, {info['crop_px']}, {info['crop_px']}) float32, BGR in [0, 1], each a cell "
-        f"with {info['context_mm']} mm of context (see `vision/cells.py`).",
+        f"with {info['context_mm']} mm of context (see `vision/cells.py`)"
+        + (
+            ", turned so that a standing piece's top lies above its footprint."
+            if info.get("lean_up")
+            else "."
+        ),
         "- Outputs: "
         + ", ".join(f"`{h['name']}` ({len(h['classes'])} logits)" for h in info["heads"])
         + ", `embedding` (N, 96) for enrolment.",

@@ -22,6 +22,7 @@ class TruthClassifier:
         self.heads = self.reader.heads
         self.crop_px = crop_px
         self.context_mm = self.reader.context_mm
+        self.lean_up = self.reader.lean_up
         self.profile = profile
         self.truth = truth_cells
         self.calls = 0

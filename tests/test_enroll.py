@@ -26,6 +26,7 @@ class Fixed:
     heads: tuple[Head, ...] = (HEAD,)
     crop_px: int = 8
     context_mm: float = 1.0
+    lean_up: bool = False
 
     def __init__(self, pred: CellPredictions) -> None:
         self.pred = pred

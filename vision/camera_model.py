@@ -67,3 +67,12 @@ class CameraModel:
         map_x = np.asarray(cv2.remap(coarse_x, mx, my, cv2.INTER_LINEAR), dtype=np.float32)
         map_y = np.asarray(cv2.remap(coarse_y, mx, my, cv2.INTER_LINEAR), dtype=np.float32)
         return map_x, map_y
+
+
+def matrix_or_guess(camera: CameraModel | None, size_wh: tuple[int, int]) -> NDArray[np.float64]:
+    """The camera's matrix; without a calibration, a typical phone or Pi lens' is close enough for a shape
+    check or for where the camera stands."""
+    if camera is not None:
+        return np.asarray(camera.matrix, np.float64)
+    w, h = size_wh
+    return np.array([[0.9 * w, 0, w / 2], [0, 0.9 * w, h / 2], [0, 0, 1]])

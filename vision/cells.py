@@ -29,15 +29,25 @@ class CellGrid:
             )
 
 
-def cut_cells(rectified: Rectified, regions: tuple[str, ...], context_mm: float, size_px: int) -> CellGrid:
+def cut_cells(
+    rectified: Rectified, regions: tuple[str, ...], context_mm: float, size_px: int, lean_up: bool = False
+) -> CellGrid:
     """Each existing cell of ``regions``, grown by ``context_mm`` on every side, resized to ``size_px``.
 
     The context lets a classifier see a piece that leans out of its square and the edges of its neighbours;
-    cells at the board's edge are padded by replicating the border.
+    cells at the board's edge are padded by replicating the border. With ``lean_up`` each crop is turned
+    about its centre so that "away from the camera's foot" points up: a standing piece's top, drawn
+    displaced that way, always lies above its footprint, and a neighbour's top leaning over this cell comes in
+    from below, whatever the camera's position.
     """
     image = rectified.image_bgr
     s = rectified.frame.px_per_mm
-    pad = int(np.ceil(context_mm * s)) + 1
+    foot = rectified.foot_mm if lean_up else None
+    if foot is None:
+        pad = int(np.ceil(context_mm * s)) + 1
+    else:  # room for a turned crop's corners round a cell on the board's edge
+        largest = max(max(r.cell_mm) for r in rectified.frame.profile.regions)
+        pad = int(np.ceil((largest / 2 + context_mm) * np.sqrt(2) * s)) + 3
     padded = cv2.copyMakeBorder(image, pad, pad, pad, pad, cv2.BORDER_REPLICATE)
     crops = []
     keys: list[CellKey] = []
@@ -45,14 +55,58 @@ def cut_cells(rectified: Rectified, regions: tuple[str, ...], context_mm: float,
         region = rectified.frame.profile.region(name)
         for r, c in region.cells():
             x0, y0, x1, y1 = cell_rect_mm(region, r, c)
-            box = (
-                round((x0 - context_mm) * s) + pad,
-                round((y0 - context_mm) * s) + pad,
-                round((x1 + context_mm) * s) + pad,
-                round((y1 + context_mm) * s) + pad,
-            )
-            patch = padded[box[1] : box[3], box[0] : box[2]]
-            crops.append(cv2.resize(patch, (size_px, size_px), interpolation=cv2.INTER_AREA))
+            if foot is not None:
+                crops.append(_turned(padded, pad, s, (x0, y0, x1, y1), context_mm, size_px, foot))
+            else:
+                box = (
+                    round((x0 - context_mm) * s) + pad,
+                    round((y0 - context_mm) * s) + pad,
+                    round((x1 + context_mm) * s) + pad,
+                    round((y1 + context_mm) * s) + pad,
+                )
+                patch = padded[box[1] : box[3], box[0] : box[2]]
+                crops.append(cv2.resize(patch, (size_px, size_px), interpolation=cv2.INTER_AREA))
             keys.append((name, r, c))
     stack = np.stack(crops) if crops else np.zeros((0, size_px, size_px, 3), np.uint8)
     return CellGrid(np.asarray(stack, dtype=np.uint8), tuple(keys))
+
+
+def _turned(
+    padded: NDArray[np.uint8],
+    pad: int,
+    px_per_mm: float,
+    rect_mm: tuple[float, float, float, float],
+    context_mm: float,
+    size_px: int,
+    foot_mm: NDArray[np.float64],
+) -> NDArray[np.uint8]:
+    """One cell's crop (as :func:`cut_cells` cuts it) turned so that the direction away from ``foot_mm``
+    points up: brought to the crop's scale first (area averaging, as the upright crops are), then turned."""
+    x0, y0, x1, y1 = rect_mm
+    centre_mm = np.array([(x0 + x1) / 2, (y0 + y1) / 2])
+    away = centre_mm - foot_mm
+    norm = float(np.linalg.norm(away))
+    up = away / norm if norm > 1e-6 else np.array([0.0, -1.0])
+    # Crop axes in the source: its y axis (down) runs towards the foot, its x axis keeps the turn proper.
+    ex, ey = np.array([-up[1], up[0]]), -up
+    half = max(x1 - x0, y1 - y0) / 2 + context_mm  # mm
+    scale = size_px / (2 * half * px_per_mm)  # crop pixels per rectified pixel
+    radius = int(np.ceil(half * np.sqrt(2) * px_per_mm)) + 2
+    cx, cy = (int(np.rint(v * px_per_mm)) + pad for v in centre_mm)
+    patch = padded[cy - radius : cy + radius, cx - radius : cx + radius]
+    small = cv2.resize(patch, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA)
+    # The cell's centre in the scaled patch (continuous coordinates: pixel i spans [i, i + 1)).
+    centre = (centre_mm * px_per_mm + pad - np.array([cx - radius, cy - radius])) * np.array(
+        [small.shape[1] / patch.shape[1], small.shape[0] / patch.shape[0]]
+    )
+    # Crop pixel (u, v) shows the scaled patch at centre + ex (u + 0.5 - S/2) + ey (v + 0.5 - S/2) - 0.5.
+    offset = centre - 0.5 + (ex + ey) * (0.5 - size_px / 2)
+    matrix = np.column_stack([ex, ey, offset])
+    out = cv2.warpAffine(
+        small,
+        matrix,
+        (size_px, size_px),
+        flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
+        borderMode=cv2.BORDER_REPLICATE,
+    )
+    return np.asarray(out, dtype=np.uint8)

@@ -88,6 +88,7 @@ class CellClassifier(Protocol):
     heads: tuple[Head, ...]
     crop_px: int
     context_mm: float
+    lean_up: bool
 
     def classify(self, cells: CellGrid) -> CellPredictions: ...
 
@@ -106,6 +107,7 @@ class OnnxCellClassifier:
         self.heads = tuple(Head(h["name"], tuple(h["classes"])) for h in info["heads"])
         self.crop_px = int(info["crop_px"])
         self.context_mm = float(info["context_mm"])
+        self.lean_up = bool(info.get("lean_up", False))
         self.info = info
         inputs = self.session.get_inputs()
         if len(inputs) != 1 or list(inputs[0].shape[1:]) != [3, self.crop_px, self.crop_px]:

@@ -23,7 +23,7 @@ import cv2
 import numpy as np
 from numpy.typing import NDArray
 
-from vision.camera_model import CameraModel
+from vision.camera_model import CameraModel, matrix_or_guess
 from vision.geometry import Points, as_points
 from vision.segment import INPUT_WIDTH, BoardSegmenter, Outline
 
@@ -462,15 +462,6 @@ def _aspect_error(quad: Points, matrix: NDArray[np.float64], aspects: tuple[floa
     return min(abs(float(np.log(ratio / a))) for asp in aspects for a in (asp, 1 / asp))
 
 
-def _camera_matrix(camera: CameraModel | None, size_wh: tuple[int, int]) -> NDArray[np.float64]:
-    """The camera's matrix; without a calibration, a typical phone or Pi lens' is close enough for a shape
-    check."""
-    if camera is not None:
-        return np.asarray(camera.matrix, np.float64)
-    w, h = size_wh
-    return np.array([[0.9 * w, 0, w / 2], [0, 0.9 * w, h / 2], [0, 0, 1]])
-
-
 def _photo_mapper(camera: CameraModel | None) -> Callable[[Points], Points]:
     """Ideal pinhole pixels to photo pixels (the lens put back, when calibrated)."""
 
@@ -503,7 +494,7 @@ def refine_quad(
     """
     gray = EdgeImage(image_bgr)
     h, w = image_bgr.shape[:2]
-    matrix = _camera_matrix(camera, (w, h))
+    matrix = matrix_or_guess(camera, (w, h))
     to_photo = _photo_mapper(camera)
     coarse = as_points(coarse_xy)
     quad = _clockwise(camera.undistort_px(coarse) if camera is not None else coarse)
@@ -645,7 +636,7 @@ def segmented_quads(
     scored).
     """
     h, w = image_bgr.shape[:2]
-    matrix = _camera_matrix(camera, (w, h))
+    matrix = matrix_or_guess(camera, (w, h))
     to_photo = _photo_mapper(camera)
     quads = []
     found = segmenter.outlines(image_bgr, camera)

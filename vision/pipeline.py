@@ -73,7 +73,7 @@ def _read(
     if reference is not None:
         rect, _ = normalise(rect, reference, profile)
     t1 = time.perf_counter()
-    cells = cut_cells(rect, reader.regions, classifier.context_mm, classifier.crop_px)
+    cells = cut_cells(rect, reader.regions, classifier.context_mm, classifier.crop_px, classifier.lean_up)
     t2 = time.perf_counter()
     predictions = classifier.classify(cells)
     t3 = time.perf_counter()

@@ -73,6 +73,7 @@ class FourGardensReader:
     # space shows where it stands.
     context_mm: float = 10.0
     crop_px: int = 48
+    lean_up: bool = False
 
     def __init__(
         self,
@@ -230,6 +231,7 @@ class RewardReader:
     heads: tuple[Head, ...] = (Head("digit", tuple(str(n) for n in range(1, 10))),)
     context_mm: float = 2.0
     crop_px: int = 32
+    lean_up: bool = False
 
     def region_heads(self, region: str) -> tuple[str, ...]:
         return ("digit",)

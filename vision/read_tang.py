@@ -63,6 +63,7 @@ class TangReader:
     # facing head erred on 20 % of validation cells, at 96 on 8 %.
     context_mm: float = 22.0
     crop_px: int = 96
+    lean_up: bool = False
 
     def _head(self, name: str) -> Head:
         return next(h for h in self.heads if h.name == name)

@@ -33,6 +33,8 @@ class Reader(Protocol):
     heads: tuple[Head, ...]
     context_mm: float
     crop_px: int
+    # Crops turned so that a standing piece's top lies above its footprint (see vision.cells.cut_cells).
+    lean_up: bool
 
     def targets(self, profile: BoardProfile, key: CellKey, label: str) -> dict[str, int]:
         """Class index per head for a truth cell label (:data:`IGNORE` where a head does not apply)."""

@@ -25,6 +25,7 @@ class AliceReader:
     )
     context_mm: float = 3.0
     crop_px: int = 32
+    lean_up: bool = False
     _letters: Mapping[str, str] = {
         "empty_grass": alices_garden.EMPTY,
         "empty_chess": alices_garden.EMPTY,
@@ -77,6 +78,7 @@ class SanssouciReader:
     # (at 6 mm, 0.28 % of cells were read with a neighbour's nobleman). 64 pixels keep the detail of 40 at 6.
     context_mm: float = 14.0
     crop_px: int = 64
+    lean_up: bool = True
 
     def region_heads(self, region: str) -> tuple[str, ...]:
         return ("noble",) if region == "terrace" else ("square", "noble")
@@ -127,6 +129,7 @@ class ZenReader:
     )
     context_mm: float = 3.0
     crop_px: int = 48
+    lean_up: bool = False
 
     def region_heads(self, region: str) -> tuple[str, ...]:
         return ("marker",) if region == "coins" else ("floor", "path", "corner", "decor")
@@ -174,6 +177,7 @@ class CustomGridReader:
     regions: tuple[str, ...] = ("grid",)
     context_mm: float = 3.0
     crop_px: int = 32
+    lean_up: bool = False
 
     def __init__(self, labels: tuple[str, ...]) -> None:
         self.heads: tuple[Head, ...] = (Head("cell", labels),)

@@ -8,7 +8,7 @@ import cv2
 import numpy as np
 from numpy.typing import NDArray
 
-from vision.camera_model import CameraModel
+from vision.camera_model import CameraModel, matrix_or_guess
 from vision.geometry import BoardFrame, apply_homography, homography_from_points
 from vision.profile import BoardProfile
 
@@ -26,6 +26,9 @@ class Rectified:
     image_bgr: NDArray[np.uint8]
     frame: BoardFrame
     board_to_ideal: NDArray[np.float64]
+    # Where on the board's plane (mm, extended beyond the board) the camera stands right above: a standing
+    # piece's top is drawn displaced away from it. None when not known.
+    foot_mm: NDArray[np.float64] | None = None
 
 
 def board_homography(profile: BoardProfile, ideal_corners_xy: object) -> NDArray[np.float64]:
@@ -61,4 +64,18 @@ def rectify(
     map_x = cv2.remap(coarse[..., 0], mx, my, cv2.INTER_LINEAR)
     map_y = cv2.remap(coarse[..., 1], mx, my, cv2.INTER_LINEAR)
     out = cv2.remap(image_bgr, map_x, map_y, cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT)
-    return Rectified(np.asarray(out, dtype=np.uint8), frame, board_to_ideal)
+    foot = camera_foot_mm(board_to_ideal, matrix_or_guess(camera, (image_bgr.shape[1], image_bgr.shape[0])))
+    return Rectified(np.asarray(out, dtype=np.uint8), frame, board_to_ideal, foot)
+
+
+def camera_foot_mm(board_to_ideal: NDArray[np.float64], matrix: NDArray[np.float64]) -> NDArray[np.float64]:
+    """The point of the board's plane right below the camera (board mm), from the board's pose: the
+    homography is the camera matrix times two axes of the board's rotation and its translation."""
+    m = np.linalg.solve(matrix, board_to_ideal)
+    scale = 1.0 / np.linalg.norm(m[:, 0])
+    if m[2, 2] * scale < 0:  # the board lies in front of the camera
+        scale = -scale
+    r1, r2, t = m[:, 0] * scale, m[:, 1] * scale, m[:, 2] * scale
+    rotation = np.column_stack([r1, r2, np.cross(r1, r2)])
+    centre = -rotation.T @ t
+    return np.asarray(centre[:2], np.float64)

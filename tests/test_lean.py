@@ -1,0 +1,59 @@
+"""Turned cell crops: where the camera stands over the board; crops turned so a piece's top lies above."""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+
+from models.synth.camera import PhotoOptions
+from models.synth.render import RenderSpec, render_photo
+from vision.cells import cut_cells
+from vision.geometry import BoardFrame, cell_rect_mm
+from vision.profile import default_profile
+from vision.rectify import Rectified, camera_foot_mm, rectify
+
+PROFILE = default_profile("sanssouci")
+
+
+def test_the_camera_foot_is_recovered_from_a_boards_homography() -> None:
+    k = np.array([[1500.0, 0, 1152], [0, 1500, 648], [0, 0, 1]])
+    rotation, _ = cv2.Rodrigues(np.array([0.5, -0.3, 0.2]))
+    for centre, scale in (((120.0, -80.0, -600.0), 3.7), ((50.0, 400.0, 700.0), -2.0)):
+        t = -rotation @ np.array(centre)
+        homography = scale * k @ np.column_stack([rotation[:, 0], rotation[:, 1], t])
+        assert np.allclose(camera_foot_mm(homography, k), centre[:2])
+
+
+def _halves(foot_mm: tuple[float, float]) -> tuple[np.ndarray, np.ndarray]:
+    """A board whose every pixel left of cell (2, 4)'s centre is red, right of it blue; that cell's crop as
+    cut upright and turned for a camera standing at ``foot_mm``."""
+    frame = BoardFrame(PROFILE, 2.0)
+    w, h = frame.size_wh
+    x0, _, x1, _ = cell_rect_mm(PROFILE.region("grid"), 2, 4)
+    image = np.zeros((h, w, 3), np.uint8)
+    image[:, : round(x0 + x1)] = (0, 0, 255)
+    image[:, round(x0 + x1) :] = (255, 0, 0)
+    rect = Rectified(image, frame, np.eye(3), np.array(foot_mm))
+    k = [("grid", 2, 4)]
+    upright = cut_cells(rect, ("grid",), 14.0, 64)
+    turned = cut_cells(rect, ("grid",), 14.0, 64, lean_up=True)
+    return upright.crops_bgr[upright.keys.index(k[0])], turned.crops_bgr[turned.keys.index(k[0])]
+
+
+def test_a_crop_is_turned_so_that_away_from_the_camera_is_up() -> None:
+    # The camera stands far to the right: away from it is left, the red half, which the turn puts on top.
+    upright, turned = _halves((5000.0, 100.0))
+    assert upright[:, :8, 2].mean() > 250 and upright[:, -8:, 0].mean() > 250
+    assert turned[:8, :, 2].mean() > 250 and turned[-8:, :, 0].mean() > 250
+
+
+def test_a_camera_straight_below_the_board_leaves_crops_as_they_were() -> None:
+    photo = render_photo(RenderSpec(("sanssouci",), 5, options=PhotoOptions()), 0)
+    board = photo.truth["boards"][0]
+    rect = rectify(photo.decode(), PROFILE, np.array(board["board_to_image"]), photo.camera())
+    assert rect.foot_mm is not None
+    below = Rectified(rect.image_bgr, rect.frame, rect.board_to_ideal, np.array([150.0, 1e7]))
+    upright = cut_cells(rect, ("terrace", "grid"), 14.0, 64).crops_bgr.astype(int)
+    turned = cut_cells(below, ("terrace", "grid"), 14.0, 64, lean_up=True).crops_bgr.astype(int)
+    # The same pixels, but for the sampling (bilinear after area averaging, not area averaging alone).
+    assert np.abs(upright - turned).mean() < 5
