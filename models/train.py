@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -199,6 +200,48 @@ def augment(batch: Any, generator: Any) -> Any:
     gain = 0.8 + 0.4 * torch.rand(n, 1, 1, 1, generator=generator)
     cast = 0.92 + 0.16 * torch.rand(n, 3, 1, 1, generator=generator)
     return (batch * gain * cast).clamp(0, 1)
+
+
+def fit_loop(
+    network: Callable[[], Any],
+    x_all: Any,
+    t_all: Any,
+    config: Any,
+    loss: Callable[[Any, Any], Any],
+    flip: Callable[[Any, Any, Any], tuple[Any, Any]],
+    report: Callable[[Any], str],
+    log: Callable[[str], None],
+) -> Any:
+    """The board models' recipe: a seeded network (``network()``) trained on one thread with deterministic
+    kernels, AdamW with a one-cycle schedule over ``config.epochs`` (``config.batch``, ``config.lr``,
+    ``config.seed``), photometric :func:`augment` and the model's own random ``flip`` of inputs and targets
+    per batch; after each epoch ``report(net)`` (validation) is logged."""
+    import torch
+
+    torch.manual_seed(config.seed)
+    torch.set_num_threads(1)
+    torch.use_deterministic_algorithms(True)
+    net = network()
+    optimiser = torch.optim.AdamW(net.parameters(), lr=config.lr, weight_decay=1e-4)
+    steps = config.epochs * (len(x_all) // config.batch + 1)
+    schedule = torch.optim.lr_scheduler.OneCycleLR(optimiser, max_lr=config.lr, total_steps=steps)
+    generator = torch.Generator().manual_seed(config.seed)
+    for epoch in range(config.epochs):
+        net.train()
+        order = torch.randperm(len(x_all), generator=generator)
+        total = 0.0
+        for start in range(0, len(order), config.batch):
+            idx = order[start : start + config.batch]
+            x, t = flip(augment(x_all[idx], generator), t_all[idx], generator)
+            value = loss(net(x), t)
+            optimiser.zero_grad()
+            value.backward()
+            optimiser.step()
+            schedule.step()
+            total += float(value.detach()) * len(idx)
+        log(f"epoch {epoch + 1}/{config.epochs}: loss {total / len(x_all):.4f}, {report(net)}")
+    net.eval()
+    return net
 
 
 def with_turned_facing(data: CellSet, reader: Reader) -> CellSet:

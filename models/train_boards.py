@@ -16,7 +16,7 @@ import numpy as np
 from models import boards_model_path
 from models.segment_data import FULL, IGNORE, PROFILES, MaskSet, build_masks
 from models.synth.art import TRAINING_PACKS
-from models.train import augment, export_onnx
+from models.train import export_onnx, fit_loop
 from vision.segment import CORE_INSET, INPUT_WIDTH, STRIDE
 
 
@@ -155,41 +155,20 @@ def fit(data: MaskSet, val: MaskSet, config: BoardsConfig, log: Any = print) -> 
     """The trained network (for :func:`train_boards`, and for trying recipes on masks already rendered)."""
     import torch
 
-    torch.manual_seed(config.seed)
-    torch.set_num_threads(1)
-    torch.use_deterministic_algorithms(True)
-    net = _network()
-    optimiser = torch.optim.AdamW(net.parameters(), lr=config.lr, weight_decay=1e-4)
-    steps = config.epochs * (len(data.images) // config.batch + 1)
-    schedule = torch.optim.lr_scheduler.OneCycleLR(optimiser, max_lr=config.lr, total_steps=steps)
-    generator = torch.Generator().manual_seed(config.seed)
-    x_all = _inputs(data.images)
-    t_all = torch.from_numpy(data.targets)
-    for epoch in range(config.epochs):
-        net.train()
-        order = torch.randperm(len(x_all), generator=generator)
-        total = 0.0
-        for start in range(0, len(order), config.batch):
-            idx = order[start : start + config.batch]
-            x, t = augment(x_all[idx], generator), t_all[idx]
-            # Mirrored photos: a board's layout is no cue to where its edge is.
-            if bool(torch.rand(1, generator=generator) < 0.5):
-                x, t = x.flip(3), t.flip(3)
-            if bool(torch.rand(1, generator=generator) < 0.5):
-                x, t = x.flip(2), t.flip(2)
-            loss = _loss(net(x), t)
-            optimiser.zero_grad()
-            loss.backward()
-            optimiser.step()
-            schedule.step()
-            total += float(loss.detach()) * len(idx)
+    def mirror(x: Any, t: Any, generator: Any) -> tuple[Any, Any]:
+        # Mirrored photos: a board's layout is no cue to where its edge is.
+        if bool(torch.rand(1, generator=generator) < 0.5):
+            x, t = x.flip(3), t.flip(3)
+        if bool(torch.rand(1, generator=generator) < 0.5):
+            x, t = x.flip(2), t.flip(2)
+        return x, t
+
+    def report(net: Any) -> str:
         iou = _iou(net, val)
-        log(
-            f"epoch {epoch + 1}/{config.epochs}: loss {total / len(x_all):.4f}, validation IoU board "
-            f"{iou[0]:.4f}, core {iou[1]:.4f}"
-        )
-    net.eval()
-    return net
+        return f"validation IoU board {iou[0]:.4f}, core {iou[1]:.4f}"
+
+    targets = torch.from_numpy(data.targets)
+    return fit_loop(_network, _inputs(data.images), targets, config, _loss, mirror, report, log)
 
 
 def _write_card(path: Path, info: dict[str, Any], size: int) -> None:

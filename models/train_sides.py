@@ -17,7 +17,7 @@ from models import sides_model_path
 from models.segment_data import PROFILES
 from models.sides_data import JITTER, JITTER_MAX, StripSet, build_strips
 from models.synth.art import TRAINING_PACKS
-from models.train import augment, export_onnx
+from models.train import export_onnx, fit_loop
 from vision.sides import ACROSS, ALONG, COLUMNS, REACH, read_rows
 
 
@@ -116,39 +116,21 @@ def fit(data: StripSet, val: StripSet, config: SidesConfig, log: Any = print) ->
     """The trained network (for :func:`train_sides`, and for trying recipes on strips already cut)."""
     import torch
 
-    torch.manual_seed(config.seed)
-    torch.set_num_threads(1)
-    torch.use_deterministic_algorithms(True)
-    net = _network()
-    optimiser = torch.optim.AdamW(net.parameters(), lr=config.lr, weight_decay=1e-4)
-    steps = config.epochs * (len(data.pixels) // config.batch + 1)
-    schedule = torch.optim.lr_scheduler.OneCycleLR(optimiser, max_lr=config.lr, total_steps=steps)
-    generator = torch.Generator().manual_seed(config.seed)
-    x_all = _inputs(data.pixels)
-    r_all = torch.from_numpy(data.rows)
-    for epoch in range(config.epochs):
-        net.train()
-        order = torch.randperm(len(x_all), generator=generator)
-        total = 0.0
-        for start in range(0, len(order), config.batch):
-            idx = order[start : start + config.batch]
-            x, r = augment(x_all[idx], generator), r_all[idx]
-            # A side read from its other end is as good a side (outside stays outside: no flip across).
-            if bool(torch.rand(1, generator=generator) < 0.5):
-                x, r = x.flip(3), r.flip(1)
-            loss = _loss(net(x), r)
-            optimiser.zero_grad()
-            loss.backward()
-            optimiser.step()
-            schedule.step()
-            total += float(loss.detach()) * len(idx)
-        errors = row_errors(net, val)
-        log(
-            f"epoch {epoch + 1}/{config.epochs}: loss {total / len(x_all):.4f}, validation rows off median "
-            f"{errors['median_rows']}, p95 {errors['p95_rows']}, over 2 rows {errors['over_2_rows']:.2%}"
+    def mirror(x: Any, r: Any, generator: Any) -> tuple[Any, Any]:
+        # A side read from its other end is as good a side (outside stays outside: no flip across).
+        if bool(torch.rand(1, generator=generator) < 0.5):
+            x, r = x.flip(3), r.flip(1)
+        return x, r
+
+    def report(net: Any) -> str:
+        e = row_errors(net, val)
+        return (
+            f"validation rows off median {e['median_rows']}, p95 {e['p95_rows']}, over 2 rows "
+            f"{e['over_2_rows']:.2%}"
         )
-    net.eval()
-    return net
+
+    rows = torch.from_numpy(data.rows)
+    return fit_loop(_network, _inputs(data.pixels), rows, config, _loss, mirror, report, log)
 
 
 def train_sides(config: SidesConfig, out: Path | None = None, log: Any = print) -> Path:
