@@ -229,7 +229,7 @@ def run_bench(
         result.found += 1
         for stage in stages:
             result.timings_ms[stage].append(match.reading.timings_ms.get(stage, 0.0))
-        readings = match.reading.predictions.readings()
+        readings = match.reading.readings
         wrong = 0
         region_wrong: dict[str, bool] = {r: False for r in reader.regions}
         for key, reading in readings.items():

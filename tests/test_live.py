@@ -68,7 +68,7 @@ def _scored(corners: np.ndarray, points: int, trusted: bool = True) -> ScoredBoa
     rectified = Rectified(np.zeros((1, 1, 3), np.uint8), BoardFrame(PROFILE, 1.0), np.eye(3))
     predictions = CellPredictions((), (), {}, np.zeros((0, 4), np.float32))
     reading = BoardReading(
-        "alices-garden", PROFILE, corners, True, trusted, state, 1.0, (), (), rectified, predictions
+        "alices-garden", PROFILE, corners, True, trusted, state, 1.0, (), (), rectified, predictions, {}
     )
     breakdown = ScoreBreakdown("alices-garden", (ScoreLine("points", "", points),)) if trusted else None
     return ScoredBoard(reading, state, breakdown, ())

@@ -219,7 +219,7 @@ def test_rendered_photos_are_found_upright_and_read_mostly_right(
     reader, profile = TangReader(), default_profile(GAME)
     wrong: dict[str, int] = {}
     cells: dict[str, int] = {}
-    for key, got in reading.predictions.readings().items():
+    for key, got in reading.readings.items():
         expected = _classes(reader, profile, key, board["cells"][key[0]][key[1]][key[2]])
         for head, value in expected.items():
             if value is not None:

@@ -60,7 +60,7 @@ def draw_reading(reading: BoardReading) -> NDArray[np.uint8]:
     s = rect.frame.px_per_mm * scale
     low = set(reading.low_confidence)
     reader = reader_for(reading.profile)
-    for key, values in reading.predictions.readings().items():
+    for key, values in reading.readings.items():
         region = rect.frame.profile.region(key[0])
         x0, y0, x1, y1 = (round(v * s) for v in cell_rect_mm(region, key[1], key[2]))
         colour = DOUBTFUL if key in low else GOOD

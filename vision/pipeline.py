@@ -22,7 +22,8 @@ from vision.geometry import Points
 from vision.locate import Quad, locate, quad_from_corners
 from vision.orient import OrientationModel
 from vision.profile import BoardProfile
-from vision.readers import reader_for
+from vision.readers import Reading, reader_for
+from vision.reconstruct import settle
 from vision.rectify import Rectified, board_homography, rectify
 from vision.segment import BoardSegmenter
 
@@ -54,7 +55,10 @@ class BoardReading:
     low_confidence: tuple[CellKey, ...]
     flags: tuple[str, ...]
     rectified: Rectified
+    # The classifier's own output per cell (what enrolment corrects) and, from it, what each cell is read as
+    # once the board's groups are read together (what the state is assembled from).
     predictions: CellPredictions
+    readings: Mapping[CellKey, Reading]
     timings_ms: Mapping[str, float] = field(default_factory=dict)
 
 
@@ -114,8 +118,8 @@ def read_board(
         elif orientation.certainty < DOUBTFUL_ORIENTATION:
             flags.append("which way up the board lies is uncertain: check the reading or turn the board")
     rect, predictions = _read(image, profile, classifier, corners, camera, timings, reference)
-    readings = predictions.readings()
     reader = reader_for(profile)
+    readings = settle(predictions, reader.exactly_one(profile)).readings()
     confidences = {
         key: min(reading[head][1] for head in reader.region_heads(key[0]))
         for key, reading in readings.items()
@@ -143,6 +147,7 @@ def read_board(
         flags=tuple(flags),
         rectified=rect,
         predictions=predictions,
+        readings=readings,
         timings_ms=timings,
     )
 

@@ -18,7 +18,7 @@ from scoring.core import StateError
 from scoring.fields import as_list, as_str
 from vision.cells import CellKey
 from vision.profile import BoardProfile
-from vision.reader_api import Head, Reading, class_index
+from vision.reader_api import Head, OneOf, Reading, class_index
 
 # The marker colours of the synthetic table (models.synth.games.four_gardens.MARKER_COLOURS): what the shipped
 # model has learnt, and the colours a profile that names none is read for.
@@ -91,6 +91,10 @@ class FourGardensReader:
 
     def region_heads(self, region: str) -> tuple[str, ...]:
         return self.markers
+
+    def exactly_one(self, profile: BoardProfile) -> tuple[OneOf, ...]:
+        # A marker may have been removed from its track: each track is read whole in :meth:`positions`.
+        return ()
 
     def targets(self, profile: BoardProfile, key: CellKey, label: str) -> dict[str, int]:
         colours = set() if label == EMPTY_SPACE else set(label.split("+"))
@@ -235,6 +239,9 @@ class RewardReader:
 
     def region_heads(self, region: str) -> tuple[str, ...]:
         return ("digit",)
+
+    def exactly_one(self, profile: BoardProfile) -> tuple[OneOf, ...]:
+        return ()
 
     def targets(self, profile: BoardProfile, key: CellKey, label: str) -> dict[str, int]:
         return {"digit": class_index(self.heads[0], label)}

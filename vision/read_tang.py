@@ -23,7 +23,7 @@ from scoring import tang_garden
 from scoring.grid import cell_name
 from vision.cells import CellKey
 from vision.profile import BoardProfile
-from vision.reader_api import IGNORE, Head, Reading, class_index
+from vision.reader_api import IGNORE, Head, OneOf, Reading, class_index
 
 TOKENS = (
     tang_garden.NO_TILE,
@@ -70,6 +70,9 @@ class TangReader:
 
     def region_heads(self, region: str) -> tuple[str, ...]:
         return GRID_HEADS if region == "grid" else ICON_HEADS
+
+    def exactly_one(self, profile: BoardProfile) -> tuple[OneOf, ...]:
+        return ()
 
     def targets(self, profile: BoardProfile, key: CellKey, label: str) -> dict[str, int]:
         out = {h.name: IGNORE for h in self.heads}

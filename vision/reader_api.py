@@ -27,6 +27,16 @@ class Head:
     classes: tuple[str, ...]
 
 
+@dataclass(frozen=True)
+class OneOf:
+    """A fact of the board, not of a cell: exactly one of ``keys`` shows a piece on head ``head`` (any class
+    but ``absent``), as a coin track holds one coin marker."""
+
+    head: str
+    absent: str
+    keys: tuple[CellKey, ...]
+
+
 class Reader(Protocol):
     game: str
     regions: tuple[str, ...]
@@ -42,6 +52,11 @@ class Reader(Protocol):
 
     def region_heads(self, region: str) -> tuple[str, ...]:
         """The heads that mean something on a cell of ``region`` (the others are never trained there)."""
+        ...
+
+    def exactly_one(self, profile: BoardProfile) -> tuple[OneOf, ...]:
+        """The groups of cells of which exactly one holds a piece (read together: see
+        :func:`vision.reconstruct.settle`)."""
         ...
 
     def assemble(
@@ -69,3 +84,13 @@ def grid_classes(
 ) -> list[list[str]]:
     spec = profile.region(region)
     return [[readings[(region, r, c)][head][0] for c in range(spec.cols)] for r in range(spec.rows)]
+
+
+def likeliest(readings: Mapping[CellKey, Reading], group: OneOf) -> int:
+    """The index in ``group.keys`` of the cell likeliest to hold the group's one piece."""
+
+    def present(key: CellKey) -> float:
+        cls, confidence = readings[key][group.head]
+        return confidence if cls != group.absent else 1.0 - confidence
+
+    return max(range(len(group.keys)), key=lambda i: present(group.keys[i]))

@@ -1,0 +1,77 @@
+"""Cells read together where the board says how many pieces they hold (vision.reconstruct.settle)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from vision.classify import CellPredictions
+from vision.profile import default_profile
+from vision.reader_api import Head, OneOf, likeliest
+from vision.readers import get_reader
+from vision.reconstruct import settle
+
+MARKER = Head("marker", (".", "m"))
+NOBLE = Head("noble", ("none", "red", "blue"))
+
+
+def _predictions(heads: tuple[Head, ...], rows: dict[str, list[list[float]]]) -> CellPredictions:
+    n = len(next(iter(rows.values())))
+    keys = tuple(("coins", 0, c) for c in range(n))
+    probabilities = {name: np.array(p, np.float32) for name, p in rows.items()}
+    return CellPredictions(keys, heads, probabilities, np.zeros((n, 4), np.float32))
+
+
+def test_a_faint_second_marker_gives_way_to_a_sure_one() -> None:
+    pred = _predictions((MARKER,), {"marker": [[0.99, 0.01], [0.4, 0.6], [0.01, 0.99], [0.98, 0.02]]})
+    group = OneOf("marker", ".", pred.keys)
+    readings = settle(pred, [group]).readings()
+    assert [readings[k]["marker"][0] for k in pred.keys] == [".", ".", "m", "."]
+    # Odds 1.5 against 99 (and 0.01, 0.02): the sure space holds the marker with 98.5 %.
+    assert readings[pred.keys[2]]["marker"][1] == pytest.approx(99 / (99 + 1.5 + 1 / 99 + 2 / 98), rel=1e-4)
+    assert likeliest(readings, group) == 2
+
+
+def test_the_likeliest_space_holds_the_marker_even_when_none_reads_it() -> None:
+    # No space is above one half; the marker is still on the track, where it is likeliest.
+    rows = [[0.95, 0.05]] * 6 + [[0.6, 0.4]] + [[0.95, 0.05]] * 5
+    pred = _predictions((MARKER,), {"marker": rows})
+    group = OneOf("marker", ".", pred.keys)
+    settled = settle(pred, [group])
+    readings = settled.readings()
+    assert likeliest(readings, group) == 6
+    np.testing.assert_allclose(settled.probabilities["marker"].sum(axis=1), 1.0, rtol=1e-6)
+
+
+def test_a_cell_keeps_its_own_split_between_the_pieces_classes() -> None:
+    pred = _predictions(
+        (NOBLE,), {"noble": [[0.3, 0.6, 0.1], [0.9, 0.05, 0.05], [1.0, 0.0, 0.0], [0.5, 0.1, 0.4]]}
+    )
+    settled = settle(pred, [OneOf("noble", "none", pred.keys[:3])]).probabilities["noble"]
+    assert settled[0, 1] / settled[0, 2] == pytest.approx(6.0, rel=1e-5)
+    # Sure to be empty: no colour of its own, and its row still sums to one.
+    assert settled[2].sum() == pytest.approx(1.0, rel=1e-6)
+    assert settled[2, 0] > 0.999
+    # Not in the group: as the classifier read it.
+    np.testing.assert_array_equal(settled[3], pred.probabilities["noble"][3])
+    assert settle(pred, []) is pred
+
+
+def test_a_group_on_a_head_the_model_lacks_is_refused() -> None:
+    pred = _predictions((MARKER,), {"marker": [[0.5, 0.5]]})
+    with pytest.raises(ValueError, match="no head 'noble'"):
+        settle(pred, [OneOf("noble", "none", pred.keys)])
+    with pytest.raises(ValueError, match="class 'none'"):
+        settle(pred, [OneOf("marker", "none", pred.keys)])
+
+
+def test_the_grid_games_groups_cover_their_tracks_and_columns() -> None:
+    zen = default_profile("zen-garden")
+    (coins,) = get_reader("zen-garden").exactly_one(zen)
+    assert set(coins.keys) == {("coins", r, c) for r, c in zen.region("coins").cells()}
+    sanssouci = default_profile("sanssouci")
+    columns = get_reader("sanssouci").exactly_one(sanssouci)
+    grid = sanssouci.region("grid")
+    assert len(columns) == grid.cols
+    assert columns[2].keys == (("terrace", 0, 2), *(("grid", r, 2) for r in range(grid.rows)))
+    assert get_reader("alices-garden").exactly_one(default_profile("alices-garden")) == ()
