@@ -34,6 +34,9 @@ SPAN = (0.04, 0.96)  # the stretch of a side the strip covers: the corners are a
 WINDOW = 2  # rows either side of the likeliest row the model's answer is averaged over
 INLIER_ROWS = 1.5  # rows off the fitted line a stretch may be and still count towards it
 MIN_SUPPORT = 3.0  # summed confidence of the stretches a side needs, else it is not placed
+# How far (board sizes) a side placed nowhere is moved to be looked for again: a strip's reach less a little
+# overlap, so the second look covers 3.8 % to 16.6 % off the outline.
+LOOK_AGAIN = 0.102
 
 
 @dataclass(frozen=True)
@@ -148,40 +151,73 @@ def read_rows(logits: NDArray[np.float32]) -> tuple[NDArray[np.float64], NDArray
     return row, mass
 
 
+Line = tuple[NDArray[np.float64], NDArray[np.float64]]  # a point on it and its direction (ideal pixels)
+
+
+def side_lines(strips: Strips, rows: NDArray[np.float64], sure: NDArray[np.float64]) -> list[Line | None]:
+    """Per strip, the side as a straight line fitted to the stretches the model is sure of, those off the
+    line left out; ``None`` where too few are sure (a hand over the side, or no edge within reach)."""
+    along = column_along(rows.shape[1])
+    first, second = np.triu_indices(rows.shape[1], k=1)
+    lines: list[Line | None] = []
+    for k in range(len(strips.start)):
+        v = row_offset(rows[k], strips.reach[k])
+        tolerance = INLIER_ROWS * 2 * strips.reach[k] / ACROSS
+        # The line through the pair of stretches most sure stretches agree with: a side the outline crosses
+        # at a slant is in reach only along part of its strip, and the stretches out of reach answer
+        # anywhere.
+        slopes = (v[second] - v[first]) / (along[second] - along[first])
+        through = v[first][:, None] + slopes[:, None] * (along[None, :] - along[first][:, None])
+        agree = np.abs(through - v[None, :]) <= tolerance
+        best = int(np.argmax((agree * sure[k][None, :]).sum(axis=1)))
+        w = np.where(agree[best], sure[k], 0.0)
+        if w.sum() < MIN_SUPPORT:
+            lines.append(None)
+            continue
+        fit = np.polyfit(along, v, 1, w=np.sqrt(w))
+        w = np.where(np.abs(np.polyval(fit, along) - v) <= tolerance, sure[k], 0.0)
+        if w.sum() >= MIN_SUPPORT:
+            fit = np.polyfit(along, v, 1, w=np.sqrt(w))
+        slope, offset = fit
+        a = strips.start[k] + offset * strips.normal[k]
+        b = strips.start[k] + strips.vector[k] + (offset + slope) * strips.normal[k]
+        lines.append((a, b - a))
+    return lines
+
+
+def corners(lines: list[Line | None]) -> Points | None:
+    """Where four sides (clockwise) meet; ``None`` if a side is missing or two are parallel."""
+    found = []
+    for i in range(4):
+        first, second = lines[i - 1], lines[i]
+        if first is None or second is None:
+            return None
+        (p1, d1), (p2, d2) = first, second
+        m = np.array([d1, -d2]).T
+        if abs(np.linalg.det(m)) < 1e-9:
+            return None
+        found.append(p1 + np.linalg.solve(m, p2 - p1)[0] * d1)
+    return as_points(np.array(found))
+
+
 def fit_sides(strips: Strips, rows: NDArray[np.float64], sure: NDArray[np.float64]) -> list[Points | None]:
     """Each outline's corners (ideal pixels, clockwise from its first side's start) from the rows the model
-    read: each side a straight line fitted to the stretches the model is sure of, those off the line left
-    out; ``None`` for an outline a side of which has too few sure stretches."""
-    along = column_along(rows.shape[1])
-    quads: list[Points | None] = []
-    for j in range(len(strips.start) // 4):
-        lines = []
-        for k in range(4 * j, 4 * j + 4):
-            v = row_offset(rows[k], strips.reach[k])
-            w = sure[k].copy()
-            fit: NDArray[np.float64] | None = None
-            for _ in range(3):
-                if w.sum() < MIN_SUPPORT:
-                    fit = None
-                    break
-                fit = np.polyfit(along, v, 1, w=np.sqrt(w))
-                residual = np.abs(np.polyval(fit, along) - v) * ACROSS / (2 * strips.reach[k])
-                w = np.where(residual <= INLIER_ROWS, sure[k], 0.0)
-            if fit is None:
-                break
-            slope, offset = fit
-            a = strips.start[k] + offset * strips.normal[k]
-            b = strips.start[k] + strips.vector[k] + (offset + slope) * strips.normal[k]
-            lines.append((a, b - a))
-        corners = []
-        for i in range(len(lines)):
-            (p1, d1), (p2, d2) = lines[i - 1], lines[i]
-            m = np.array([d1, -d2]).T
-            if abs(np.linalg.det(m)) < 1e-9:
-                break
-            corners.append(p1 + np.linalg.solve(m, p2 - p1)[0] * d1)
-        quads.append(as_points(np.array(corners)) if len(corners) == 4 else None)
-    return quads
+    read (:func:`side_lines`); ``None`` for an outline a side of which has too few sure stretches."""
+    lines = side_lines(strips, rows, sure)
+    return [corners(lines[k : k + 4]) for k in range(0, len(lines), 4)]
+
+
+def _moved(quad: Points, sides: list[int], shift: float) -> Points:
+    """``quad`` (clockwise) with each of ``sides`` moved ``shift`` board sizes outward (inward if
+    negative)."""
+    q = _clockwise(as_points(quad)).copy()
+    size = max(quad_size(q), 1.0)
+    for i in sides:
+        d = q[(i + 1) % 4] - q[i]
+        n = np.array([d[1], -d[0]]) / max(float(np.linalg.norm(d)), 1e-9)
+        q[i] = q[i] + shift * size * n
+        q[(i + 1) % 4] = q[(i + 1) % 4] + shift * size * n
+    return q
 
 
 class SideFinder:
@@ -202,9 +238,30 @@ class SideFinder:
         self, image_bgr: NDArray[np.uint8], quads_ideal: list[Points], to_photo: Callable[[Points], Points]
     ) -> list[Points | None]:
         """Each rough outline (ideal pixels) placed on the board's own sides; ``None`` where a side is not
-        clear enough to place (a hand over most of it, or no board there)."""
-        if not quads_ideal:
+        clear enough to place (a hand over most of it, or no board there).
+
+        A side placed nowhere in its strip is looked for again a strip further out, then further in: the
+        mask stops a few per cent short of a board's edge where the board's margin is the table's colour.
+        """
+        quads = [_clockwise(as_points(q)) for q in quads_ideal]
+        lines = self._lines(image_bgr, quads, to_photo)
+        for shift in (LOOK_AGAIN, -LOOK_AGAIN):
+            again = [j for j in range(len(quads)) if any(line is None for line in lines[4 * j : 4 * j + 4])]
+            if not again:
+                break
+            missing = [[i for i in range(4) if lines[4 * j + i] is None] for j in again]
+            moved = [_moved(quads[j], sides, shift) for j, sides in zip(again, missing, strict=True)]
+            found = self._lines(image_bgr, moved, to_photo)
+            for n, (j, sides) in enumerate(zip(again, missing, strict=True)):
+                for i in sides:
+                    lines[4 * j + i] = found[4 * n + i]
+        return [corners(lines[k : k + 4]) for k in range(0, len(lines), 4)]
+
+    def _lines(
+        self, image_bgr: NDArray[np.uint8], quads: list[Points], to_photo: Callable[[Points], Points]
+    ) -> list[Line | None]:
+        if not quads:
             return []
-        strips = side_strips(image_bgr, quads_ideal, to_photo)
+        strips = side_strips(image_bgr, quads, to_photo)
         rows, sure = read_rows(self._logits(strips.pixels))
-        return fit_sides(strips, rows, sure)
+        return side_lines(strips, rows, sure)
