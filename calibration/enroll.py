@@ -21,9 +21,10 @@ from scoring import custom_grid
 from vision.camera_model import CameraModel
 from vision.cells import CellGrid, CellKey
 from vision.classify import CellClassifier, CellPredictions
+from vision.colour import BoardColour, measure
 from vision.geometry import Points, quad_size
 from vision.orient import OrientationModel
-from vision.pipeline import read_photo
+from vision.pipeline import BoardReading, read_photo
 from vision.profile import BoardProfile
 from vision.readers import IGNORE, Head, reader_for
 
@@ -141,6 +142,50 @@ class Example:
     camera: CameraModel | None = None
 
 
+def _read_example(
+    i: int,
+    example: Example,
+    profile: BoardProfile,
+    classifier: CellClassifier,
+    orienter: OrientationModel | None,
+    stickers: bool,
+    reference: BoardColour | None,
+) -> BoardReading:
+    game = reader_for(profile).game
+    readings = read_photo(
+        example.image,
+        [profile],
+        {game: classifier},
+        {game: orienter} if orienter is not None else {},
+        example.camera,
+        corners_xy=example.corners_xy,
+        stickers=stickers,
+        references={game: reference} if reference is not None else None,
+    )
+    if len(readings) != 1:
+        raise ValueError(
+            f"enrolment photo {i}: {len(readings)} boards found; photograph one board at a time "
+            "(or give its corners)"
+        )
+    return readings[0]
+
+
+def example_colour(
+    profile: BoardProfile,
+    classifier: CellClassifier,
+    orienter: OrientationModel | None,
+    example: Example,
+    stickers: bool = False,
+) -> BoardColour | None:
+    """The board's background colour in an enrolment photo, as a profile's colour is measured (None when too
+    little of it shows): the light that photos read with this profile are brought to."""
+    reader = reader_for(profile)
+    reading = _read_example(
+        1, example, profile, _AnsweringFor(classifier, reader.heads), orienter, stickers, None
+    )
+    return measure(reading.rectified, profile)
+
+
 def enrol(
     profile: BoardProfile,
     classifier: CellClassifier,
@@ -149,13 +194,15 @@ def enrol(
     stickers: bool = False,
     views: int = VIEWS,
     seed: int = 0,
+    reference: BoardColour | None = None,
 ) -> Enrolment:
     """Read each example's board with the shipped ``classifier`` and fit the corrections to its true state.
 
     Two photos hold only a hundred or so cells, and the boards scored later will be located a little off and
     lit a little differently: each board is also read ``views`` more times from corners nudged by about as
     much as locating errs and under a slightly different light, so the correction learns the tile, not one
-    crop of it.
+    crop of it. ``reference``: the profile's background colour, which the boards are brought to before their
+    cells are read (as they will be when scored with the profile).
     """
     from models.synth.games import get_artist
 
@@ -166,23 +213,11 @@ def enrol(
     # Models, artists and enrolments are keyed by reader: a companion object (Four Gardens' Extra-rewards
     # tile) is a board of its game read by a model of its own.
     game = reader.game
+    references = {game: reference} if reference is not None else None
     predictions: list[CellPredictions] = []
     targets: list[dict[CellKey, dict[str, int]]] = []
     for i, example in enumerate(examples, start=1):
-        readings = read_photo(
-            example.image,
-            [profile],
-            {game: classifier},
-            {game: orienter} if orienter is not None else {},
-            example.camera,
-            corners_xy=example.corners_xy,
-            stickers=stickers,
-        )
-        if len(readings) != 1:
-            raise ValueError(
-                f"enrolment photo {i}: {len(readings)} boards found; photograph one board at a time "
-                "(or give its corners)"
-            )
+        reading = _read_example(i, example, profile, classifier, orienter, stickers, reference)
         # A user-defined grid's state is its cells' labels; a known game's cells come from its state as the
         # synthetic table draws them (the one place that maps a state to what each cell shows).
         labels = (
@@ -192,19 +227,25 @@ def enrol(
         )
         truth = {
             key: reader.targets(profile, key, labels[key[0]][key[1]][key[2]])
-            for key in readings[0].predictions.keys
+            for key in reading.predictions.keys
         }
-        predictions.append(readings[0].predictions)
+        predictions.append(reading.predictions)
         targets.append(truth)
-        corners = readings[0].corners_xy
+        corners = reading.corners_xy
         size = quad_size(corners)
         for _ in range(views):
             gains = rng.uniform(1 - LIGHT_JITTER, 1 + LIGHT_JITTER, 3)
             image = np.clip(example.image * gains, 0, 255).astype(np.uint8)
             nudged = corners + rng.normal(0, CORNER_JITTER * size, corners.shape)
-            view = read_photo(image, [profile], {game: classifier}, {}, example.camera, corners_xy=nudged)[
-                0
-            ].predictions
+            view = read_photo(
+                image,
+                [profile],
+                {game: classifier},
+                {},
+                example.camera,
+                corners_xy=nudged,
+                references=references,
+            )[0].predictions
             predictions.append(view)
             targets.append(truth)
     enrolment = fit(game, reader.heads, predictions, targets)

@@ -23,7 +23,7 @@ from typing import Any
 
 import numpy as np
 
-from calibration.enroll import EnrolledClassifier, Enrolment, Example, enrol
+from calibration.enroll import EnrolledClassifier, Enrolment, Example, enrol, example_colour
 from device.photo import SHARED_BOARD_GAMES, TABLE_GAMES, load_classifier, load_orienter, score_image
 from models.synth.art import TRAINING_PACKS
 from models.synth.camera import Photo, PhotoOptions
@@ -31,6 +31,7 @@ from models.synth.render import RenderSpec, render_photo
 from scoring.core import TableScore
 from scoring.registry import get_game
 from vision.classify import CellClassifier
+from vision.colour import BoardColour
 from vision.geometry import quad_size
 from vision.pipeline import NoBoardError
 from vision.profile import default_profile
@@ -151,8 +152,11 @@ def _render(args: tuple[RenderSpec, int]) -> Photo:
     return render_photo(*args)
 
 
-def enroll_from_renders(game: str, count: int, seed: int, packs: tuple[str, ...]) -> Enrolment:
-    """An enrolment from ``count`` rendered photos whose truth is known, read as a user's photos would be."""
+def enroll_from_renders(
+    game: str, count: int, seed: int, packs: tuple[str, ...]
+) -> tuple[Enrolment, BoardColour | None]:
+    """An enrolment from ``count`` rendered photos whose truth is known, read as a user's photos would be,
+    and the board's background colour the first photo gives its profile (what boards are then read in)."""
     spec = RenderSpec((game,), seed, packs=packs, options=PhotoOptions())
     examples = []
     for i in range(count):
@@ -162,7 +166,9 @@ def enroll_from_renders(game: str, count: int, seed: int, packs: tuple[str, ...]
         examples.append(
             Example(photo.decode(), board["state"], np.array(board["corners_xy"]), photo.camera())
         )
-    return enrol(default_profile(game), load_classifier(game), load_orienter(game), examples)
+    profile, classifier, orienter = default_profile(game), load_classifier(game), load_orienter(game)
+    colour = example_colour(profile, classifier, orienter, examples[0])
+    return enrol(profile, classifier, orienter, examples, reference=colour), colour
 
 
 def run_bench(
@@ -177,9 +183,11 @@ def run_bench(
     reader = get_reader(game)
     classifier: CellClassifier = load_classifier(game)
     profile = default_profile(game)
+    references: dict[str, BoardColour] = {}
     if enroll:
-        enrolment = enroll_from_renders(game, enroll, seed + 100_000, packs)
+        enrolment, colour = enroll_from_renders(game, enroll, seed + 100_000, packs)
         classifier = EnrolledClassifier(classifier, enrolment)
+        references = {game: colour} if colour is not None else {}
         if report:
             report(f"enrolled from {enrolment.photos} photos ({enrolment.cells} cells)")
     heads = {h.name: h for h in reader.heads}
@@ -201,7 +209,13 @@ def run_bench(
         started = time.perf_counter()
         try:
             scored = score_image(
-                image, game, _hand(game, board["state"]), camera, [profile], {game: classifier}
+                image,
+                game,
+                _hand(game, board["state"]),
+                camera,
+                [profile],
+                {game: classifier},
+                references=references,
             )
         except NoBoardError:
             scored = []

@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from calibration.enroll import Enrolment, Example, enrol
+from calibration.enroll import Enrolment, Example, enrol, example_colour
 from calibration.profiles import (
     CUSTOM_BASE_GAME,
     load_bundle,
@@ -110,12 +110,22 @@ def enrol_profile(
     state: StateDir, profile: BoardProfile, examples: Sequence[Example], stickers: bool = False
 ) -> Enrolment:
     """Enrol ``profile`` from ``examples`` (their states checked with :func:`check_enrolment_state`) and save
-    the profile with its enrolment."""
+    the profile with its enrolment.
+
+    The photos are read in the profile's light (its background colour), as boards scored with it are; a
+    profile that has none yet takes it from the first photo.
+    """
     is_custom = profile.game == custom_grid.GAME
     base = load_classifier(CUSTOM_BASE_GAME if is_custom else profile.game)
     # No layout model knows a user's own grid: its corners or stickers say which way up it lies.
     orienter = None if is_custom else load_orienter(profile.game)
-    enrolment = enrol(profile, base, orienter, examples, stickers=stickers)
+    colour = load_bundle(state, profile.name).colour if profile_exists(state, profile.name) else None
+    measured = colour is None and bool(examples)
+    if measured:
+        colour = example_colour(profile, base, orienter, examples[0], stickers)
+    enrolment = enrol(profile, base, orienter, examples, stickers=stickers, reference=colour)
     save_profile(state, profile)
+    if measured and colour is not None:
+        save_colour(state, profile.name, colour)
     save_enrolment(state, profile.name, enrolment)
     return enrolment

@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import cv2
+import numpy as np
 import pytest
 
 from calibration.profiles import load_bundle, new_profile
@@ -125,6 +127,29 @@ def test_enroll_then_score_with_the_profile(capsys: pytest.CaptureFixture[str], 
     rules = get_game("alices-garden")
     assert board["state"]["rows"] == TRUTH["state"]["rows"]
     assert board["total"] == rules.score(rules.parse(TRUTH["state"])).total  # type: ignore[union-attr]
+
+
+def test_a_new_profile_takes_its_light_from_the_first_enrolment_photo(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    # Boards scored with the profile are brought to its background colour; the enrolment must have read its
+    # photos in that same light, so a profile made by enrolling is given the first photo's.
+    truth_state = tmp_path / "truth.json"
+    truth_state.write_text(json.dumps(TRUTH["state"]))
+    state = tmp_path / "state"
+    args = ("--state-dir", str(state), "enroll", "--profile", "table1", "--game", "alices-garden")
+    code, _, err = _run(capsys, *args, str(PHOTO), str(truth_state))
+    assert code == 0, err
+    colour = load_bundle(StateDir.resolve(state), "table1").colour
+    assert colour is not None and all(40 < v < 255 for v in colour.median_bgr)
+    # A darker photo enrolled later is read in the profile's light: the colour stays the profile's.
+    dark = tmp_path / "dark.png"
+    photo = cv2.imread(str(PHOTO))
+    assert photo is not None
+    cv2.imwrite(str(dark), (photo.astype(np.float64) * 0.7).astype(np.uint8))
+    code, _, err = _run(capsys, *args, str(dark), str(truth_state))
+    assert code == 0, err
+    assert load_bundle(StateDir.resolve(state), "table1").colour == colour
 
 
 def test_enroll_refuses_odd_files_wrong_game_and_unknown_profiles(
