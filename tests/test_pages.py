@@ -316,4 +316,5 @@ def test_the_board_found_for_a_profile_can_be_dragged_then_saved(
     )
     profiles = {p["name"]: p for p in site.client.get("/api/profiles").json()}
     assert profiles["page-kitchen"]["colour"] and profiles["page-kitchen"]["picture"]
-    assert "page-kitchen" in driver.find_element(By.ID, "profiles").text
+    # The page lists the profiles again once the save has answered: a fetch of its own.
+    wait.until(ec.text_to_be_present_in_element((By.ID, "profiles"), "page-kitchen"), "not listed")
