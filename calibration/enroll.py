@@ -213,7 +213,6 @@ def enrol(
     # Models, artists and enrolments are keyed by reader: a companion object (Four Gardens' Extra-rewards
     # tile) is a board of its game read by a model of its own.
     game = reader.game
-    references = {game: reference} if reference is not None else None
     predictions: list[CellPredictions] = []
     targets: list[dict[CellKey, dict[str, int]]] = []
     for i, example in enumerate(examples, start=1):
@@ -235,8 +234,13 @@ def enrol(
         size = quad_size(corners)
         for _ in range(views):
             gains = rng.uniform(1 - LIGHT_JITTER, 1 + LIGHT_JITTER, 3)
-            image = np.clip(example.image * gains, 0, 255).astype(np.uint8)
             nudged = corners + rng.normal(0, CORNER_JITTER * size, corners.shape)
+            # Read in the profile's light, a brighter photo is brought back: the profile's light changes.
+            image, references = (
+                (np.clip(example.image * gains, 0, 255).astype(np.uint8), None)
+                if reference is None
+                else (example.image, {game: _lit(reference, gains)})
+            )
             view = read_photo(
                 image,
                 [profile],
@@ -251,6 +255,12 @@ def enrol(
     enrolment = fit(game, reader.heads, predictions, targets)
     # What the user gave, not the extra views made of it.
     return replace(enrolment, cells=enrolment.cells // (views + 1), photos=len(examples))
+
+
+def _lit(colour: BoardColour, gains: NDArray[np.float64]) -> BoardColour:
+    """``colour`` under a light ``gains`` (B, G, R) times as bright."""
+    b, g, r = (float(v) * float(k) for v, k in zip(colour.median_bgr, gains, strict=True))
+    return replace(colour, median_bgr=(b, g, r))
 
 
 class _AnsweringFor:

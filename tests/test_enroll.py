@@ -1,14 +1,29 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
+import cv2
 import numpy as np
 import pytest
 
-from calibration.enroll import EnrolledClassifier, Enrolment, HeadCorrection, fit, load, save
+from calibration.enroll import (
+    EnrolledClassifier,
+    Enrolment,
+    Example,
+    HeadCorrection,
+    enrol,
+    example_colour,
+    fit,
+    load,
+    save,
+)
 from calibration.store import StoreError
+from tests.fakes import TruthClassifier
+from tests.support import ALICE_PHOTO, ALICE_TRUTH
 from vision.cells import CellGrid
 from vision.classify import CellPredictions
+from vision.profile import default_profile
 from vision.readers import IGNORE, Head
 
 HEAD = Head("cell", ("a", "b", "c"))
@@ -85,3 +100,34 @@ def test_enrolment_files_round_trip(tmp_path: Path) -> None:
         load(tmp_path / "bad.json")
     with pytest.raises(StoreError, match="no such file"):
         load(tmp_path / "none.json")
+
+
+class _Recording(TruthClassifier):
+    """The truth, and the mean colour of the crops of every read."""
+
+    def __init__(self, *args: Any) -> None:
+        super().__init__(*args)
+        self.means: list[np.ndarray] = []
+
+    def classify(self, cells: CellGrid) -> CellPredictions:
+        self.means.append(cells.crops_bgr.reshape(-1, 3).mean(axis=0))
+        return super().classify(cells)
+
+
+def test_enrolment_views_vary_the_light_even_in_the_profiles_light() -> None:
+    # Read in the profile's light, a photo made brighter is brought back to it: the views must change the
+    # profile's light instead, or they would all show the tiles alike.
+    image = cv2.imread(str(ALICE_PHOTO))
+    assert image is not None
+    profile = default_profile("alices-garden")
+    example = Example(image, ALICE_TRUTH["state"], np.array(ALICE_TRUTH["corners_xy"]))
+    plain = _Recording(profile, ALICE_TRUTH["cells"])
+    colour = example_colour(profile, plain, None, example)
+    assert colour is not None
+    for reference in (None, colour):
+        recording = _Recording(profile, ALICE_TRUTH["cells"])
+        enrolment = enrol(profile, recording, None, [example], views=4, reference=reference)
+        assert enrolment.photos == 1 and len(recording.means) == 5
+        means = np.array(recording.means)
+        spread = (means.max(axis=0) - means.min(axis=0)) / means.mean(axis=0)
+        assert spread.max() > 0.04, (reference, spread)
