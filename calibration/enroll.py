@@ -30,9 +30,12 @@ from vision.readers import IGNORE, Head, reader_for
 
 KIND = "enrolment"
 VERSION = 1
-VIEWS = 8  # extra reads of each enrolment board (see :func:`enrol`)
+# Extra reads of each enrolment board (see :func:`enrol`), each in a light up to LIGHT_JITTER per channel
+# unlike the photo's. On the held-out pack, Zen Garden enrolled from 2 photos read 95.5 % of boards perfectly
+# with 8 views at 8 %, 96.0 % at 15 %, 97.0 % with 16 views at 15 % (one run each; enrolling takes 3-6 s).
+VIEWS = 16
 CORNER_JITTER = 0.004  # share of the board's size: about how far off located corners lie
-LIGHT_JITTER = 0.08  # per-channel gain: a lamp or white balance a little unlike the enrolment photo's
+LIGHT_JITTER = 0.15  # per-channel gain: a lamp or white balance unlike the enrolment photo's
 
 
 @dataclass(frozen=True)
