@@ -240,6 +240,17 @@ def turn_some(
     return x, targets
 
 
+class _HeadTargets:
+    """Per-head target tensors of one set of crops, taken together by index (as :func:`fit_loop` takes a
+    batch's targets)."""
+
+    def __init__(self, targets: dict[str, Any]) -> None:
+        self.targets = targets
+
+    def __getitem__(self, idx: Any) -> dict[str, Any]:
+        return {name: t[idx] for name, t in self.targets.items()}
+
+
 def fit_loop(
     network: Callable[[], Any],
     x_all: Any,
@@ -250,10 +261,11 @@ def fit_loop(
     report: Callable[[Any], str],
     log: Callable[[str], None],
 ) -> Any:
-    """The board models' recipe: a seeded network (``network()``) trained on one thread with deterministic
+    """Every model's recipe: a seeded network (``network()``) trained on one thread with deterministic
     kernels, AdamW with a one-cycle schedule over ``config.epochs`` (``config.batch``, ``config.lr``,
     ``config.seed``), photometric :func:`augment` and the model's own random ``flip`` of inputs and targets
-    per batch; after each epoch ``report(net)`` (validation) is logged."""
+    per batch (a board model's mirror images, a classifier's turned crops); after each epoch ``report(net)``
+    (validation) is logged."""
     import torch
 
     torch.manual_seed(config.seed)
@@ -326,9 +338,6 @@ def train(game: str, config: TrainConfig, out: Path | None = None, log: Any = pr
     """Render data, train, export ``models/GAME.onnx`` and its card ``models/GAME.md``; returns the path."""
     import torch
 
-    torch.manual_seed(config.seed)
-    torch.set_num_threads(1)
-    torch.use_deterministic_algorithms(True)
     reader = get_reader(game)
     started = time.time()
     log(f"rendering {config.photos} training photos of {game} (packs {', '.join(TRAINING_PACKS)}) ...")
@@ -349,40 +358,32 @@ def train(game: str, config: TrainConfig, out: Path | None = None, log: Any = pr
     log(
         f"{len(data.crops)} training cells, {len(val.crops)} validation cells ({time.time() - started:.0f} s)"
     )
-    net = _network(reader, config.stem_stride, config.spatial_bins)
-    optimiser = torch.optim.AdamW(net.parameters(), lr=config.lr, weight_decay=1e-4)
-    steps = config.epochs * (len(data.crops) // config.batch + 1)
-    schedule = torch.optim.lr_scheduler.OneCycleLR(optimiser, max_lr=config.lr, total_steps=steps)
-    generator = torch.Generator().manual_seed(config.seed)
-    x_all = torch.from_numpy(model_input(data.crops))
-    t_all = {h.name: torch.from_numpy(data.targets[h.name]) for h in reader.heads}
     loss_fn = torch.nn.CrossEntropyLoss(ignore_index=IGNORE)
     weights = dict(config.loss_weights)
-    for epoch in range(config.epochs):
-        net.train()
-        order = torch.randperm(len(x_all), generator=generator)
-        total = 0.0
-        for start in range(0, len(order), config.batch):
-            idx = order[start : start + config.batch]
-            x, t = augment(x_all[idx], generator), {name: t[idx] for name, t in t_all.items()}
-            if config.turned_heads:
-                x, t = turn_some(x, t, config.turned_heads, generator)
-            outs = net(x)
-            loss = sum(
-                weights.get(h.name, 1.0) * loss_fn(out, t[h.name])
-                for h, out in zip(reader.heads, outs, strict=False)
-                if bool((t[h.name] != IGNORE).any())
-            )
-            optimiser.zero_grad()
-            loss.backward()
-            optimiser.step()
-            schedule.step()
-            total += float(loss.detach()) * len(idx)
-        errors = _evaluate(net, val, reader)
-        log(
-            f"epoch {epoch + 1}/{config.epochs}: loss {total / len(x_all):.4f}, validation error "
-            + ", ".join(f"{k} {v:.4%}" for k, v in errors.items())
+
+    def loss(outs: tuple[Any, ...], t: dict[str, Any]) -> Any:
+        return sum(
+            weights.get(h.name, 1.0) * loss_fn(out, t[h.name])
+            for h, out in zip(reader.heads, outs, strict=False)
+            if bool((t[h.name] != IGNORE).any())
         )
+
+    def turn(x: Any, t: dict[str, Any], generator: Any) -> tuple[Any, dict[str, Any]]:
+        return turn_some(x, t, config.turned_heads, generator) if config.turned_heads else (x, t)
+
+    def report(net: Any) -> str:
+        return "validation error " + ", ".join(f"{k} {v:.4%}" for k, v in _evaluate(net, val, reader).items())
+
+    net = fit_loop(
+        lambda: _network(reader, config.stem_stride, config.spatial_bins),
+        torch.from_numpy(model_input(data.crops)),
+        _HeadTargets({h.name: torch.from_numpy(data.targets[h.name]) for h in reader.heads}),
+        config,
+        loss,
+        turn,
+        report,
+        log,
+    )
     orient_net, orient_error = _train_orientation(data, val, config, log)
     held_orient = _orient_error(orient_net, held)
     metrics = {
