@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 from dataclasses import replace
 from pathlib import Path
 
@@ -18,13 +19,15 @@ from models.synth.camera import PhotoOptions
 from models.synth.render import RenderSpec, render_photo
 from vision.camera_model import CameraModel
 from vision.geometry import Points, quad_size
-from vision.locate import locate, segmented_quads
+from vision.locate import Quad, locate, segmented_quads
+from vision.profile import default_profile
 from vision.segment import BoardSegmenter, Outline
 from vision.sides import (
     ACROSS,
     ALONG,
     COLUMNS,
     SideFinder,
+    _clockwise,
     column_along,
     fit_sides,
     read_rows,
@@ -195,3 +198,53 @@ def test_an_outline_a_few_per_cent_off_is_placed_and_not_doubted() -> None:
     (quad,) = segmented_quads(photo.decode(), _FarOutlines(load_segmenter(), 0.035), camera)
     assert quad.edge_score == 1.0 and quad.doubt == ""
     assert _error(quad.corners_xy, truth) < 0.006 * quad_size(truth)
+
+
+class _SidesOnTheFrame(SideFinder):
+    """The shipped side model, but placing ``sides`` of each board on a line ``inset`` of the board inside
+    its edge (the printed frame), the other sides on the true edges."""
+
+    def __init__(self, real: SideFinder, truth: Points, sides: list[int], inset: float) -> None:
+        self.session, self._input = real.session, real._input
+        self.truth, self.wrong, self.inset = truth, sides, inset
+
+    def place(
+        self, image_bgr: np.ndarray, quads_ideal: list[Points], to_photo: object
+    ) -> list[Points | None]:
+        quad = _clockwise(self.truth).copy()
+        for i in self.wrong:
+            k = (i + 1) % 4
+            # Slid along the sides next to it, so those stay on the board's edges.
+            quad[i] = quad[i] + self.inset * (quad[i - 1] - quad[i])
+            quad[k] = quad[k] + self.inset * (quad[(k + 1) % 4] - quad[k])
+        return [quad for _ in quads_ideal]
+
+
+def _frame_case(wrong: list[int]) -> tuple[Quad, Points]:
+    photo = render_photo(RenderSpec(("alices-garden",), 41, options=PhotoOptions()), 0)
+    camera = photo.camera()
+    truth = camera.undistort_px(np.array(photo.truth["boards"][0]["corners_xy"]))
+    real = load_segmenter()
+    assert real.sides is not None
+    segmenter = copy.copy(real)
+    segmenter.sides = _SidesOnTheFrame(real.sides, truth, wrong, 0.06)
+    profile = default_profile("alices-garden")
+    aspects = (profile.size_mm[0] / profile.size_mm[1],)
+    (quad,) = segmented_quads(photo.decode(), segmenter, camera, aspects)
+    return quad, truth
+
+
+def test_a_side_on_the_printed_frame_is_put_where_the_other_three_say_the_edge_is() -> None:
+    # Each side is an edge, but a calibrated camera sees no board's rectangle in them: the one side the side
+    # model does not find along the rectangle's edge is moved there.
+    quad, truth = _frame_case([1])
+    assert quad.completed and quad.doubt == ""
+    assert _error(quad.ideal_xy, truth) < 0.004 * quad_size(truth)
+
+
+def test_two_sides_on_the_frame_are_not_completed() -> None:
+    # No three sides make the board: no rectangle is made from them; the edge search places the board from
+    # the mask's outline instead, or it is doubted (never scored at the frame).
+    quad, truth = _frame_case([1, 3])
+    assert not quad.completed
+    assert quad.doubt or _error(quad.ideal_xy, truth) < 0.01 * quad_size(truth)

@@ -25,7 +25,9 @@ from numpy.typing import NDArray
 
 from vision.camera_model import CameraModel, matrix_or_guess
 from vision.geometry import Points, as_points
+from vision.rectangle import aspect, complete, skew
 from vision.segment import INPUT_WIDTH, BoardSegmenter, Outline
+from vision.sides import COLUMNS, SideFinder
 
 WORK_WIDTH = 640  # pixels: the scale blobs are found at; edges are refined at full resolution
 BORDER_FRACTION = 0.04  # the frame's border band the table colour is learnt from
@@ -51,6 +53,13 @@ EDGE_DOUBT_MASK_PX = 2.5
 # A side the mask cut short is looked for again further out (vision.sides.LOOK_AGAIN): boards placed so
 # lay 8-9 % off their outline and right (3 of 500 Alice's Garden photos), so the limit is 12 %.
 SIDES_DOUBT = 0.12
+# How far from a rectangle of a board's shape (skew as a cosine, width/height as |log|) a calibrated camera
+# may see a board's placed sides: well-placed boards measure under 0.01 (200 Alice's Garden photos), one
+# side placed on the printed frame 0.03-0.16.
+SQUARE_TOLERANCE = 0.02
+# A rectangle made from three of them stands only where the side model finds each of its sides along this
+# share of it: two misplaced sides make rectangles off by 10-17 % that it finds along 5-11 of 12 stretches.
+SQUARE_SUPPORT = 0.75
 
 
 @dataclass(frozen=True)
@@ -70,6 +79,9 @@ class Quad:
     method: str = "edges"
     # Why the outline's corners are in doubt, when they are ("" when not): such a board is shown, not scored.
     doubt: str = ""
+    # One side was put where the other three and the board's shape say it lies, and the side model found
+    # all four there (:func:`_squared`): its corners stand however far the mask's outline is off.
+    completed: bool = False
 
 
 def _table_distance(small: NDArray[np.uint8]) -> NDArray[np.float32]:
@@ -303,14 +315,6 @@ def _intersect(l1: NDArray[np.float64], l2: NDArray[np.float64]) -> Points:
 Picker = Callable[[list[list[SideEdge]], Callable[[list[SideEdge]], Points | None]], list[SideEdge] | None]
 
 
-def _aspect(quad: Points, matrix: NDArray[np.float64]) -> float:
-    """Width over height of the rectangle pictured by ``quad`` (TL, TR, BR, BL), given the camera matrix."""
-    unit = np.array([(0.0, 0.0), (1.0, 0.0), (1.0, 1.0), (0.0, 1.0)], np.float32)
-    # Four exact points: OpenCV's direct solve, called for every combination of edges, not a fitted DLT.
-    m = np.linalg.inv(matrix) @ cv2.getPerspectiveTransform(unit, quad.astype(np.float32))
-    return float(np.linalg.norm(m[:, 0]) / max(float(np.linalg.norm(m[:, 1])), 1e-12))
-
-
 def _fit_quad(
     quad: Points,
     gray: EdgeImage,
@@ -460,7 +464,7 @@ def _grow_to_faint_edges(quad: Points, image: EdgeImage, to_photo: Callable[[Poi
 
 
 def _aspect_error(quad: Points, matrix: NDArray[np.float64], aspects: tuple[float, ...]) -> float:
-    ratio = _aspect(_clockwise(quad), matrix)
+    ratio = aspect(_clockwise(quad), matrix)
     return min(abs(float(np.log(ratio / a))) for asp in aspects for a in (asp, 1 / asp))
 
 
@@ -643,7 +647,7 @@ def segmented_quads(
     quads = []
     found = segmenter.outlines(image_bgr, camera)
     whole = [o for o in found if not o.cut]
-    placed = iter(_place_sides(image_bgr, segmenter, whole, to_photo, matrix, aspects))
+    placed = iter(_place_sides(image_bgr, segmenter, whole, to_photo, matrix if camera else None, aspects))
     for outline in found:
         if not outline.cut:
             sided = next(placed)
@@ -654,7 +658,8 @@ def segmented_quads(
                 limit = SIDES_DOUBT if sided else EDGE_DOUBT
                 # Measured with a calibrated camera: without one, the lens' curvature alone bends the mask's
                 # outline as far from the fitted edges (a reward tile photographed close up: 4 %).
-                if camera is not None and gap > max(limit * size, EDGE_DOUBT_MASK_PX * w / INPUT_WIDTH):
+                far = gap > max(limit * size, EDGE_DOUBT_MASK_PX * w / INPUT_WIDTH)
+                if camera is not None and far and not refined.completed:
                     doubt = (
                         "the board's edges are unclear (its outline and its edges differ by "
                         f"{gap / size:.0%} of its size); not scored: photograph it again against a plain "
@@ -676,23 +681,57 @@ def _place_sides(
     segmenter: BoardSegmenter,
     outlines: list[Outline],
     to_photo: Callable[[Points], Points],
-    matrix: NDArray[np.float64],
+    calibrated: NDArray[np.float64] | None,
     aspects: tuple[float, ...],
 ) -> list[Quad | None]:
     """Each whole outline placed on its board's sides by the side model, when the segmenter has one; ``None``
-    where it has none, places no side, or places them in no board's shape (the edge search then tries)."""
+    where it has none, places no side, or places them in no board's shape (the edge search then tries).
+    ``calibrated``: the camera's matrix when it is calibrated (a board's shape is then checked closely)."""
     if segmenter.sides is None:
         return [None] * len(outlines)
     h, w = image_bgr.shape[:2]
+    matrix = matrix_or_guess(None, (w, h)) if calibrated is None else calibrated
     quads: list[Quad | None] = []
     for sides in segmenter.sides.place(image_bgr, [o.ideal_xy for o in outlines], to_photo):
         ideal = None if sides is None else _clockwise(sides)
+        completed = False
+        if ideal is not None and calibrated is not None and aspects:
+            ideal, completed = _squared(ideal, image_bgr, segmenter.sides, to_photo, calibrated, aspects)
         if ideal is None or (aspects and _aspect_error(ideal, matrix, aspects) > ASPECT_TOLERANCE):
             quads.append(None)
             continue
         corners = to_photo(ideal)
-        quads.append(Quad(corners, ideal, _in_frame(corners, (w, h)), 1.0))
+        quads.append(Quad(corners, ideal, _in_frame(corners, (w, h)), 1.0, completed=completed))
     return quads
+
+
+def _squared(
+    quad: Points,
+    image_bgr: NDArray[np.uint8],
+    sides: SideFinder,
+    to_photo: Callable[[Points], Points],
+    matrix: NDArray[np.float64],
+    aspects: tuple[float, ...],
+) -> tuple[Points | None, bool]:
+    """``quad`` (clockwise, ideal pixels) when a calibrated camera sees it as a board's rectangle; else the
+    rectangle three of its sides make that the side model finds best supported all round (one side took the
+    printed frame or a shadow for the edge along part of it); ``None`` if no such rectangle is. And whether
+    it is such a rectangle."""
+    if skew(quad, matrix) <= SQUARE_TOLERANCE and _aspect_error(quad, matrix, aspects) <= SQUARE_TOLERANCE:
+        return quad, False
+    options = [
+        done
+        for side in range(4)
+        for ratio in {r for a in aspects for r in (a, 1 / a)}
+        if (done := complete(quad, side, matrix, ratio)) is not None
+    ]
+    if not options:
+        return None, False
+    support = sides.support(image_bgr, options, to_photo)
+    best = int(np.argmax(support.sum(axis=1)))
+    if np.all(support[best] >= SQUARE_SUPPORT * COLUMNS):
+        return options[best], True
+    return None, False
 
 
 def _gap(quad: Points, outline: Points) -> tuple[float, float]:

@@ -257,6 +257,21 @@ class SideFinder:
                     lines[4 * j + i] = found[4 * n + i]
         return [corners(lines[k : k + 4]) for k in range(0, len(lines), 4)]
 
+    def support(
+        self, image_bgr: NDArray[np.uint8], quads_ideal: list[Points], to_photo: Callable[[Points], Points]
+    ) -> NDArray[np.float64]:
+        """(n, 4) how sure the model is that each outline's sides (clockwise from its first corner) lie where
+        they are: the summed confidence of the stretches whose edge it reads within :data:`INLIER_ROWS` of
+        the strip's middle (out of :data:`COLUMNS` per side)."""
+        quads = [_clockwise(as_points(q)) for q in quads_ideal]
+        if not quads:
+            return np.zeros((0, 4))
+        strips = side_strips(image_bgr, quads, to_photo)
+        rows, sure = read_rows(self._logits(strips.pixels))
+        middle = offset_row(np.zeros(len(strips.reach)), strips.reach)[:, None]
+        agree = np.where(np.abs(rows - middle) <= INLIER_ROWS, sure, 0.0)
+        return np.asarray(agree.sum(axis=1).reshape(-1, 4), np.float64)
+
     def _lines(
         self, image_bgr: NDArray[np.uint8], quads: list[Points], to_photo: Callable[[Points], Points]
     ) -> list[Line | None]:
