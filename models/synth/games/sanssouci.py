@@ -47,6 +47,7 @@ PLAYER_COLOURS: dict[str, Colour] = {
     "green": (60, 160, 60),
 }
 NOBLE_DIAMETER_MM, NOBLE_HEIGHT_MM = 12.0, 22.0
+MID_GAME = 0.25  # the share of boards drawn mid-game rather than finished
 GARDENER_ARTWORKS = 3  # the real tile backs show several gardeners doing the same job
 NUMERALS = ("II", "III", "IV")  # player-count mark on every tile back
 
@@ -122,7 +123,9 @@ class SanssouciArtist:
             grid[r][c] = rules.PREPRINTED
         free = [(r, c) for r in range(1, rows) for c in range(cols) if grid[r][c] == rules.EMPTY]
         weights = np.array([1.0 - 0.08 * r for r, _ in free])
-        fill = rng.uniform(0.55, 1.0)
+        # Some boards mid-game, as the live view reads them: fewer tiles, so more empty squares beside
+        # noblemen (a nobleman leaning over an empty square must not make it look built).
+        fill = rng.uniform(0.2, 0.55) if rng.random() < MID_GAME else rng.uniform(0.55, 1.0)
         gardeners = rng.uniform(0.0, 0.2)
         chosen = rng.choice(len(free), round(fill * len(free)), replace=False, p=weights / weights.sum())
         for i in chosen:
