@@ -70,10 +70,12 @@ class FourGardensReader:
     game: str = four_gardens.GAME
     # A standing marker 10 mm tall leans up to about its height off its space in a tilted photo: the crop
     # takes that much around the space, so a marker on it is seen whole and one leaning in from the next
-    # space shows where it stands. 64 pixels, read through a strided first layer (its model card).
+    # space shows where it stands. 64 pixels, read through a strided first layer (its model card). Cut
+    # turned so that the camera's foot is down: a marker's top always lies above its space, a neighbour's
+    # leans in from below.
     context_mm: float = 10.0
     crop_px: int = 64
-    lean_up: bool = False
+    lean_up: bool = True
 
     def __init__(
         self,
