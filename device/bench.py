@@ -62,6 +62,8 @@ class BenchResult:
     heads: dict[str, list[int]] = field(default_factory=dict)
     # Per kind of region (name before any ":", e.g. "track"): [read exactly, regions]; unfound boards' count.
     regions: dict[str, list[int]] = field(default_factory=dict)
+    # Seconds enrolment took from the user's photos (read, measured, fitted), when the run enrolled first.
+    enroll_s: float | None = None
 
     def table(self) -> dict[str, Any]:
         def pct(a: int, b: int) -> float:
@@ -91,6 +93,7 @@ class BenchResult:
                 for head, (w, n, wp, npres) in self.heads.items()
             },
             "regions_exact_pct": {kind: pct(ok, n) for kind, (ok, n) in self.regions.items()},
+            **({} if self.enroll_s is None else {"enroll_s": round(self.enroll_s, 2)}),
         }
 
 
@@ -154,9 +157,10 @@ def _render(args: tuple[RenderSpec, int]) -> Photo:
 
 def enroll_from_renders(
     game: str, count: int, seed: int, packs: tuple[str, ...]
-) -> tuple[Enrolment, BoardColour | None]:
+) -> tuple[Enrolment, BoardColour | None, float]:
     """An enrolment from ``count`` rendered photos whose truth is known, read as a user's photos would be,
-    and the board's background colour the first photo gives its profile (what boards are then read in)."""
+    the board's background colour the first photo gives its profile (what boards are then read in), and the
+    seconds enrolling took once the photos were taken (rendering them is the camera's part)."""
     spec = RenderSpec((game,), seed, packs=packs, options=PhotoOptions())
     examples = []
     for i in range(count):
@@ -167,8 +171,10 @@ def enroll_from_renders(
             Example(photo.decode(), board["state"], np.array(board["corners_xy"]), photo.camera())
         )
     profile, classifier, orienter = default_profile(game), load_classifier(game), load_orienter(game)
+    start = time.perf_counter()
     colour = example_colour(profile, classifier, orienter, examples[0])
-    return enrol(profile, classifier, orienter, examples, reference=colour), colour
+    enrolment = enrol(profile, classifier, orienter, examples, reference=colour)
+    return enrolment, colour, time.perf_counter() - start
 
 
 def run_bench(
@@ -184,16 +190,18 @@ def run_bench(
     classifier: CellClassifier = load_classifier(game)
     profile = default_profile(game)
     references: dict[str, BoardColour] = {}
+    enroll_s: float | None = None
     if enroll:
-        enrolment, colour = enroll_from_renders(game, enroll, seed + 100_000, packs)
+        enrolment, colour, enroll_s = enroll_from_renders(game, enroll, seed + 100_000, packs)
         classifier = EnrolledClassifier(classifier, enrolment)
         references = {game: colour} if colour is not None else {}
         if report:
-            report(f"enrolled from {enrolment.photos} photos ({enrolment.cells} cells)")
+            report(f"enrolled from {enrolment.photos} photos ({enrolment.cells} cells) in {enroll_s:.1f} s")
     heads = {h.name: h for h in reader.heads}
     spec = RenderSpec((game,), seed, packs=packs, options=PhotoOptions())
     stages = ("locate", "orient", "rectify", "cells", "classify")
-    result = BenchResult(game, packs, count, timings_ms={s: [] for s in (*stages, "photo_to_score")})
+    timings: dict[str, list[float]] = {s: [] for s in (*stages, "photo_to_score")}
+    result = BenchResult(game, packs, count, timings_ms=timings, enroll_s=enroll_s)
     assert result.timings_ms is not None
     # Rendering first, in parallel, so that nothing else runs while photos are read and timed.
     with ProcessPoolExecutor(max_workers=workers) as pool:

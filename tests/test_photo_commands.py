@@ -126,3 +126,15 @@ def test_bench_prints_a_table_and_writes_json(capsys: pytest.CaptureFixture[str]
     # Alice's Garden has one region and one head: its grid is read exactly just when the board is perfect.
     assert set(result["head_error_found_boards_pct"]) == {"cell"}
     assert result["regions_exact_pct"] == {"grid": result["boards_perfect_pct"]}
+    assert "enroll_s" not in result  # no enrolment in this run
+
+
+def test_bench_with_enrolment_reports_how_long_enrolling_took(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    out_json = tmp_path / "bench.json"
+    args = ("--game", "alices-garden", "--count", "1", "--art", "linocut", "--enroll", "1")
+    code, _, err = _run(capsys, "bench", *args, "--json", str(out_json))
+    assert code == 0
+    assert "enrolled from 1 photos (48 cells) in" in err
+    assert json.loads(out_json.read_text())["results"][0]["enroll_s"] > 0
