@@ -15,7 +15,7 @@ from numpy.typing import NDArray
 
 from models.synth.camera import PhotoOptions
 from models.synth.render import RenderSpec, render_photo
-from vision.cells import cut_cells
+from vision.cells import cut_cells, margin_mm
 from vision.geometry import apply_homography, quad_size
 from vision.orient import rotations, thumbnail
 from vision.profile import default_profile
@@ -66,7 +66,8 @@ def _photo_cells(args: tuple[str, int, int, tuple[str, ...], float, float, int])
                 for k, corners in enumerate(rotations(ideal)):
                     thumbs.append(thumbnail(image, profile, corners, camera))
                     upright.append(1.0 if k == 0 else 0.0)
-            rect = rectify(image, profile, board_homography(profile, ideal), camera)
+            margin = margin_mm(profile, reader.context_mm, reader.lean_up)
+            rect = rectify(image, profile, board_homography(profile, ideal), camera, margin_mm=margin)
             cells = cut_cells(rect, reader.regions, reader.context_mm, reader.crop_px, reader.lean_up)
             for crop, key in zip(cells.crops_bgr, cells.keys, strict=True):
                 # A hand over a cell hides its truth; the live loop waits for the hand to go.

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import cv2
 import numpy as np
 
 from models.synth.camera import PhotoOptions
 from models.synth.render import RenderSpec, render_photo
-from vision.cells import cut_cells
+from vision.cells import cut_cells, margin_mm
 from vision.geometry import BoardFrame, cell_rect_mm
 from vision.profile import default_profile
 from vision.rectify import Rectified, camera_foot_mm, rectify
@@ -57,3 +59,50 @@ def test_a_camera_straight_below_the_board_leaves_crops_as_they_were() -> None:
     turned = cut_cells(below, ("terrace", "grid"), 14.0, 64, lean_up=True).crops_bgr.astype(int)
     # The same pixels, but for the sampling (bilinear after area averaging, not area averaging alone).
     assert np.abs(upright - turned).mean() < 5
+
+
+def _board_on_a_table(size_wh: tuple[int, int]) -> np.ndarray:
+    """A photo 3 pixels a board millimetre, straight from above: a white board with the top-left corner
+    at (60, 45) pixels on a green table."""
+    w, h = size_wh
+    image = np.full((h * 3 + 90, w * 3 + 120, 3), (0, 160, 0), np.uint8)
+    image[45 : 45 + h * 3, 60 : 60 + w * 3] = 255
+    return image
+
+
+def _straight_from_above() -> np.ndarray:
+    return np.array([[3.0, 0.0, 60.0], [0.0, 3.0, 45.0], [0.0, 0.0, 1.0]])
+
+
+def test_a_margin_rectifies_what_lies_round_the_board_and_leaves_the_board_as_it_was() -> None:
+    photo = _board_on_a_table(tuple(round(v) for v in PROFILE.size_mm))  # type: ignore[arg-type]
+    plain = rectify(photo, PROFILE, _straight_from_above())
+    wide = rectify(photo, PROFILE, _straight_from_above(), margin_mm=10.0)
+    assert plain.surround_bgr is None and wide.surround_bgr is not None and wide.margin_px == 20
+    np.testing.assert_array_equal(wide.image_bgr, plain.image_bgr)
+    h, w = plain.image_bgr.shape[:2]
+    assert wide.surround_bgr.shape[:2] == (h + 40, w + 40)
+    # Round the board: the table (green), not the board's edge (white) repeated.
+    ring = wide.padded(20)
+    assert ring[5, w // 2].tolist() == [0, 160, 0] and ring[h // 2, w + 35].tolist() == [0, 160, 0]
+    # Beyond the margin the outermost rectified pixels are repeated; without one, the board's edge.
+    assert wide.padded(30)[0, 0].tolist() == [0, 160, 0]
+    assert plain.padded(5)[0, w // 2].tolist() == [255, 255, 255]
+
+
+def test_a_turned_crop_of_an_edge_cell_shows_the_table_beyond_the_board() -> None:
+    # A marker on the Scoreboard's last space leaning off the board must be seen whole: a crop turned
+    # towards the board's corner reaches past its edge, where the margin shows the table (green).
+    profile = default_profile("four-gardens")
+    photo = _board_on_a_table(tuple(round(v) for v in profile.size_mm))  # type: ignore[arg-type]
+    margin = margin_mm(profile, 10.0, lean_up=True)
+    assert margin > 10.0 and margin_mm(profile, 10.0, lean_up=False) == 0.0
+    tables = []
+    for m in (0.0, margin):
+        rect = rectify(photo, profile, _straight_from_above(), margin_mm=m)
+        # The camera far off the bottom-left corner: away from it is the board's top-right.
+        turned = replace(rect, foot_mm=np.array([-1e7, 1e7]))
+        cells = cut_cells(turned, ("track:red",), 10.0, 64, lean_up=True)
+        crop = cells.crops_bgr[cells.keys.index(("track:red", 0, 11))].astype(int)
+        tables.append(float(((crop[..., 1] - crop[..., 0]) > 100).mean()))
+    assert tables[0] == 0.0 and tables[1] > 0.02

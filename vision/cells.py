@@ -9,6 +9,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from vision.geometry import cell_rect_mm
+from vision.profile import BoardProfile
 from vision.rectify import Rectified
 
 CellKey = tuple[str, int, int]  # region name, row, column
@@ -29,26 +30,35 @@ class CellGrid:
             )
 
 
+def margin_mm(profile: BoardProfile, context_mm: float, lean_up: bool) -> float:
+    """How far beyond the board the crops of its edge cells reach when turned (``lean_up``; 0 when not):
+    a board read so is rectified with this much round it, so a standing piece on an edge space leaning off
+    the board is seen whole. (Upright crops keep the board's repeated edge, as their models learnt.)"""
+    if not lean_up:
+        return 0.0
+    largest = max(max(r.cell_mm) for r in profile.regions)
+    return float((largest / 2 + context_mm) * np.sqrt(2))
+
+
 def cut_cells(
     rectified: Rectified, regions: tuple[str, ...], context_mm: float, size_px: int, lean_up: bool = False
 ) -> CellGrid:
     """Each existing cell of ``regions``, grown by ``context_mm`` on every side, resized to ``size_px``.
 
     The context lets a classifier see a piece that leans out of its square and the edges of its neighbours;
-    cells at the board's edge are padded by replicating the border. With ``lean_up`` each crop is turned
-    about its centre so that "away from the camera's foot" points up: a standing piece's top, drawn
-    displaced that way, always lies above its footprint, and a neighbour's top leaning over this cell comes in
-    from below, whatever the camera's position.
+    beyond the board's edge a crop shows what the rectified picture holds there (:func:`margin_mm`),
+    the border repeated past that. With ``lean_up`` each crop is turned about its centre so that "away from
+    the camera's foot" points up: a standing piece's top, drawn displaced that way, always lies above its
+    footprint, and a neighbour's top leaning over this cell comes in from below, whatever the camera's
+    position.
     """
-    image = rectified.image_bgr
     s = rectified.frame.px_per_mm
     foot = rectified.foot_mm if lean_up else None
     if foot is None:
         pad = int(np.ceil(context_mm * s)) + 1
     else:  # room for a turned crop's corners round a cell on the board's edge
-        largest = max(max(r.cell_mm) for r in rectified.frame.profile.regions)
-        pad = int(np.ceil((largest / 2 + context_mm) * np.sqrt(2) * s)) + 3
-    padded = cv2.copyMakeBorder(image, pad, pad, pad, pad, cv2.BORDER_REPLICATE)
+        pad = int(np.ceil(margin_mm(rectified.frame.profile, context_mm, True) * s)) + 3
+    padded = rectified.padded(pad)
     crops = []
     keys: list[CellKey] = []
     for name in regions:

@@ -113,5 +113,9 @@ def normalise(
         return rect, np.ones(3, dtype=np.float64)
     ratio = np.asarray(reference.median_bgr, dtype=np.float64) / np.asarray(measured.median_bgr)
     gains = np.clip(ratio, MIN_GAIN, MAX_GAIN)
-    scaled = np.clip(np.rint(rect.image_bgr.astype(np.float64) * gains), 0, 255).astype(np.uint8)
-    return replace(rect, image_bgr=scaled), gains
+
+    def scaled(image: NDArray[np.uint8]) -> NDArray[np.uint8]:
+        return np.asarray(np.clip(np.rint(image.astype(np.float64) * gains), 0, 255), np.uint8)
+
+    surround = None if rect.surround_bgr is None else scaled(rect.surround_bgr)
+    return replace(rect, image_bgr=scaled(rect.image_bgr), surround_bgr=surround), gains

@@ -15,7 +15,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from vision.camera_model import CameraModel
-from vision.cells import CellKey, cut_cells
+from vision.cells import CellKey, cut_cells, margin_mm
 from vision.classify import CellClassifier, CellPredictions
 from vision.colour import BoardColour, normalise
 from vision.geometry import Points
@@ -73,7 +73,8 @@ def _read(
 ) -> tuple[Rectified, CellPredictions]:
     reader = reader_for(profile)
     t0 = time.perf_counter()
-    rect = rectify(image, profile, board_homography(profile, corners), camera)
+    margin = margin_mm(profile, classifier.context_mm, classifier.lean_up)
+    rect = rectify(image, profile, board_homography(profile, corners), camera, margin_mm=margin)
     if reference is not None:
         rect, _ = normalise(rect, reference, profile)
     t1 = time.perf_counter()

@@ -29,6 +29,24 @@ class Rectified:
     # Where on the board's plane (mm, extended beyond the board) the camera stands right above: a standing
     # piece's top is drawn displaced away from it. None when not known.
     foot_mm: NDArray[np.float64] | None = None
+    # The same picture with ``margin_px`` more all round, as the photo shows it there (a piece on an edge
+    # space leaning off the board), when rectified with a margin; ``image_bgr`` is its middle.
+    surround_bgr: NDArray[np.uint8] | None = None
+    margin_px: int = 0
+
+    def padded(self, pad: int) -> NDArray[np.uint8]:
+        """The board with ``pad`` pixels round it: what the photo shows there as far as it was rectified,
+        the outermost pixels repeated beyond."""
+        source, margin = self.image_bgr, 0
+        if self.surround_bgr is not None:
+            source, margin = self.surround_bgr, self.margin_px
+        if margin >= pad:
+            cut = margin - pad
+            return source[cut : source.shape[0] - cut, cut : source.shape[1] - cut]
+        extra = pad - margin
+        return np.asarray(
+            cv2.copyMakeBorder(source, extra, extra, extra, extra, cv2.BORDER_REPLICATE), np.uint8
+        )
 
 
 def board_homography(profile: BoardProfile, ideal_corners_xy: object) -> NDArray[np.float64]:
@@ -43,29 +61,37 @@ def rectify(
     camera: CameraModel | None = None,
     px_per_mm: float = RECTIFIED_PX_PER_MM,
     grid_step: int = 8,
+    margin_mm: float = 0.0,
 ) -> Rectified:
     """Sample the photo at every rectified pixel: pixel -> board mm -> ideal pixel -> lens -> photo pixel.
+    With ``margin_mm``, as far round the board too (:attr:`Rectified.surround_bgr`).
 
     The lens is applied on a coarse grid and interpolated (it is smooth); the homography is exact per pixel.
     """
     frame = BoardFrame(profile, px_per_mm)
     w, h = frame.size_wh
-    xs = np.arange(0, w + grid_step, grid_step, dtype=np.float64)
-    ys = np.arange(0, h + grid_step, grid_step, dtype=np.float64)
+    m = int(np.ceil(margin_mm * px_per_mm))
+    xs = np.arange(-m, w + m + grid_step, grid_step, dtype=np.float64)
+    ys = np.arange(-m, h + m + grid_step, grid_step, dtype=np.float64)
     gx, gy = np.meshgrid(xs, ys)
     # Pixel centres: rectified pixel (i, j) shows the board point ((i + 0.5), (j + 0.5)) / px_per_mm.
     board_mm = frame.px_to_mm(np.column_stack([gx.ravel() + 0.5, gy.ravel() + 0.5]))
     ideal = apply_homography(board_to_ideal, board_mm)
     photo = camera.distort_px(ideal) if camera is not None else ideal
     coarse = photo.reshape(len(ys), len(xs), 2).astype(np.float32)
-    px = np.arange(w, dtype=np.float32) / grid_step
-    py = np.arange(h, dtype=np.float32) / grid_step
+    px = np.arange(w + 2 * m, dtype=np.float32) / grid_step
+    py = np.arange(h + 2 * m, dtype=np.float32) / grid_step
     mx, my = np.meshgrid(px, py)
     map_x = cv2.remap(coarse[..., 0], mx, my, cv2.INTER_LINEAR)
     map_y = cv2.remap(coarse[..., 1], mx, my, cv2.INTER_LINEAR)
-    out = cv2.remap(image_bgr, map_x, map_y, cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT)
+    out = np.asarray(
+        cv2.remap(image_bgr, map_x, map_y, cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT), np.uint8
+    )
     foot = camera_foot_mm(board_to_ideal, matrix_or_guess(camera, (image_bgr.shape[1], image_bgr.shape[0])))
-    return Rectified(np.asarray(out, dtype=np.uint8), frame, board_to_ideal, foot)
+    if not m:
+        return Rectified(out, frame, board_to_ideal, foot)
+    board = np.ascontiguousarray(out[m : m + h, m : m + w])
+    return Rectified(board, frame, board_to_ideal, foot, out, m)
 
 
 def camera_foot_mm(board_to_ideal: NDArray[np.float64], matrix: NDArray[np.float64]) -> NDArray[np.float64]:
