@@ -647,7 +647,7 @@ def segmented_quads(
     quads = []
     found = segmenter.outlines(image_bgr, camera)
     whole = [o for o in found if not o.cut]
-    placed = iter(_place_sides(image_bgr, segmenter, whole, to_photo, matrix if camera else None, aspects))
+    placed = iter(_place_sides(image_bgr, segmenter, whole, to_photo, matrix, camera is not None, aspects))
     for outline in found:
         if not outline.cut:
             sided = next(placed)
@@ -681,22 +681,22 @@ def _place_sides(
     segmenter: BoardSegmenter,
     outlines: list[Outline],
     to_photo: Callable[[Points], Points],
-    calibrated: NDArray[np.float64] | None,
+    matrix: NDArray[np.float64],
+    calibrated: bool,
     aspects: tuple[float, ...],
 ) -> list[Quad | None]:
     """Each whole outline placed on its board's sides by the side model, when the segmenter has one; ``None``
     where it has none, places no side, or places them in no board's shape (the edge search then tries).
-    ``calibrated``: the camera's matrix when it is calibrated (a board's shape is then checked closely)."""
+    With a ``calibrated`` camera (``matrix`` its own, not a guess) a board's shape is checked closely."""
     if segmenter.sides is None:
         return [None] * len(outlines)
     h, w = image_bgr.shape[:2]
-    matrix = matrix_or_guess(None, (w, h)) if calibrated is None else calibrated
     quads: list[Quad | None] = []
     for sides in segmenter.sides.place(image_bgr, [o.ideal_xy for o in outlines], to_photo):
         ideal = None if sides is None else _clockwise(sides)
         completed = False
-        if ideal is not None and calibrated is not None and aspects:
-            ideal, completed = _squared(ideal, image_bgr, segmenter.sides, to_photo, calibrated, aspects)
+        if ideal is not None and calibrated and aspects:
+            ideal, completed = _squared(ideal, image_bgr, segmenter.sides, to_photo, matrix, aspects)
         if ideal is None or (aspects and _aspect_error(ideal, matrix, aspects) > ASPECT_TOLERANCE):
             quads.append(None)
             continue
