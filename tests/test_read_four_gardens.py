@@ -292,3 +292,18 @@ def test_score_takes_each_players_reward_tile_from_its_own_photo(
     code, _, err = run_cli(capsys, "score", str(tmp_path / "board.jpg"), "--game", "sanssouci",
                            f"--reward=blue={tmp_path / 'tile0.jpg'}")  # fmt: skip
     assert code == 2 and "use it with --game four-gardens" in err
+
+
+def test_a_missing_marker_could_stand_behind_a_stack_of_others() -> None:
+    # Blue and white share red space 7, read surely; black (in play on purple) is seen on no red space. A
+    # third marker right behind two shows nothing, so a clear "no" there does not prove black was removed.
+    spaces = {("red", 7): "blue+white", ("purple", 3): "black", ("green", 2): "blue", ("yellow", 1): "white"}
+    readings = _readings(_labels(spaces))
+    assert READER.positions(PROFILE, readings)["black"]["red"] is None
+    notes = READER.notes(PROFILE, readings)
+    assert (
+        "black's marker not seen on the red track: removed (scores 0) or hidden? check "
+        "(several markers on space 7)"
+    ) in notes
+    # Blue and white are seen on red; one marker alone on a space hides nothing: purple asks nothing.
+    assert not any("on the purple track" in n for n in notes)

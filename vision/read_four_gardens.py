@@ -189,8 +189,9 @@ class FourGardensReader:
 
     def notes(self, profile: BoardProfile, readings: Mapping[CellKey, Reading]) -> tuple[str, ...]:
         """What a marker's confidence alone does not show: seen on two spaces of a track, taken from a faint
-        sighting, or missing from a track a doubtful space could hide it on (behind another marker, under a
-        hand). Missing where every space reads clearly, it was removed and needs no check."""
+        sighting, or missing from a track a doubtful space could hide it on (under a hand), or a space with
+        several markers (one can stand right behind the others and show nothing: a clear "no" there proves
+        nothing). Missing where no space could hide it, it was removed and needs no check."""
         low = _low_confidence()
         out: list[str] = []
         seen = self.sightings(profile, readings)
@@ -210,21 +211,22 @@ class FourGardensReader:
                     )
         for region in self.regions:
             track = region.removeprefix(TRACK_PREFIX)
-            doubtful = [
-                c
-                for r, c in profile.region(region).cells()
-                if min(readings[(region, r, c)][m][1] for m in self.markers) < low
+            spaces = [(str(c), readings[(region, r, c)]) for r, c in profile.region(region).cells()]
+            doubtful = [c for c, cell in spaces if min(cell[m][1] for m in self.markers) < low]
+            stacked = [c for c, cell in spaces if sum(cell[m][0] == "yes" for m in self.markers) > 1]
+            why = [
+                *([f"unclear space {', '.join(doubtful)}"] if doubtful else []),
+                *([f"several markers on space {', '.join(stacked)}"] if stacked else []),
             ]
-            if not doubtful:
+            if not why:
                 continue
-            where = ", ".join(str(c) for c in doubtful)
             for colour in self.markers:
                 placed = positions[colour]
                 # A colour seen on no track at all is not in play: nobody owns that marker.
                 if placed[track] is None and any(v is not None for v in placed.values()):
                     out.append(
                         f"{colour}'s marker not seen on the {track} track: removed (scores 0) or hidden? "
-                        f"check (unclear space {where})"
+                        f"check ({'; '.join(why)})"
                     )
         return tuple(out)
 
