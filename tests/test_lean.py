@@ -78,16 +78,25 @@ def test_a_margin_rectifies_what_lies_round_the_board_and_leaves_the_board_as_it
     photo = _board_on_a_table(tuple(round(v) for v in PROFILE.size_mm))  # type: ignore[arg-type]
     plain = rectify(photo, PROFILE, _straight_from_above())
     wide = rectify(photo, PROFILE, _straight_from_above(), margin_mm=10.0)
-    assert plain.surround_bgr is None and wide.surround_bgr is not None and wide.margin_px == 20
+    assert plain.surround_bgr is None and wide.surround_bgr is not None and wide.margin_px == 24
     np.testing.assert_array_equal(wide.image_bgr, plain.image_bgr)
     h, w = plain.image_bgr.shape[:2]
-    assert wide.surround_bgr.shape[:2] == (h + 40, w + 40)
+    assert wide.surround_bgr.shape[:2] == (h + 48, w + 48)
     # Round the board: the table (green), not the board's edge (white) repeated.
     ring = wide.padded(20)
     assert ring[5, w // 2].tolist() == [0, 160, 0] and ring[h // 2, w + 35].tolist() == [0, 160, 0]
     # Beyond the margin the outermost rectified pixels are repeated; without one, the board's edge.
     assert wide.padded(30)[0, 0].tolist() == [0, 160, 0]
     assert plain.padded(5)[0, w // 2].tolist() == [255, 255, 255]
+
+
+def test_through_a_lens_too_a_margin_leaves_the_boards_own_pixels_as_they_were() -> None:
+    photo = render_photo(RenderSpec(("sanssouci",), 5, options=PhotoOptions()), 0)
+    homography = np.array(photo.truth["boards"][0]["board_to_image"])
+    plain = rectify(photo.decode(), PROFILE, homography, photo.camera())
+    margin = margin_mm(PROFILE, 14.0, True)
+    wide = rectify(photo.decode(), PROFILE, homography, photo.camera(), margin_mm=margin)
+    np.testing.assert_array_equal(wide.image_bgr, plain.image_bgr)
 
 
 def test_a_turned_crop_of_an_edge_cell_shows_the_table_beyond_the_board() -> None:

@@ -211,9 +211,9 @@ class FourGardensReader:
                     )
         for region in self.regions:
             track = region.removeprefix(TRACK_PREFIX)
-            spaces = [(str(c), readings[(region, r, c)]) for r, c in profile.region(region).cells()]
-            doubtful = [c for c, cell in spaces if min(cell[m][1] for m in self.markers) < low]
-            stacked = [c for c, cell in spaces if sum(cell[m][0] == "yes" for m in self.markers) > 1]
+            read = [(str(c), readings[(region, r, c)]) for r, c in profile.region(region).cells()]
+            doubtful = [c for c, cell in read if min(cell[m][1] for m in self.markers) < low]
+            stacked = [c for c, cell in read if sum(cell[m][0] == "yes" for m in self.markers) > 1]
             why = [
                 *([f"unclear space {', '.join(doubtful)}"] if doubtful else []),
                 *([f"several markers on space {', '.join(stacked)}"] if stacked else []),

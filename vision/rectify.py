@@ -70,7 +70,8 @@ def rectify(
     """
     frame = BoardFrame(profile, px_per_mm)
     w, h = frame.size_wh
-    m = int(np.ceil(margin_mm * px_per_mm))
+    # Whole steps of the lens grid, so the board's own pixels are sampled exactly as with no margin.
+    m = int(np.ceil(margin_mm * px_per_mm / grid_step)) * grid_step
     xs = np.arange(-m, w + m + grid_step, grid_step, dtype=np.float64)
     ys = np.arange(-m, h + m + grid_step, grid_step, dtype=np.float64)
     gx, gy = np.meshgrid(xs, ys)
