@@ -44,6 +44,7 @@ def cmd_score_state(args: argparse.Namespace) -> int:
 def cmd_demo(args: argparse.Namespace) -> int:
     from device.photo import SHARED_BOARD_GAMES, score_image
     from models import model_path
+    from models.synth.camera import truth_camera
     from vision.image_io import read_image
 
     for path in example_states():
@@ -54,7 +55,8 @@ def cmd_demo(args: argparse.Namespace) -> int:
         game = photo.stem
         if not model_path(game).is_file() or game in ("zen-garden",):
             continue  # read by later issues (no model yet) or needing a whole table (Zen Garden)
-        truth = json.loads(photo.with_suffix(".json").read_text())["boards"][0]["state"]
+        rendered = json.loads(photo.with_suffix(".json").read_text())
+        truth = rendered["boards"][0]["state"]
         # What a player would type in: everything the photo cannot show (for a shared board, a state file
         # of the players' coins, cards and colours, whose board part is read from the photo instead).
         hand = (
@@ -62,7 +64,9 @@ def cmd_demo(args: argparse.Namespace) -> int:
             if game in SHARED_BOARD_GAMES
             else {k: v for k, v in truth.items() if k in ("unplaced_bonus_tiles", "missions", "track_score")}
         )
-        for board in score_image(read_image(str(photo)), game, hand):
+        # Read as on a calibrated table (the README's set-up): the camera the photo was taken with is what
+        # `calibrate camera` measures; crops turned by where the camera stands need it.
+        for board in score_image(read_image(str(photo)), game, hand, truth_camera(rendered)):
             _print_board(f"Photo {photo.name}", board)
     return 0
 
