@@ -80,9 +80,8 @@ GAME_CONFIG["four-gardens"] = {"photos": 1200, "epochs": 12, "stem_stride": 2, "
 # orientation model gets more epochs for a cue as small as the compass rose. Characters' crops are turned to
 # teach the facing head, and the character and facing heads, read off a top some 18 pixels across, weigh
 # more. Its error is bound by data: rendering costs 0.4 s a photo, the epochs cost the time, so each board is
-# cut once from 700 photos (was twice from 260: cell error on 100 photos 15.6 -> 14.3 %, facing misread
-# 10 -> 3.7 %) in 8 epochs, under 20 minutes here. (800 photos in 12 epochs read 9.6 %, 5 % of scores
-# exact, but take some 26 minutes.)
+# cut once from 800 photos (was twice from 260: cell error on 100 photos 15.6 -> 10.5 %, facing misread
+# 10 % -> a few) in 10 epochs, 19 minutes here. (12 epochs read 9.6 % but take some 26 minutes.)
 # Sanssouci: wide context for noblemen leaning over their neighbours (see its reader), read as Tang Garden's
 # is: a strided first layer, pooling by place; more photos, as the leaning nobleman is a rare sight. Its
 # crops are cut turned (lean_up), so a square's art shows at any angle: half of each batch is turned by
@@ -97,9 +96,9 @@ GAME_CONFIG["sanssouci"] = {
     "turned_heads": ("square",),
 }
 GAME_CONFIG["tang-garden"] = {
-    "photos": 700,
+    "photos": 800,
     "views": 1,
-    "epochs": 8,
+    "epochs": 10,
     "batch": 64,
     "orient_epochs": 40,
     "stem_stride": 2,
