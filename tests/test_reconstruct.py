@@ -7,12 +7,13 @@ import pytest
 
 from vision.classify import CellPredictions
 from vision.profile import default_profile
-from vision.reader_api import Head, OneOf, likeliest
+from vision.reader_api import Distinct, Head, OneOf, likeliest
 from vision.readers import get_reader
 from vision.reconstruct import settle
 
 MARKER = Head("marker", (".", "m"))
 NOBLE = Head("noble", ("none", "red", "blue"))
+FIGURE = Head("character", ("none", "emperor", "monk", "poet"))
 
 
 def _predictions(heads: tuple[Head, ...], rows: dict[str, list[list[float]]]) -> CellPredictions:
@@ -57,12 +58,55 @@ def test_a_cell_keeps_its_own_split_between_the_pieces_classes() -> None:
     assert settle(pred, []) is pred
 
 
+def test_two_cells_read_as_one_unique_piece_hold_it_and_the_next_likeliest() -> None:
+    pred = _predictions(
+        (FIGURE,),
+        {
+            "character": [
+                [0.02, 0.90, 0.05, 0.03],  # the emperor, surely
+                [0.05, 0.60, 0.30, 0.05],  # the emperor again, or else the monk
+                [0.97, 0.02, 0.01, 0.00],  # nobody
+                [0.10, 0.50, 0.10, 0.30],  # in no group: left alone
+            ]
+        },
+    )
+    settled = settle(pred, [], [Distinct("character", "none", pred.keys[:3])])
+    readings = settled.readings()
+    assert [readings[k]["character"][0] for k in pred.keys] == ["emperor", "monk", "none", "emperor"]
+    # Knowing the emperor stands elsewhere, the second cell is the monk with 0.30 / (0.05 + 0.30 + 0.05).
+    assert readings[pred.keys[1]]["character"][1] == pytest.approx(0.30 / 0.40, rel=1e-5)
+    p = settled.probabilities["character"]
+    np.testing.assert_allclose(p[:3].sum(axis=1), 1.0, rtol=1e-6)
+    np.testing.assert_array_equal(p[3], pred.probabilities["character"][3])
+
+
+def test_distinct_pieces_are_arranged_for_the_likeliest_board_not_cell_by_cell() -> None:
+    # Greedy, the surer emperor (0.60) would leave the other cell at 0.15 whatever it took: 0.09 in all.
+    # Swapped, 0.40 (the monk) times 0.55 (the emperor) is 0.22.
+    pred = _predictions((FIGURE,), {"character": [[0.0, 0.60, 0.40, 0.0], [0.15, 0.55, 0.15, 0.15]]})
+    readings = settle(pred, [], [Distinct("character", "none", pred.keys)]).readings()
+    assert [readings[k]["character"][0] for k in pred.keys] == ["monk", "emperor"]
+
+
+def test_a_piece_nobody_owns_is_read_as_the_likeliest_owned_one_or_none() -> None:
+    pred = _predictions(
+        (FIGURE,), {"character": [[0.05, 0.70, 0.20, 0.05], [0.60, 0.35, 0.0, 0.05], [0.01, 0.95, 0.0, 0.04]]}
+    )
+    owned = Distinct("character", "none", pred.keys, frozenset({"monk", "poet"}))
+    readings = settle(pred, [], [owned]).readings()
+    assert [readings[k]["character"][0] for k in pred.keys] == ["monk", "none", "poet"]
+    # Neither the emperor (nobody owns him) nor the poet (the third cell holds him): the monk, 0.20 / 0.25.
+    assert readings[pred.keys[0]]["character"][1] == pytest.approx(0.20 / 0.25, rel=1e-5)
+
+
 def test_a_group_on_a_head_the_model_lacks_is_refused() -> None:
     pred = _predictions((MARKER,), {"marker": [[0.5, 0.5]]})
     with pytest.raises(ValueError, match="no head 'noble'"):
         settle(pred, [OneOf("noble", "none", pred.keys)])
     with pytest.raises(ValueError, match="class 'none'"):
         settle(pred, [OneOf("marker", "none", pred.keys)])
+    with pytest.raises(ValueError, match="no head 'character'"):
+        settle(pred, [], [Distinct("character", "none", pred.keys)])
 
 
 def test_the_grid_games_groups_cover_their_tracks_and_columns() -> None:
@@ -75,3 +119,4 @@ def test_the_grid_games_groups_cover_their_tracks_and_columns() -> None:
     assert len(columns) == grid.cols
     assert columns[2].keys == (("terrace", 0, 2), *(("grid", r, 2) for r in range(grid.rows)))
     assert get_reader("alices-garden").exactly_one(default_profile("alices-garden")) == ()
+    assert get_reader("sanssouci").distinct(sanssouci, {}) == ()

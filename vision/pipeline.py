@@ -120,7 +120,8 @@ def read_board(
             flags.append("which way up the board lies is uncertain: check the reading or turn the board")
     rect, predictions = _read(image, profile, classifier, corners, camera, timings, reference)
     reader = reader_for(profile)
-    readings = settle(predictions, reader.exactly_one(profile)).readings()
+    entered = hand or {}
+    readings = settle(predictions, reader.exactly_one(profile), reader.distinct(profile, entered)).readings()
     confidences = {
         key: min(reading[head][1] for head in reader.region_heads(key[0]))
         for key, reading in readings.items()
@@ -133,7 +134,7 @@ def read_board(
     if quad.doubt:
         trusted = False
         flags.append(quad.doubt)
-    state = reader.assemble(profile, readings, hand or {})
+    state = reader.assemble(profile, readings, entered)
     flags.extend(reader.notes(profile, readings))
     corners_xy = camera.distort_px(corners) if camera is not None else corners
     return BoardReading(

@@ -18,7 +18,7 @@ from scoring.core import StateError
 from scoring.fields import as_list, as_str
 from vision.cells import CellKey
 from vision.profile import BoardProfile
-from vision.reader_api import Head, OneOf, Reading, class_index
+from vision.reader_api import Distinct, Head, OneOf, Reading, class_index
 
 # The marker colours of the synthetic table (models.synth.games.four_gardens.MARKER_COLOURS): what the shipped
 # model has learnt, and the colours a profile that names none is read for.
@@ -96,6 +96,9 @@ class FourGardensReader:
 
     def exactly_one(self, profile: BoardProfile) -> tuple[OneOf, ...]:
         # A marker may have been removed from its track: each track is read whole in :meth:`positions`.
+        return ()
+
+    def distinct(self, profile: BoardProfile, hand: Mapping[str, Any]) -> tuple[Distinct, ...]:
         return ()
 
     def targets(self, profile: BoardProfile, key: CellKey, label: str) -> dict[str, int]:
@@ -245,6 +248,9 @@ class RewardReader:
         return ("digit",)
 
     def exactly_one(self, profile: BoardProfile) -> tuple[OneOf, ...]:
+        return ()
+
+    def distinct(self, profile: BoardProfile, hand: Mapping[str, Any]) -> tuple[Distinct, ...]:
         return ()
 
     def targets(self, profile: BoardProfile, key: CellKey, label: str) -> dict[str, int]:

@@ -4,10 +4,13 @@ Cell labels are the synthetic table's (:mod:`models.synth.games.tang_garden`): a
 tile token, then ``/KIND`` per decoration (``/tree:SPECIES``), then ``@NAME:FACING``; a landscape slot is
 its icons joined by ``+``, or ``.``.
 
-Heads. ``tile``: the token, or no tile. One yes/no head per decoration design, since a tile may hold any
-two of them, even two trees of different species; tree heads are numbered by the species' place in the
-setup's ``tree_species``, the order the tree designs are printed in. ``character`` and its ``facing``. On
-landscape slots, one head per icon counting it (a large tile may show one icon twice).
+Heads. ``tile``: whether a tile lies on the space; one yes/no head per terrain (``greenery``, ``water``,
+``rock``: whether any of the tile's edges shows it; "no" on an empty space), from which the tile's token is
+put together. Each terrain is learnt from every tile rather than from the few of each of the eight
+combinations a single head over the tokens had to tell apart. One yes/no head per decoration design,
+since a tile may hold any two of them, even two trees of different species; tree heads are numbered by the
+species' place in the setup's ``tree_species``, the order the tree designs are printed in. ``character``
+and its ``facing``. On landscape slots, one head per icon counting it (a large tile may show one icon twice).
 
 Characters are 30 mm tall: seen obliquely, a top face lands up to a tile away from where the miniature
 stands, so crops carry wide context and the classifier learns to follow the body down to its footprint.
@@ -16,19 +19,15 @@ stands, so crops carry wide context and the classifier learns to follow the body
 from __future__ import annotations
 
 from collections.abc import Mapping
-from itertools import product
 from typing import Any
 
 from scoring import tang_garden
 from scoring.grid import cell_name
 from vision.cells import CellKey
 from vision.profile import BoardProfile
-from vision.reader_api import IGNORE, Head, OneOf, Reading, class_index
+from vision.reader_api import IGNORE, Distinct, Head, OneOf, Reading, class_index
 
-TOKENS = (
-    tang_garden.NO_TILE,
-    *(tang_garden.Tile(*flags).token for flags in product((False, True), repeat=len(tang_garden.TERRAINS))),
-)
+TERRAIN_HEADS = tang_garden.TERRAINS
 TREE_HEADS = tuple(f"tree-{i + 1}" for i in range(len(tang_garden.DEFAULT_TREE_SPECIES)))
 OTHER_DECORATIONS = tuple(k for k in tang_garden.DECORATION_KINDS if k != "tree")
 DECORATION_HEADS = (*TREE_HEADS, *OTHER_DECORATIONS)
@@ -38,7 +37,7 @@ NO_CHARACTER = "none"
 EMPTY_SLOT = "."
 YES_NO = ("no", "yes")
 # Facing is trained on characters only, so its confidence elsewhere means nothing: it is checked in notes.
-GRID_HEADS = ("tile", *DECORATION_HEADS, "character")
+GRID_HEADS = ("tile", *TERRAIN_HEADS, *DECORATION_HEADS, "character")
 # As the pipeline's threshold for a cell: a facing less sure than this is worth a look.
 UNSURE_FACING = 0.9
 
@@ -52,7 +51,8 @@ class TangReader:
     game: str = tang_garden.GAME
     regions: tuple[str, ...] = ("grid", *(r for side in tang_garden.SIDES for r in side_regions(side)))
     heads: tuple[Head, ...] = (
-        Head("tile", TOKENS),
+        Head("tile", YES_NO),
+        *(Head(name, YES_NO) for name in TERRAIN_HEADS),
         *(Head(name, YES_NO) for name in DECORATION_HEADS),
         Head("character", (NO_CHARACTER, *tang_garden.CHARACTERS)),
         Head("facing", tang_garden.SIDES),
@@ -74,6 +74,13 @@ class TangReader:
     def exactly_one(self, profile: BoardProfile) -> tuple[OneOf, ...]:
         return ()
 
+    def distinct(self, profile: BoardProfile, hand: Mapping[str, Any]) -> tuple[Distinct, ...]:
+        """Each miniature is on the board once at most: two tiles read as the emperor hold him and another.
+        Every miniature on the board was placed by the player who owns it, so when the hand entry says who
+        owns which characters, only those can stand there."""
+        grid = tuple(("grid", r, c) for r, c in profile.region("grid").cells())
+        return (Distinct("character", NO_CHARACTER, grid, _owned(hand)),)
+
     def targets(self, profile: BoardProfile, key: CellKey, label: str) -> dict[str, int]:
         out = {h.name: IGNORE for h in self.heads}
         if key[0] != "grid":
@@ -83,7 +90,10 @@ class TangReader:
             return out
         rest, _, character = label.partition("@")
         token, *decorations = rest.split("/")
-        out["tile"] = class_index(self._head("tile"), token)
+        tile = tang_garden.read_tile(token)
+        out["tile"] = int(tile is not None)
+        for name in TERRAIN_HEADS:
+            out[name] = int(tile is not None and name in tile.terrains)
         species = _setup(profile).tree_species
         shown = set()
         for decoration in decorations:
@@ -115,7 +125,7 @@ class TangReader:
             tokens = []
             for c in range(grid.cols):
                 reading = readings[("grid", r, c)]
-                tokens.append(reading["tile"][0])
+                tokens.append(_token(reading))
                 for i, head in enumerate(TREE_HEADS):
                     if reading[head][0] == "yes" and i < len(species):
                         decorations.append({"cell": [r, c], "kind": "tree", "species": species[i]})
@@ -123,10 +133,13 @@ class TangReader:
                     {"cell": [r, c], "kind": kind} for kind in OTHER_DECORATIONS if reading[kind][0] == "yes"
                 ]
             rows.append(" ".join(tokens))
-        characters = [
-            {"name": name, "cell": list(cell), "facing": facing}
-            for name, (cell, facing, _) in sorted(_best_characters(profile, readings).items())
-        ]
+        # Read with :meth:`distinct`, no miniature stands on two tiles.
+        standing = sorted(
+            (reading["character"][0], [r, c], reading["facing"][0])
+            for (region, r, c), reading in readings.items()
+            if region == "grid" and reading["character"][0] != NO_CHARACTER
+        )
+        characters = [{"name": name, "cell": cell, "facing": facing} for name, cell, facing in standing]
         landscapes = {side: _side_slots(profile, readings, side) for side in tang_garden.SIDES}
         return {
             "game": self.game,
@@ -140,11 +153,6 @@ class TangReader:
 
     def notes(self, profile: BoardProfile, readings: Mapping[CellKey, Reading]) -> tuple[str, ...]:
         out = []
-        for name, cells in sorted(_character_cells(profile, readings).items()):
-            if len(cells) > 1:
-                where = ", ".join(cell_name(cell) for cell, _, _ in cells)
-                kept = cell_name(max(cells, key=lambda found: found[2])[0])
-                out.append(f"the {name} was seen on {len(cells)} tiles ({where}): kept {kept}, check it")
         for r, c in profile.region("grid").cells():
             reading = readings[("grid", r, c)]
             name = reading["character"][0]
@@ -156,29 +164,28 @@ class TangReader:
         return tuple(out)
 
 
+def _owned(hand: Mapping[str, Any]) -> frozenset[str] | None:
+    """The characters the hand's players own; ``None`` when no player lists any (not entered yet)."""
+    players = hand.get("players")
+    if not isinstance(players, list):
+        return None
+    owned = [
+        name
+        for p in players
+        if isinstance(p, Mapping) and isinstance(p.get("characters"), list)
+        for name in p["characters"]
+    ]
+    return frozenset(n for n in owned if n in tang_garden.CHARACTERS) if owned else None
+
+
+def _token(reading: Reading) -> str:
+    if reading["tile"][0] == "no":
+        return tang_garden.NO_TILE
+    return tang_garden.Tile(*(reading[name][0] == "yes" for name in TERRAIN_HEADS)).token
+
+
 def _setup(profile: BoardProfile) -> tang_garden.TangSetup:
     return tang_garden.parse_setup(profile.setup, "setup")
-
-
-Found = tuple[tuple[int, int], str, float]  # cell, facing, confidence of the identity
-
-
-def _character_cells(profile: BoardProfile, readings: Mapping[CellKey, Reading]) -> dict[str, list[Found]]:
-    grid = profile.region("grid")
-    found: dict[str, list[Found]] = {}
-    for r, c in grid.cells():
-        reading = readings[("grid", r, c)]
-        name, confidence = reading["character"]
-        if name != NO_CHARACTER:
-            found.setdefault(name, []).append(((r, c), reading["facing"][0], confidence))
-    return found
-
-
-def _best_characters(profile: BoardProfile, readings: Mapping[CellKey, Reading]) -> dict[str, Found]:
-    """Each character once: a miniature is unique, so of two tiles read as it, the surer one stands."""
-    return {
-        name: max(cells, key=lambda f: f[2]) for name, cells in _character_cells(profile, readings).items()
-    }
 
 
 def _side_slots(profile: BoardProfile, readings: Mapping[CellKey, Reading], side: str) -> list[list[str]]:

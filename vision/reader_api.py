@@ -37,6 +37,18 @@ class OneOf:
     keys: tuple[CellKey, ...]
 
 
+@dataclass(frozen=True)
+class Distinct:
+    """A fact of the board, not of a cell: each piece on head ``head`` (any class but ``absent``) is unique,
+    so no two of ``keys`` show the same one, as a Tang Garden miniature stands on the board once at most.
+    ``allowed``: the only pieces that can be there (the ones the players say they own), or ``None``."""
+
+    head: str
+    absent: str
+    keys: tuple[CellKey, ...]
+    allowed: frozenset[str] | None = None
+
+
 class Reader(Protocol):
     game: str
     regions: tuple[str, ...]
@@ -57,6 +69,11 @@ class Reader(Protocol):
     def exactly_one(self, profile: BoardProfile) -> tuple[OneOf, ...]:
         """The groups of cells of which exactly one holds a piece (read together: see
         :func:`vision.reconstruct.settle`)."""
+        ...
+
+    def distinct(self, profile: BoardProfile, hand: Mapping[str, Any]) -> tuple[Distinct, ...]:
+        """The groups of cells whose pieces are each unique, and which pieces the hand-entered fields allow
+        (read together: see :func:`vision.reconstruct.settle`)."""
         ...
 
     def assemble(

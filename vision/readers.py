@@ -13,6 +13,7 @@ from vision.read_four_gardens import READER_SETUP, FourGardensReader, RewardRead
 from vision.read_tang import TangReader
 from vision.reader_api import (
     IGNORE,
+    Distinct,
     Head,
     OneOf,
     Reader,
@@ -49,6 +50,9 @@ class AliceReader:
         return ("cell",)
 
     def exactly_one(self, profile: BoardProfile) -> tuple[OneOf, ...]:
+        return ()
+
+    def distinct(self, profile: BoardProfile, hand: Mapping[str, Any]) -> tuple[Distinct, ...]:
         return ()
 
     def targets(self, profile: BoardProfile, key: CellKey, label: str) -> dict[str, int]:
@@ -104,6 +108,9 @@ class SanssouciReader:
             for c in range(grid.cols)
         )
 
+    def distinct(self, profile: BoardProfile, hand: Mapping[str, Any]) -> tuple[Distinct, ...]:
+        return ()
+
     def targets(self, profile: BoardProfile, key: CellKey, label: str) -> dict[str, int]:
         square, _, colour = label.partition("+")
         noble = class_index(self.heads[1], colour or "none")
@@ -154,6 +161,9 @@ class ZenReader:
         # One coin marker, on the space of the coins held: space r * cols + c.
         return (OneOf("marker", ".", tuple(("coins", r, c) for r, c in profile.region("coins").cells())),)
 
+    def distinct(self, profile: BoardProfile, hand: Mapping[str, Any]) -> tuple[Distinct, ...]:
+        return ()
+
     def targets(self, profile: BoardProfile, key: CellKey, label: str) -> dict[str, int]:
         out = {h.name: IGNORE for h in self.heads}
         if key[0] == "coins":
@@ -201,6 +211,9 @@ class CustomGridReader:
         return ("cell",)
 
     def exactly_one(self, profile: BoardProfile) -> tuple[OneOf, ...]:
+        return ()
+
+    def distinct(self, profile: BoardProfile, hand: Mapping[str, Any]) -> tuple[Distinct, ...]:
         return ()
 
     def targets(self, profile: BoardProfile, key: CellKey, label: str) -> dict[str, int]:

@@ -3,7 +3,9 @@
 A classifier judges each cell alone; a coin track holds exactly one marker and a Sanssouci column exactly one
 nobleman, so a faint "marker here" on one space and a sure one on another are not two markers but one: the
 surer. :func:`settle` turns each cell's own probabilities into the probability that the group's one piece is
-on it, given what every cell of the group shows.
+on it, given what every cell of the group shows. Where each piece is unique (a Tang Garden miniature), two
+cells read as the same piece hold it and another: the cells are read as the likeliest arrangement of
+distinct pieces.
 """
 
 from __future__ import annotations
@@ -11,30 +13,37 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import numpy as np
+from numpy.typing import NDArray
+from scipy.optimize import linear_sum_assignment
 
+from vision.cells import CellKey
 from vision.classify import CellPredictions
-from vision.reader_api import OneOf
+from vision.reader_api import Distinct, OneOf
 
 # Probabilities are kept this far from 0 and 1, so one cell read with certainty cannot divide by zero.
 _EPSILON = 1e-6
 
 
-def settle(predictions: CellPredictions, groups: Sequence[OneOf]) -> CellPredictions:
-    """``predictions`` with each group's cells read as one: if the cells' readings were independent, the
-    chance the piece is on cell i, given that exactly one cell holds it, is proportional to i's odds of
-    holding a piece, p_i / (1 - p_i). A cell keeps its own split between the piece's classes (a nobleman's
-    colour). Cells in no group are unchanged."""
-    if not groups:
+def settle(
+    predictions: CellPredictions, groups: Sequence[OneOf], distinct: Sequence[Distinct] = ()
+) -> CellPredictions:
+    """``predictions`` with each group's cells read as one.
+
+    ``groups`` (exactly one piece): if the cells' readings were independent, the chance the piece is on cell
+    i, given that exactly one cell holds it, is proportional to i's odds of holding a piece, p_i / (1 - p_i).
+    A cell keeps its own split between the piece's classes (a nobleman's colour).
+
+    ``distinct`` (unique pieces): the arrangement of pieces (each at most once) and empty cells that the
+    cells' own readings make likeliest is found; each cell then reads as it would knowing which pieces the
+    others hold (those are struck from its probabilities), so its likeliest class is its piece in that
+    arrangement. Cells in no group are unchanged."""
+    if not groups and not distinct:
         return predictions
     index = {key: i for i, key in enumerate(predictions.keys)}
     probabilities = {name: p.copy() for name, p in predictions.probabilities.items()}
     for group in groups:
-        head = next((h for h in predictions.heads if h.name == group.head), None)
-        if head is None or group.absent not in head.classes:
-            raise ValueError(f"no head {group.head!r} with a class {group.absent!r} to read a group by")
-        rows = np.array([index[key] for key in group.keys])
-        p = probabilities[group.head]
-        absent = head.classes.index(group.absent)
+        rows, p, classes = _group(predictions, index, probabilities, group)
+        absent = classes.index(group.absent)
         here = np.clip(1.0 - p[rows, absent].astype(np.float64), _EPSILON, 1.0 - _EPSILON)
         odds = here / (1.0 - here)
         share = odds / odds.sum()
@@ -43,4 +52,45 @@ def settle(predictions: CellPredictions, groups: Sequence[OneOf]) -> CellPredict
         # A cell sure to be empty has no split of its own: an even one.
         split = np.where(total > 0, piece / np.where(total > 0, total, 1.0), 1.0 / piece.shape[1])
         p[rows] = np.insert(split * share[:, None], absent, 1.0 - share, axis=1).astype(np.float32)
+    for unique in distinct:
+        rows, p, classes = _group(predictions, index, probabilities, unique)
+        allowed = set(classes) if unique.allowed is None else {unique.absent, *unique.allowed}
+        struck = [i for i, name in enumerate(classes) if name not in allowed]
+        p[rows] = _arranged(p[rows], classes.index(unique.absent), struck)
     return CellPredictions(predictions.keys, predictions.heads, probabilities, predictions.embedding)
+
+
+def _group(
+    predictions: CellPredictions,
+    index: dict[CellKey, int],
+    probabilities: dict[str, NDArray[np.float32]],
+    group: OneOf | Distinct,
+) -> tuple[NDArray[np.intp], NDArray[np.float32], tuple[str, ...]]:
+    """The group's rows, its head's probabilities (to change in place) and the head's classes."""
+    head = next((h for h in predictions.heads if h.name == group.head), None)
+    if head is None or group.absent not in head.classes:
+        raise ValueError(f"no head {group.head!r} with a class {group.absent!r} to read a group by")
+    rows = np.array([index[key] for key in group.keys], dtype=np.intp)
+    return rows, probabilities[group.head], head.classes
+
+
+def _arranged(p: NDArray[np.float32], absent: int, struck: list[int]) -> NDArray[np.float32]:
+    """Cells' probabilities (n, classes) given the likeliest arrangement of distinct pieces: an assignment
+    of cells to pieces (each once) or to "absent" (any number) of greatest joint log-probability; the
+    ``struck`` classes are no piece that can be there."""
+    n = len(p)
+    p = p.copy()
+    p[:, struck] = 0.0
+    cost = -np.log(np.clip(p.astype(np.float64), _EPSILON, 1.0))
+    pieces = np.delete(np.arange(p.shape[1]), absent)
+    # Columns: each piece once, then one "absent" per cell, so every cell may be empty.
+    matrix = np.hstack([cost[:, pieces], np.repeat(cost[:, [absent]], n, axis=1)])
+    cells, columns = linear_sum_assignment(matrix)
+    chosen = columns < len(pieces)
+    taken = np.zeros(p.shape)
+    taken[cells[chosen], pieces[columns[chosen]]] = 1.0
+    # Per cell, the pieces the other cells hold.
+    elsewhere = taken.sum(axis=0, keepdims=True) - taken
+    out: NDArray[np.float64] = p.astype(np.float64) * (1.0 - elsewhere)
+    out /= np.clip(out.sum(axis=1, keepdims=True), _EPSILON, None)
+    return out.astype(np.float32)

@@ -342,14 +342,21 @@ def _decorate(
 def _players(
     setup: rules.TangSetup, on_board: Sequence[str], rng: np.random.Generator
 ) -> tuple[rules.TangPlayer, ...]:
-    """2-4 players; character cards are dealt from one pack, so no character has two owners."""
+    """2-4 players. As in the game, every miniature on the board was placed there by the player who
+    influenced it, and each player keeps one more, the active one, on its card while any is left (with nine
+    on the board, a fourth player has none); no character has two owners.
+
+    Draws from ``rng`` exactly what the version before did (which dealt some miniatures on the board to
+    nobody), so the boards drawn after it, and the models trained on them, stay as they were."""
     count = int(rng.integers(2, 5))
-    off_board = [n for n in rules.CHARACTERS if n not in on_board]
-    pool = [str(n) for n in rng.permutation(list(on_board))] + [str(n) for n in rng.permutation(off_board)]
+    on = [str(n) for n in rng.permutation(list(on_board))]
+    off = [str(n) for n in rng.permutation([n for n in rules.CHARACTERS if n not in on_board])]
     players = []
-    for name in PLAYER_NAMES[:count]:
-        owned = tuple(pool[: int(rng.integers(1, 4))])
-        pool = pool[len(owned) :]
+    for p, name in enumerate(PLAYER_NAMES[:count]):
+        share = int(rng.integers(1, 4))  # the last player takes what is left on the board
+        placed = len(on) if p == count - 1 else share
+        owned = (*on[:placed], *off[p : p + 1])
+        on = on[placed:]
         species = rng.permutation(list(setup.tree_species))[
             : int(rng.integers(0, len(setup.tree_species) + 1))
         ]
