@@ -100,7 +100,8 @@ def from_text(text: str, missions: tuple[int, ...] = (), track_score: int = 0) -
     return SanssouciBoard(tuple(lines[:-1]), noblemen, missions, track_score)
 
 
-def _parse_layout(data: object, path: str) -> SanssouciLayout:
+def parse_layout(data: object, path: str) -> SanssouciLayout:
+    """The board side a profile's or a state's ``setup`` object describes."""
     obj = as_object(data, path)
     reject_unknown(obj, ("name", "column_symbols", "preprinted", "terrace_mission_points"), path)
     default = SanssouciLayout()
@@ -142,7 +143,7 @@ def parse_board(data: object, path: str = "") -> SanssouciBoard:
     """A board from decoded JSON; errors name the field (``players[1].noblemen[4]``)."""
     obj = as_object(data, path)
     reject_unknown(obj, ("game", "name", "rows", "noblemen", "missions", "track_score", "setup"), path)
-    layout = _parse_layout(obj["setup"], item_path(path, "setup")) if "setup" in obj else SanssouciLayout()
+    layout = parse_layout(obj["setup"], item_path(path, "setup")) if "setup" in obj else SanssouciLayout()
     rows_path = item_path(path, "rows")
     rows = tuple(
         as_str(v, item_path(rows_path, i)) for i, v in enumerate(as_list(get(obj, "rows", path), rows_path))

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 import pytest
 
 from vision.classify import CellPredictions
 from vision.profile import default_profile
-from vision.reader_api import Distinct, Head, OneOf, likeliest
+from vision.reader_api import Distinct, Head, Known, OneOf, likeliest
 from vision.readers import get_reader
 from vision.reconstruct import settle
 
@@ -99,14 +101,63 @@ def test_a_piece_nobody_owns_is_read_as_the_likeliest_owned_one_or_none() -> Non
     assert readings[pred.keys[0]]["character"][1] == pytest.approx(0.20 / 0.25, rel=1e-5)
 
 
+SQUARE = Head("square", (".", "#", "S", "G"))
+
+
+def test_an_unsure_cell_reads_as_its_printing_says_a_plain_contrary_one_keeps_its_reading() -> None:
+    pred = _predictions(
+        (SQUARE,),
+        {
+            "square": [
+                [0.53, 0.47, 0.0, 0.0],
+                [0.0, 0.999, 0.001, 0.0],
+                [0.0, 0.001, 0.999, 0.0],
+                [0.6, 0.4, 0, 0],
+            ]
+        },
+    )
+    settled = settle(pred, [], [], [Known("square", pred.keys[:3], frozenset({"#"}))])
+    readings = settled.readings()
+    assert [readings[k]["square"][0] for k in pred.keys] == ["#", "#", "S", "."]
+    # 0.47 against 0.53 weighed by AGAINST_PRINTING (0.01).
+    assert readings[pred.keys[0]]["square"][1] == pytest.approx(0.47 / (0.47 + 0.0053), rel=1e-4)
+    # A board read the wrong way up shows its printed row as tiles: the reading stands, for check to refuse.
+    assert readings[pred.keys[2]]["square"][1] == pytest.approx(0.00999 / (0.00999 + 0.001), rel=1e-3)
+    np.testing.assert_allclose(settled.probabilities["square"].sum(axis=1), 1.0, rtol=1e-6)
+    np.testing.assert_array_equal(settled.probabilities["square"][3], pred.probabilities["square"][3])
+
+
+def test_sanssouci_row_1_is_printed_and_a_listed_side_fixes_every_square() -> None:
+    reader = get_reader("sanssouci")
+    profile = default_profile("sanssouci")
+    grid = profile.region("grid")
+    (row_1,) = reader.known(profile)
+    assert row_1 == Known("square", tuple(("grid", 0, c) for c in range(grid.cols)), frozenset({"#"}))
+    side = replace(profile, setup={**profile.setup, "preprinted": [[3, 4], [6, 9]]})
+    printed, rest = reader.known(side)
+    assert set(printed.keys) == {*row_1.keys, ("grid", 2, 3), ("grid", 5, 8)}
+    assert rest.classes == frozenset({".", "S", "G"})
+    assert len(rest.keys) == grid.rows * grid.cols - grid.cols - 2
+    assert not set(rest.keys) & set(printed.keys)
+    alice = default_profile("alices-garden")
+    path, grass = get_reader("alices-garden").known(alice)
+    assert {c for _, _, c in path.keys} == {3, 4}
+    assert "empty_grass" not in path.classes and "empty_chess" in path.classes
+    assert "empty_chess" not in grass.classes and len(grass.classes) == 6
+    assert len(path.keys) + len(grass.keys) == len(alice.region("grid").cells())
+    assert get_reader("zen-garden").known(default_profile("zen-garden")) == ()
+
+
 def test_a_group_on_a_head_the_model_lacks_is_refused() -> None:
     pred = _predictions((MARKER,), {"marker": [[0.5, 0.5]]})
     with pytest.raises(ValueError, match="no head 'noble'"):
         settle(pred, [OneOf("noble", "none", pred.keys)])
-    with pytest.raises(ValueError, match="class 'none'"):
+    with pytest.raises(ValueError, match="classes 'none'"):
         settle(pred, [OneOf("marker", "none", pred.keys)])
     with pytest.raises(ValueError, match="no head 'character'"):
         settle(pred, [], [Distinct("character", "none", pred.keys)])
+    with pytest.raises(ValueError, match="classes '#'"):
+        settle(pred, [], [], [Known("marker", pred.keys, frozenset({"#"}))])
 
 
 def test_the_grid_games_groups_cover_their_tracks_and_columns() -> None:

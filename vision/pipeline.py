@@ -121,7 +121,9 @@ def read_board(
     rect, predictions = _read(image, profile, classifier, corners, camera, timings, reference)
     reader = reader_for(profile)
     entered = hand or {}
-    readings = settle(predictions, reader.exactly_one(profile), reader.distinct(profile, entered)).readings()
+    readings = settle(
+        predictions, reader.exactly_one(profile), reader.distinct(profile, entered), reader.known(profile)
+    ).readings()
     confidences = {
         key: min(reading[head][1] for head in reader.region_heads(key[0]))
         for key, reading in readings.items()

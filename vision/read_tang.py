@@ -25,7 +25,7 @@ from scoring import tang_garden
 from scoring.grid import cell_name
 from vision.cells import CellKey
 from vision.profile import BoardProfile
-from vision.reader_api import IGNORE, Distinct, Head, OneOf, Reading, class_index
+from vision.reader_api import IGNORE, Distinct, Head, Known, OneOf, Reading, class_index
 
 TERRAIN_HEADS = tang_garden.TERRAINS
 TREE_HEADS = tuple(f"tree-{i + 1}" for i in range(len(tang_garden.DEFAULT_TREE_SPECIES)))
@@ -72,6 +72,9 @@ class TangReader:
         return GRID_HEADS if region == "grid" else ICON_HEADS
 
     def exactly_one(self, profile: BoardProfile) -> tuple[OneOf, ...]:
+        return ()
+
+    def known(self, profile: BoardProfile) -> tuple[Known, ...]:
         return ()
 
     def distinct(self, profile: BoardProfile, hand: Mapping[str, Any]) -> tuple[Distinct, ...]:

@@ -49,6 +49,18 @@ class Distinct:
     allowed: frozenset[str] | None = None
 
 
+@dataclass(frozen=True)
+class Known:
+    """A fact of the board's printing, not of a cell: cells ``keys`` show one of ``classes`` on head ``head``
+    (Sanssouci's row 1 is printed built). Read with :func:`vision.reconstruct.settle`, where a reading
+    against it stands only if it is far likelier: a board read the wrong way up still fails its game's
+    check rather than being made to pass it."""
+
+    head: str
+    keys: tuple[CellKey, ...]
+    classes: frozenset[str]
+
+
 class Reader(Protocol):
     game: str
     regions: tuple[str, ...]
@@ -74,6 +86,10 @@ class Reader(Protocol):
     def distinct(self, profile: BoardProfile, hand: Mapping[str, Any]) -> tuple[Distinct, ...]:
         """The groups of cells whose pieces are each unique, and which pieces the hand-entered fields allow
         (read together: see :func:`vision.reconstruct.settle`)."""
+        ...
+
+    def known(self, profile: BoardProfile) -> tuple[Known, ...]:
+        """What the board's printing fixes about some cells (read with :func:`vision.reconstruct.settle`)."""
         ...
 
     def assemble(

@@ -15,6 +15,7 @@ from vision.reader_api import (
     IGNORE,
     Distinct,
     Head,
+    Known,
     OneOf,
     Reader,
     Reading,
@@ -54,6 +55,15 @@ class AliceReader:
 
     def distinct(self, profile: BoardProfile, hand: Mapping[str, Any]) -> tuple[Distinct, ...]:
         return ()
+
+    def known(self, profile: BoardProfile) -> tuple[Known, ...]:
+        # The chess path is printed down its columns: an empty square there is a path square, elsewhere grass.
+        chess = alices_garden.parse_spec(profile.setup, "setup").chess_columns
+        classes = frozenset(self.heads[0].classes)
+        cells = profile.region("grid").cells()
+        path = tuple(("grid", r, c) for r, c in cells if c in chess)
+        grass = tuple(("grid", r, c) for r, c in cells if c not in chess)
+        return Known("cell", path, classes - {"empty_grass"}), Known("cell", grass, classes - {"empty_chess"})
 
     def targets(self, profile: BoardProfile, key: CellKey, label: str) -> dict[str, int]:
         if label == alices_garden.EMPTY:
@@ -111,6 +121,19 @@ class SanssouciReader:
     def distinct(self, profile: BoardProfile, hand: Mapping[str, Any]) -> tuple[Distinct, ...]:
         return ()
 
+    def known(self, profile: BoardProfile) -> tuple[Known, ...]:
+        # Row 1 is printed built on every side, and so are the other squares a side's profile lists; where
+        # it lists them, no other square is.
+        grid = profile.region("grid")
+        listed = sanssouci.parse_layout(dict(profile.setup), "profile.setup").preprinted
+        printed = {(0, c) for c in range(grid.cols)} | set(listed or ())
+        built = frozenset({sanssouci.PREPRINTED})
+        facts = [Known("square", tuple(("grid", r, c) for r, c in sorted(printed)), built)]
+        if listed is not None:
+            rest = tuple(("grid", r, c) for r, c in grid.cells() if (r, c) not in printed)
+            facts.append(Known("square", rest, frozenset(sanssouci.LABELS) - built))
+        return tuple(facts)
+
     def targets(self, profile: BoardProfile, key: CellKey, label: str) -> dict[str, int]:
         square, _, colour = label.partition("+")
         noble = class_index(self.heads[1], colour or "none")
@@ -164,6 +187,9 @@ class ZenReader:
     def distinct(self, profile: BoardProfile, hand: Mapping[str, Any]) -> tuple[Distinct, ...]:
         return ()
 
+    def known(self, profile: BoardProfile) -> tuple[Known, ...]:
+        return ()
+
     def targets(self, profile: BoardProfile, key: CellKey, label: str) -> dict[str, int]:
         out = {h.name: IGNORE for h in self.heads}
         if key[0] == "coins":
@@ -214,6 +240,9 @@ class CustomGridReader:
         return ()
 
     def distinct(self, profile: BoardProfile, hand: Mapping[str, Any]) -> tuple[Distinct, ...]:
+        return ()
+
+    def known(self, profile: BoardProfile) -> tuple[Known, ...]:
         return ()
 
     def targets(self, profile: BoardProfile, key: CellKey, label: str) -> dict[str, int]:

@@ -5,7 +5,8 @@ nobleman, so a faint "marker here" on one space and a sure one on another are no
 surer. :func:`settle` turns each cell's own probabilities into the probability that the group's one piece is
 on it, given what every cell of the group shows. Where each piece is unique (a Tang Garden miniature), two
 cells read as the same piece hold it and another: the cells are read as the likeliest arrangement of
-distinct pieces.
+distinct pieces. Where the board's printing fixes a cell (Sanssouci's row 1 is printed built), the cell reads
+as the printing says unless it plainly shows otherwise.
 """
 
 from __future__ import annotations
@@ -18,16 +19,26 @@ from scipy.optimize import linear_sum_assignment
 
 from vision.cells import CellKey
 from vision.classify import CellPredictions
-from vision.reader_api import Distinct, OneOf
+from vision.reader_api import Distinct, Known, OneOf
 
 # Probabilities are kept this far from 0 and 1, so one cell read with certainty cannot divide by zero.
 _EPSILON = 1e-6
+# How much less likely a class the printing rules out is taken to be: a cell read against its printing a
+# hundred times over keeps that reading, for the game's check to refuse (a board read the wrong way up shows
+# every printed square wrong), while an unsure reading goes the printing's way.
+AGAINST_PRINTING = 0.01
 
 
 def settle(
-    predictions: CellPredictions, groups: Sequence[OneOf], distinct: Sequence[Distinct] = ()
+    predictions: CellPredictions,
+    groups: Sequence[OneOf],
+    distinct: Sequence[Distinct] = (),
+    known: Sequence[Known] = (),
 ) -> CellPredictions:
     """``predictions`` with each group's cells read as one.
+
+    ``known`` (fixed by the printing): each cell's classes outside the fact's are weighed by
+    :data:`AGAINST_PRINTING`; this comes first, as a cell's own reading.
 
     ``groups`` (exactly one piece): if the cells' readings were independent, the chance the piece is on cell
     i, given that exactly one cell holds it, is proportional to i's odds of holding a piece, p_i / (1 - p_i).
@@ -37,10 +48,15 @@ def settle(
     cells' own readings make likeliest is found; each cell then reads as it would knowing which pieces the
     others hold (those are struck from its probabilities), so its likeliest class is its piece in that
     arrangement. Cells in no group are unchanged."""
-    if not groups and not distinct:
+    if not groups and not distinct and not known:
         return predictions
     index = {key: i for i, key in enumerate(predictions.keys)}
     probabilities = {name: p.copy() for name, p in predictions.probabilities.items()}
+    for fact in known:
+        rows, p, classes = _group(predictions, index, probabilities, fact)
+        weight = np.array([1.0 if name in fact.classes else AGAINST_PRINTING for name in classes], np.float32)
+        weighed = p[rows] * weight
+        p[rows] = weighed / np.clip(weighed.sum(axis=1, keepdims=True), _EPSILON, None)
     for group in groups:
         rows, p, classes = _group(predictions, index, probabilities, group)
         absent = classes.index(group.absent)
@@ -64,12 +80,14 @@ def _group(
     predictions: CellPredictions,
     index: dict[CellKey, int],
     probabilities: dict[str, NDArray[np.float32]],
-    group: OneOf | Distinct,
+    group: OneOf | Distinct | Known,
 ) -> tuple[NDArray[np.intp], NDArray[np.float32], tuple[str, ...]]:
     """The group's rows, its head's probabilities (to change in place) and the head's classes."""
     head = next((h for h in predictions.heads if h.name == group.head), None)
-    if head is None or group.absent not in head.classes:
-        raise ValueError(f"no head {group.head!r} with a class {group.absent!r} to read a group by")
+    wanted = group.classes if isinstance(group, Known) else {group.absent}
+    if head is None or not wanted <= set(head.classes):
+        named = ", ".join(repr(c) for c in sorted(wanted))
+        raise ValueError(f"no head {group.head!r} with classes {named} to read a group by")
     rows = np.array([index[key] for key in group.keys], dtype=np.intp)
     return rows, probabilities[group.head], head.classes
 

@@ -103,7 +103,7 @@ def _box_px(region: Region, r: int, c: int, s: float) -> tuple[float, float, flo
 
 
 def _layout(profile: BoardProfile) -> rules.SanssouciLayout:
-    return rules.parse_board({"rows": [], "setup": dict(profile.setup)}, "profile").layout
+    return rules.parse_layout(dict(profile.setup), "profile.setup")
 
 
 class SanssouciArtist:
