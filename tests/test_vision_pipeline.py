@@ -116,6 +116,52 @@ def test_a_board_whose_corners_are_in_doubt_is_not_scored(doubt: str) -> None:
     assert (doubt in reading.flags) is bool(doubt)
 
 
+class _SecondNobleman(TruthClassifier):
+    """The truth, but one more nobleman of column ``col``'s colour seen at 95 % on the terrace above him,
+    his own square's sighting at 99 %."""
+
+    def __init__(self, profile: Any, cells: Any, col: int, colour: str) -> None:
+        super().__init__(profile, cells, crop_px=56)
+        self.col, self.colour = col, colour
+
+    def classify(self, cells: Any) -> Any:
+        out = super().classify(cells)
+        noble = out.probabilities["noble"]
+        colour = next(h for h in self.heads if h.name == "noble").classes.index(self.colour)
+        for i, key in enumerate(out.keys):
+            if key[2] == self.col and noble[i, colour] == 1.0:
+                noble[i, :], noble[i, colour] = 0.01 / (noble.shape[1] - 1), 0.99
+            elif key == ("terrace", 0, self.col):
+                noble[i, :], noble[i, colour] = 0.05 / (noble.shape[1] - 1), 0.95
+        return out
+
+
+def test_a_cell_sure_alone_but_read_otherwise_with_the_board_is_shown_for_checking() -> None:
+    # One nobleman a column: the surer sighting holds him, and the other, sure alone, is named for checking.
+    photo = render_photo(RenderSpec(("sanssouci",), 3, options=OPTIONS), 0)
+    board = photo.truth["boards"][0]
+    camera = photo.camera()
+    ideal = camera.undistort_px(np.array(board["corners_xy"]))
+    profile = default_profile("sanssouci")
+    col, row = next((c, r) for c, r in enumerate(board["state"]["noblemen"]) if r > 0)
+    colour = board["cells"]["grid"][row - 1][col].partition("+")[2]
+    fake = _SecondNobleman(profile, board["cells"], col, colour)
+    orienter = OrientationModel(orient_model_path("sanssouci"))
+    quad = Quad(camera.distort_px(ideal), ideal, True, 1.0)
+    image = photo.decode()
+    reading = read_board(image, quad, profile, fake, orienter, camera)
+    assert reading.state["noblemen"] == board["state"]["noblemen"]
+    assert reading.readings[("terrace", 0, col)]["noble"][0] == "none"
+    assert any(
+        f.startswith("1 cell(s) read surely as something the rest of the board rules out")
+        for f in reading.flags
+    )
+    assert ("terrace", 0, col) in reading.low_confidence
+    # Read as the truth alone, nothing is overruled.
+    plain = read_board(image, quad, profile, TruthClassifier(profile, board["cells"], 56), orienter, camera)
+    assert not any("rules out" in f for f in plain.flags)
+
+
 def test_rectified_board_matches_its_drawing() -> None:
     image, truth, camera = _photo("alices-garden", 7)
     profile = default_profile("alices-garden")

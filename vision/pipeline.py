@@ -128,9 +128,24 @@ def read_board(
         key: min(reading[head][1] for head in reader.region_heads(key[0]))
         for key, reading in readings.items()
     }
-    low = tuple(sorted(k for k, c in confidences.items() if c < LOW_CONFIDENCE))
-    if low:
-        flags.append(f"{len(low)} cell(s) read with low confidence: check them")
+    unsure = {k for k, c in confidences.items() if c < LOW_CONFIDENCE}
+    if unsure:
+        flags.append(f"{len(unsure)} cell(s) read with low confidence: check them")
+    # A cell sure of itself alone that the board's facts read otherwise (a nobleman seen surely on two
+    # squares of one column, a figure nobody owns): its own reading or the other cells' is wrong.
+    alone = predictions.readings()
+    overruled = {
+        key
+        for key, reading in readings.items()
+        for head in reader.region_heads(key[0])
+        if alone[key][head][0] != reading[head][0] and alone[key][head][1] >= LOW_CONFIDENCE
+    }
+    if overruled:
+        flags.append(
+            f"{len(overruled)} cell(s) read surely as something the rest of the board rules out (a piece "
+            "seen twice, one nobody owns, against the printing): check them"
+        )
+    low = tuple(sorted(unsure | overruled))
     if not quad.in_frame:
         flags.append("the board is partly out of the photo: move the camera or the board")
     if quad.doubt:
