@@ -219,9 +219,9 @@ class FourGardensReader:
             track = region.removeprefix(TRACK_PREFIX)
             read = [(str(c), readings[(region, r, c)]) for r, c in profile.region(region).cells()]
             doubtful = [c for c, cell in read if min(cell[m][1] for m in self.markers) < low]
-            # Even one marker can stand right in front of another on its space and hide all of it: of 500
-            # benchmark photos, a black marker behind a blue one and a white one behind an orange one were
-            # each read as removed, unflagged, when only a stack of several was taken to hide one.
+            # Even one marker can stand right in front of another on its space and hide all of it: in 500
+            # benchmark photos, a white marker behind an orange one was read as removed, with no flag, when
+            # only a stack of several was taken to hide one.
             occupied = [c for c, cell in read if any(cell[m][0] == "yes" for m in self.markers)]
             why = [
                 *([f"unclear space {', '.join(doubtful)}"] if doubtful else []),
