@@ -75,7 +75,7 @@ GAME_CONFIG["zen-garden"] = {"photos": 1000, "epochs": 16, "stem_stride": 2}
 # foot and pooled by place, as Sanssouci's are: a marker leaning in from the next space always comes from
 # below (200 photos: cell error 0.156 -> 0.021 %, boards perfect 95.0 -> 99.0 %).
 GAME_CONFIG["four-gardens"] = {"photos": 1200, "epochs": 12, "stem_stride": 2, "spatial_bins": 2}
-# Tang Garden: 84 cells a photo, 96-pixel crops of wide context (tall miniatures lean over their neighbours):
+# Tang Garden: 84 cells a photo, 96-pixel crops with context (tall miniatures lean over their neighbours):
 # a strided first layer keeps it cheap, pooling by place tells a tile from its neighbours, and the
 # orientation model gets more epochs for a cue as small as the compass rose. Characters' crops are turned to
 # teach the facing head, and the character and facing heads, read off a top some 18 pixels across, weigh
