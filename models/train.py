@@ -78,7 +78,7 @@ GAME_CONFIG["four-gardens"] = {"photos": 1200, "epochs": 12, "stem_stride": 2, "
 # Tang Garden: 84 cells a photo, 96-pixel crops with context (tall miniatures lean over their neighbours):
 # a strided first layer keeps it cheap, pooling by place tells a tile from its neighbours, and the
 # orientation model gets more epochs for a cue as small as the compass rose. Characters' crops are turned to
-# teach the facing head, and the character and facing heads, read off a top some 18 pixels across, weigh
+# teach the facing head, and the character and facing heads, read off a top some 24 pixels across, weigh
 # more. Its error is bound by data: rendering costs 0.4 s a photo, the epochs cost the time, so each board is
 # cut once from 800 photos (was twice from 260: cell error on 100 photos 15.6 -> 10.5 %, facing misread
 # 10 % -> a few) in 10 epochs, 19 minutes here. (12 epochs read 9.6 % but take some 26 minutes.)
