@@ -19,6 +19,7 @@ from models import model_path
 from models.dataset import CellSet, build_cells
 from models.synth.art import HELD_OUT_PACK, TRAINING_PACKS
 from vision.classify import METADATA_KEY, model_input
+from vision.reader_api import COMPASS, TurnedLook
 from vision.readers import IGNORE, Reader, get_reader
 
 
@@ -43,23 +44,18 @@ class TrainConfig:
     # Pool the last features into bins x bins places instead of one average, so the heads know where in
     # the crop a thing lies: a crop with wide context shows the neighbours' contents too.
     spatial_bins: int = 1
-    # Add each training crop of a piece with a facing (a ``facing`` head of N, E, S, W) three more times,
-    # turned a quarter, a half and three quarters, its facing turned alike: four times the examples of a
-    # small cue, in every direction equally. Only the facing head learns from the copies, as the rest of the
-    # art (decorations, the lean of a piece) is not drawn turned in a photo.
-    turned_facing: bool = False
     # Heads whose art has no up (a printed square seen from any side): half of each batch is turned a random
     # number of quarters and teaches only these heads, as the rest (the lean of a standing piece) would be
     # drawn wrong turned. For crops cut turned by the camera's foot (``lean_up``), where that art shows at any
     # angle.
     turned_heads: tuple[str, ...] = ()
+    # Threads the epochs run on. Tang Garden's take two, the only way its data fit the 20-minute rebuild;
+    # the others keep one, so that they rebuild as committed.
+    threads: int = 1
     # Heads whose loss counts more than the others' (name, weight): every head reads one shared embedding,
     # and a small cue (which way a miniature faces) is otherwise crowded out of it by the many other heads.
     loss_weights: tuple[tuple[str, float], ...] = ()
 
-
-# The classes of a facing head, clockwise from north: a quarter turn clockwise moves each to the next.
-COMPASS = ("N", "E", "S", "W")
 
 # Per game, where the recipe differs from TrainConfig's defaults. Alice's Garden reads the held-out art
 # perfectly without varied printings, and trained on them its orientation model grew lax about a half board
@@ -77,11 +73,11 @@ GAME_CONFIG["zen-garden"] = {"photos": 1000, "epochs": 16, "stem_stride": 2}
 GAME_CONFIG["four-gardens"] = {"photos": 1200, "epochs": 12, "stem_stride": 2, "spatial_bins": 2}
 # Tang Garden: 84 cells a photo, 96-pixel crops with context (tall miniatures lean over their neighbours):
 # a strided first layer keeps it cheap, pooling by place tells a tile from its neighbours, and the
-# orientation model gets more epochs for a cue as small as the compass rose. Characters' crops are turned to
-# teach the facing head, and the character and facing heads, read off a top some 24 pixels across, weigh
-# more. Its error is bound by data: rendering costs 0.4 s a photo, the epochs cost the time, so each board is
-# cut once from 800 photos (was twice from 260: cell error on 100 photos 15.6 -> 10.5 %, facing misread
-# 10 % -> a few) in 10 epochs, 19 minutes here. (12 epochs read 9.6 % but take some 26 minutes.)
+# orientation model gets more epochs for a cue as small as the compass rose. Characters' crops are added
+# turned by quarters (its reader's turned_look), and the character and facing heads, read off a top some 24
+# pixels across, weigh more. Its error is bound by data: rendering costs 0.4 s a photo, the epochs cost the
+# time, so each board is cut once from 800 photos (was twice from 260: cell error on 100 photos 15.6 ->
+# 10.5 %, facing misread 10 % -> a few) in 10 epochs, on two threads: on one they took 23-35 minutes.
 # Sanssouci: wide context for noblemen leaning over their neighbours (see its reader), read as Tang Garden's
 # is: a strided first layer, pooling by place; more photos, as the leaning nobleman is a rare sight. Its
 # crops are cut turned (lean_up), so a square's art shows at any angle: half of each batch is turned by
@@ -103,7 +99,7 @@ GAME_CONFIG["tang-garden"] = {
     "orient_epochs": 40,
     "stem_stride": 2,
     "spatial_bins": 4,
-    "turned_facing": True,
+    "threads": 2,
     "loss_weights": (("character", 2.0), ("facing", 3.0)),
 }
 
@@ -281,8 +277,10 @@ def fit_loop(
     flip: Callable[[Any, Any, Any], tuple[Any, Any]],
     report: Callable[[Any], str],
     log: Callable[[str], None],
+    threads: int = 1,
 ) -> Any:
-    """Every model's recipe: a seeded network (``network()``) trained on one thread with deterministic
+    """Every model's recipe: a seeded network (``network()``) trained on ``threads`` threads (its weights
+    are the same run to run for a given count, not from one count to another) with deterministic
     kernels, AdamW with a one-cycle schedule over ``config.epochs`` (``config.batch``, ``config.lr``,
     ``config.seed``), photometric :func:`augment` and the model's own random ``flip`` of inputs and targets
     per batch (a board model's mirror images, a classifier's turned crops); after each epoch ``report(net)``
@@ -290,7 +288,7 @@ def fit_loop(
     import torch
 
     torch.manual_seed(config.seed)
-    torch.set_num_threads(1)
+    torch.set_num_threads(threads)
     torch.use_deterministic_algorithms(True)
     net = network()
     optimiser = torch.optim.AdamW(net.parameters(), lr=config.lr, weight_decay=1e-4)
@@ -315,21 +313,26 @@ def fit_loop(
     return net
 
 
-def with_turned_facing(data: CellSet, reader: Reader) -> CellSet:
-    """``data`` plus each crop with a facing target turned 1, 2 and 3 quarters clockwise, its facing turned
-    alike (N to E for a quarter); on the copies every other head is ignored."""
-    facing_head = next((h for h in reader.heads if h.name == "facing"), None)
-    if facing_head is None or tuple(facing_head.classes) != COMPASS:
-        raise ValueError(f"{reader.game}: turned crops need a 'facing' head of classes {', '.join(COMPASS)}")
-    facing = data.targets["facing"]
-    shown = np.flatnonzero(facing != IGNORE)
+def with_turned_copies(data: CellSet, reader: Reader, look: TurnedLook) -> CellSet:
+    """``data`` plus each crop that shows a piece (``look.gate`` not ``look.absent``) turned 1, 2 and 3
+    quarters clockwise, as ``reader`` reads it again (:func:`vision.classify.look_turned`): a compass head's
+    target turned alike (N to E for a quarter), an unturned head's kept, every other head ignored, as the rest
+    of the art (decorations, the lean of a piece) is not drawn turned in a photo. Four times the examples
+    of a piece's small cues (its face, its colours), in every direction equally."""
+    gate = data.targets[look.gate]
+    shown = np.flatnonzero((gate != IGNORE) & (gate != look.absent_index(reader.heads)))
     crops = [data.crops]
     targets = {name: [t] for name, t in data.targets.items()}
     for quarters in (1, 2, 3):
         crops.append(np.rot90(data.crops[shown], k=-quarters, axes=(1, 2)))
         for name, t in targets.items():
-            ignored = np.full(len(shown), IGNORE, np.int64)
-            t.append((facing[shown] + quarters) % len(COMPASS) if name == "facing" else ignored)
+            kept = data.targets[name][shown]
+            if name in look.compass:
+                t.append(np.where(kept == IGNORE, IGNORE, (kept + quarters) % len(COMPASS)))
+            elif name in look.unturned:
+                t.append(kept)
+            else:
+                t.append(np.full(len(shown), IGNORE, np.int64))
     return replace(
         data,
         crops=np.ascontiguousarray(np.concatenate(crops)),
@@ -372,8 +375,8 @@ def train(game: str, config: TrainConfig, out: Path | None = None, log: Any = pr
         vary_art=config.vary_art,
         views=config.views,
     )
-    if config.turned_facing:
-        data = with_turned_facing(data, reader)
+    if reader.turned_look is not None:
+        data = with_turned_copies(data, reader, reader.turned_look)
     val = build_cells(game, config.val_seed, config.val_photos, TRAINING_PACKS, config.workers)
     held = build_cells(game, config.val_seed, config.val_photos, (HELD_OUT_PACK,), config.workers)
     log(
@@ -404,6 +407,7 @@ def train(game: str, config: TrainConfig, out: Path | None = None, log: Any = pr
         turn,
         report,
         log,
+        config.threads,
     )
     orient_net, orient_error = _train_orientation(data, val, config, log)
     held_orient = _orient_error(orient_net, held)

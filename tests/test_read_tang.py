@@ -12,7 +12,7 @@ from models.synth.art import get_pack
 from models.synth.games import get_artist
 from models.synth.games.tang_garden import character_top
 from models.synth.render import RenderSpec, render_photo
-from models.train import with_turned_facing
+from models.train import with_turned_copies
 from scoring import tang_garden
 from scoring.core import TableScore
 from scoring.registry import get_game
@@ -23,6 +23,7 @@ from vision.orient import OrientationModel
 from vision.pipeline import read_photo
 from vision.profile import BoardProfile, default_profile
 from vision.read_tang import DECORATION_HEADS, ICON_HEADS, TangReader
+from vision.reader_api import TurnedLook
 from vision.readers import IGNORE, Reading, get_reader
 
 GAME = tang_garden.GAME
@@ -186,21 +187,37 @@ def test_an_unsure_facing_is_noted_but_an_empty_tiles_facing_is_not() -> None:
     assert first["name"] in note and "unsure (read W)" in note
 
 
-def test_turned_training_crops_carry_their_turned_facing_and_nothing_else() -> None:
-    """A crop turned a quarter clockwise shows the miniature facing a quarter further round, as drawn."""
+def test_turned_training_crops_carry_their_turned_facing_their_identity_and_nothing_else() -> None:
+    """A crop turned a quarter clockwise shows the miniature facing a quarter further round, as drawn, and
+    still the same miniature; a crop without one is not copied."""
     reader = TangReader()
+    assert reader.turned_look is not None
     tops = {f: character_top("poet", f, get_pack("ink"), 64)[..., :3] for f in tang_garden.SIDES}
     targets = {h.name: np.full(5, IGNORE, np.int64) for h in reader.heads}
     targets["facing"][:4] = np.arange(4)
-    targets["character"][:] = 5
+    targets["character"][:] = [5, 5, 5, 5, 0]
+    targets["tile"][:] = 1
     crops = np.stack([*tops.values(), np.zeros_like(tops["N"])])
     data = CellSet(crops, targets, np.zeros((0, 64, 64, 3), np.uint8), np.zeros(0, np.float32))
-    turned = with_turned_facing(data, reader)
+    turned = with_turned_copies(data, reader, reader.turned_look)
     assert len(turned.crops) == 5 + 3 * 4
     assert np.array_equal(turned.crops[:5], crops)
     for crop, facing in zip(turned.crops[5:], turned.targets["facing"][5:], strict=True):
         assert np.array_equal(crop, tops[tang_garden.SIDES[facing]])
-    assert (turned.targets["character"][5:] == IGNORE).all()
+    assert (turned.targets["character"][5:] == 5).all()
+    assert (turned.targets["tile"][5:] == IGNORE).all()
+
+
+def test_turned_copies_need_a_compass_head_of_the_four_directions() -> None:
+    reader = TangReader()
+    data = CellSet(
+        np.zeros((1, 8, 8, 3), np.uint8),
+        {h.name: np.ones(1, np.int64) for h in reader.heads},
+        np.zeros((0, 64, 64, 3), np.uint8),
+        np.zeros(0, np.float32),
+    )
+    with pytest.raises(ValueError, match="turns as a compass"):
+        with_turned_copies(data, reader, TurnedLook("character", "none", compass=("tile",)))
 
 
 # Fixed photos of a seed no model was trained or validated on, read end to end (locate, orient, classify);

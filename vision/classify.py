@@ -17,6 +17,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from vision.cells import CellGrid, CellKey
+from vision.reader_api import TurnedLook
 from vision.readers import Head, Reading
 
 METADATA_KEY = "garden_scorer"
@@ -137,3 +138,30 @@ class OnnxCellClassifier:
         out = self._run(cells.crops_bgr)
         probabilities = {h.name: _softmax(out[h.name]) for h in self.heads}
         return CellPredictions(cells.keys, self.heads, probabilities, out["embedding"])
+
+
+def look_turned(
+    classifier: CellClassifier, cells: CellGrid, predictions: CellPredictions, look: TurnedLook
+) -> CellPredictions:
+    """``predictions`` with the cells ``look`` gates read again from their crops turned by one, two and three
+    quarters clockwise: its heads' probabilities become the average over the four readings, a compass head's
+    turned back first (what a crop turned a quarter clockwise reads as E faces N)."""
+    absent = look.absent_index(predictions.heads)
+    rows = np.flatnonzero(predictions.probabilities[look.gate][:, absent] < 0.5)
+    if not len(rows):
+        return predictions
+    keys = tuple(cells.keys[i] for i in rows)
+    probabilities = {name: p.copy() for name, p in predictions.probabilities.items()}
+    for name in (*look.compass, *look.unturned):
+        probabilities[name][rows] /= 4
+    # One batched call for the three turns.
+    turned = np.concatenate([np.rot90(cells.crops_bgr[rows], k=-q, axes=(1, 2)) for q in (1, 2, 3)])
+    again = classifier.classify(CellGrid(np.ascontiguousarray(turned), keys * 3)).probabilities
+    n = len(rows)
+    for quarters in (1, 2, 3):
+        part = slice((quarters - 1) * n, quarters * n)
+        for name in look.compass:
+            probabilities[name][rows] += np.roll(again[name][part], -quarters, axis=1) / 4
+        for name in look.unturned:
+            probabilities[name][rows] += again[name][part] / 4
+    return CellPredictions(predictions.keys, predictions.heads, probabilities, predictions.embedding)

@@ -16,7 +16,7 @@ from numpy.typing import NDArray
 
 from vision.camera_model import CameraModel
 from vision.cells import CellKey, cut_cells, margin_mm
-from vision.classify import CellClassifier, CellPredictions
+from vision.classify import CellClassifier, CellPredictions, look_turned
 from vision.colour import BoardColour, normalise
 from vision.geometry import Points
 from vision.locate import Quad, locate, quad_from_corners
@@ -81,6 +81,8 @@ def _read(
     cells = cut_cells(rect, reader.regions, classifier.context_mm, classifier.crop_px, classifier.lean_up)
     t2 = time.perf_counter()
     predictions = classifier.classify(cells)
+    if reader.turned_look is not None:
+        predictions = look_turned(classifier, cells, predictions, reader.turned_look)
     t3 = time.perf_counter()
     for stage, ms in (("rectify", t1 - t0), ("cells", t2 - t1), ("classify", t3 - t2)):
         timings[stage] = timings.get(stage, 0.0) + ms * 1000

@@ -18,7 +18,7 @@ from scoring.core import StateError
 from scoring.fields import as_list, as_str
 from vision.cells import CellKey
 from vision.profile import BoardProfile
-from vision.reader_api import Distinct, Head, Known, OneOf, Reading, class_index
+from vision.reader_api import Distinct, Head, Known, OneOf, Reading, TurnedLook, class_index
 
 # The marker colours of the synthetic table (models.synth.games.four_gardens.MARKER_COLOURS): what the shipped
 # model has learnt, and the colours a profile that names none is read for.
@@ -76,6 +76,7 @@ class FourGardensReader:
     context_mm: float = 10.0
     crop_px: int = 64
     lean_up: bool = True
+    turned_look: TurnedLook | None = None
 
     def __init__(
         self,
@@ -249,6 +250,7 @@ class RewardReader:
     context_mm: float = 2.0
     crop_px: int = 32
     lean_up: bool = False
+    turned_look: TurnedLook | None = None
 
     def region_heads(self, region: str) -> tuple[str, ...]:
         return ("digit",)

@@ -19,6 +19,8 @@ from vision.profile import BoardProfile
 IGNORE = -1  # a head that says nothing about this cell (e.g. tile floor on a coin-track space)
 
 Reading = Mapping[str, tuple[str, float]]  # head -> (class, confidence)
+# The classes of a facing head, clockwise from north: a quarter turn clockwise moves each to the next.
+COMPASS = ("N", "E", "S", "W")
 
 
 @dataclass(frozen=True)
@@ -61,6 +63,33 @@ class Known:
     classes: frozenset[str]
 
 
+@dataclass(frozen=True)
+class TurnedLook:
+    """Cells likely to hold a piece (head ``gate`` below even odds of ``absent``) are read again from their
+    crop turned by each quarter, and some heads' readings averaged over the four: those whose model learnt
+    them from crops so turned. ``compass`` heads name directions clockwise from north (N, E, S, W), which turn
+    with the crop; ``unturned`` heads read the same whichever way up the crop is (a miniature's identity).
+    One reading of a small cue (a miniature's face, some 24 pixels across) errs where its average over
+    four does not."""
+
+    gate: str
+    absent: str
+    compass: tuple[str, ...] = ()
+    unturned: tuple[str, ...] = ()
+
+    def absent_index(self, heads: tuple[Head, ...]) -> int:
+        """The class index of ``absent`` on the gate head, once ``heads`` (a model's) hold every head this
+        names and each compass head's classes are :data:`COMPASS`."""
+        by_name = {h.name: h for h in heads}
+        missing = [n for n in (self.gate, *self.compass, *self.unturned) if n not in by_name]
+        if missing:
+            raise ValueError(f"no head {', '.join(map(repr, missing))} to read turned")
+        for name in self.compass:
+            if by_name[name].classes != COMPASS:
+                raise ValueError(f"head {name!r} turns as a compass, but its classes are not {COMPASS}")
+        return class_index(by_name[self.gate], self.absent)
+
+
 class Reader(Protocol):
     game: str
     regions: tuple[str, ...]
@@ -69,6 +98,8 @@ class Reader(Protocol):
     crop_px: int
     # Crops turned so that a standing piece's top lies above its footprint (see vision.cells.cut_cells).
     lean_up: bool
+    # Which cells are read again turned by quarters, and which heads are averaged (None: no second look).
+    turned_look: TurnedLook | None
 
     def targets(self, profile: BoardProfile, key: CellKey, label: str) -> dict[str, int]:
         """Class index per head for a truth cell label (:data:`IGNORE` where a head does not apply)."""

@@ -19,6 +19,7 @@ from vision.reader_api import (
     OneOf,
     Reader,
     Reading,
+    TurnedLook,
     class_index,
     grid_classes,
     likeliest,
@@ -37,6 +38,7 @@ class AliceReader:
     context_mm: float = 3.0
     crop_px: int = 32
     lean_up: bool = False
+    turned_look: TurnedLook | None = None
     _letters: Mapping[str, str] = {
         "empty_grass": alices_garden.EMPTY,
         "empty_chess": alices_garden.EMPTY,
@@ -106,6 +108,7 @@ class SanssouciReader:
     context_mm: float = 14.0
     crop_px: int = 56
     lean_up: bool = True
+    turned_look: TurnedLook | None = None
 
     def region_heads(self, region: str) -> tuple[str, ...]:
         return ("noble",) if region == "terrace" else ("square", "noble")
@@ -176,6 +179,7 @@ class ZenReader:
     # 48 at full cost did (classify 4.7 -> 2.4 ms a board).
     crop_px: int = 64
     lean_up: bool = False
+    turned_look: TurnedLook | None = None
 
     def region_heads(self, region: str) -> tuple[str, ...]:
         return ("marker",) if region == "coins" else ("floor", "path", "corner", "decor")
@@ -229,6 +233,7 @@ class CustomGridReader:
     context_mm: float = 3.0
     crop_px: int = 32
     lean_up: bool = False
+    turned_look: TurnedLook | None = None
 
     def __init__(self, labels: tuple[str, ...]) -> None:
         self.heads: tuple[Head, ...] = (Head("cell", labels),)
