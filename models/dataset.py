@@ -40,13 +40,15 @@ class CellSet:
 Part = tuple[NDArray[np.uint8], dict[str, list[int]], NDArray[np.uint8], list[float]]
 
 
-def _photo_cells(args: tuple[str, int, int, tuple[str, ...], float, float, int]) -> Part:
-    game, seed, index, packs, hands, vary_art, views = args
+def _photo_cells(args: tuple[str, int, int, tuple[str, ...], float, float, int, float]) -> Part:
+    game, seed, index, packs, hands, vary_art, views, crowded = args
     reader = get_reader(game)
     # The photo holds boards of ``game`` only, which names a profile of its own where a board's game does not
     # (Four Gardens' Extra-rewards tile is a "four-gardens" board of profile "four-gardens-reward").
     profile = default_profile(game)
-    spec = RenderSpec((game,), seed, packs=packs, options=PhotoOptions(hands=hands), vary_art=vary_art)
+    spec = RenderSpec(
+        (game,), seed, packs=packs, options=PhotoOptions(hands=hands), vary_art=vary_art, crowded=crowded
+    )
     photo = render_photo(spec, index)
     image = photo.decode()
     truth = photo.truth
@@ -89,13 +91,14 @@ def build_cells(
     hands: float = 0.0,
     vary_art: float = 0.0,
     views: int = 1,
+    crowded: float = 0.0,
 ) -> CellSet:
     """Cells of ``count`` fresh photos of ``game`` (photo i of ``seed``), rendered in parallel.
 
     ``views``: each board is cut that many times, each from its own corner error; a board of few cells (a
     bonus tile) yields enough crops without rendering many more photos.
     """
-    jobs = [(game, seed, i, packs, hands, vary_art, views) for i in range(count)]
+    jobs = [(game, seed, i, packs, hands, vary_art, views, crowded) for i in range(count)]
     if workers > 1:
         with ProcessPoolExecutor(max_workers=workers) as pool:
             parts = list(pool.map(_photo_cells, jobs, chunksize=4))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import collections
 import itertools
 import json
 from collections.abc import Mapping
@@ -37,8 +38,9 @@ TOP_PX = 64  # a 16 mm character top at 4 px/mm
 CROP_TOP_PX = 12  # the same top in the classifier's 64-pixel crop of 84 mm (vision/read_tang.py)
 
 
-def state(seed: int) -> Mapping[str, Any]:
-    return ARTIST.random_state(PROFILE, np.random.default_rng(seed))
+def state(seed: int, crowded: bool = False) -> Mapping[str, Any]:
+    rng = np.random.default_rng(seed)
+    return ARTIST.crowded_state(PROFILE, rng) if crowded else ARTIST.random_state(PROFILE, rng)
 
 
 def mad(a: Image, b: Image) -> float:
@@ -62,9 +64,10 @@ def flatten(top: Image) -> Image:
     return (128 * (1 - alpha) + top[..., :3] * alpha).astype(np.uint8)
 
 
+@pytest.mark.parametrize("crowded", [False, True])
 @pytest.mark.parametrize("seed", SEEDS)
-def test_random_states_are_valid_plausible_tables(seed: int) -> None:
-    data = state(seed)
+def test_random_states_are_valid_plausible_tables(seed: int, crowded: bool) -> None:
+    data = state(seed, crowded)
     table = rules.parse(json.loads(json.dumps(data)))
     assert rules.check(table) == ()
     board = table.board
@@ -104,6 +107,38 @@ def test_random_states_cover_the_vocabulary() -> None:
         if sum(d.cell == cell for d in t.board.decorations) > 1
     ]
     assert shared, "two decorations on one tile should turn up now and then"
+
+
+def test_crowded_states_put_decorations_together_and_characters_beside_them() -> None:
+    def counts(crowded: bool) -> tuple[int, int, int]:
+        together = beside = total = 0
+        for seed in SEEDS:
+            board = rules.parse(state(seed, crowded)).board
+            per_tile = collections.Counter(d.cell for d in board.decorations)
+            standing = {ch.cell for ch in board.characters}
+            total += len(board.decorations)
+            together += sum(n for n in per_tile.values() if n > 1)
+            beside += sum(n for cell, n in per_tile.items() if cell in standing)
+        return together, beside, total
+
+    together, beside, total = counts(False)
+    crowded_together, crowded_beside, crowded_total = counts(True)
+    # Same garden sizes and decoration counts, far more of them sharing a tile or standing by a miniature.
+    assert abs(crowded_total - total) < 0.2 * total
+    assert crowded_together > 3 * together and crowded_beside > 2 * beside
+
+
+def test_only_artists_that_crowd_render_crowded_boards() -> None:
+    from models.synth.render import RenderSpec, render_photo
+
+    with pytest.raises(ValueError, match="no crowded boards are drawn for alices-garden"):
+        RenderSpec(("alices-garden", rules.GAME), 5, crowded=0.5)
+    # Without crowding a photo is what it was before crowding existed; crowded, its board is another.
+    plain = render_photo(RenderSpec((rules.GAME,), 5), 0).truth["boards"][0]
+    assert render_photo(RenderSpec((rules.GAME,), 5, crowded=0.0), 0).truth["boards"][0] == plain
+    crowded = render_photo(RenderSpec((rules.GAME,), 5, crowded=1.0), 0).truth["boards"][0]
+    assert crowded["state"] != plain["state"]
+    assert crowded["cells"] == ARTIST.cell_labels(PROFILE, crowded["state"])
 
 
 @pytest.mark.parametrize("seed", range(10))

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 import pytest
 
@@ -25,3 +27,31 @@ def test_turned_crops_teach_only_the_heads_whose_art_has_no_up() -> None:
     torch.testing.assert_close(t["noble"][same], targets["noble"][same])
     # The caller's tensors are left as they were.
     assert int((targets["noble"] == IGNORE).sum()) == 0
+
+
+def test_the_middle_maximum_sees_a_thing_alike_anywhere_on_the_cell_and_not_round_it() -> None:
+    torch = pytest.importorskip("torch")
+    from models.train import _pooling
+
+    (pool,) = _pooling(4, middle_max=True)
+    pool.eval()
+    with torch.no_grad():
+        # Silence the places, so that what is left is the middle maximum's part of the embedding.
+        pool.places[1].weight.zero_()
+        pool.places[1].bias.zero_()
+
+        def embed(spot: tuple[int, int] | None) -> Any:
+            z = torch.zeros(1, 96, 6, 6)
+            if spot is not None:
+                z[0, 7, spot[0], spot[1]] = 3.0
+            return pool(z)
+
+        nothing = embed(None)
+        assert not torch.allclose(embed((1, 1)), nothing)
+        # A thing in any place of the middle (the cell) gives the same embedding, one in the ring round it
+        # (the context, a neighbour's) none.
+        for spot in ((1, 4), (4, 4), (2, 3)):
+            torch.testing.assert_close(embed(spot), embed((1, 1)))
+        for spot in ((0, 0), (5, 2), (3, 5)):
+            torch.testing.assert_close(embed(spot), nothing)
+    assert len(_pooling(4, middle_max=False)) == 6

@@ -19,7 +19,7 @@ import numpy as np
 from models.synth.art import TRAINING_PACKS, Image, get_pack, varied
 from models.synth.camera import Photo, PhotoOptions, photograph
 from models.synth.games import get_artist
-from models.synth.scene import SyntheticBoard, make_board
+from models.synth.scene import CrowdingArtist, SyntheticBoard, make_board
 from vision.profile import default_profile
 
 # Boards are drawn at this scale before the camera sees them: finer than any photo resolves them.
@@ -36,6 +36,7 @@ class RenderSpec:
     boards: int = 1
     options: PhotoOptions = field(default_factory=PhotoOptions)
     vary_art: float = 0.0  # the share of boards in a random printing of their pack (training; art.varied)
+    crowded: float = 0.0  # the share of boards drawn crowded (training; scene.CrowdingArtist)
 
     def __post_init__(self) -> None:
         if not self.games:
@@ -47,6 +48,10 @@ class RenderSpec:
             default_profile(game)
         for pack in self.packs:
             get_pack(pack)
+        if self.crowded:
+            plain = [g for g in self.games if not isinstance(get_artist(g), CrowdingArtist)]
+            if plain:
+                raise ValueError(f"no crowded boards are drawn for {', '.join(plain)}: draw them plain")
 
 
 def render_photo(spec: RenderSpec, index: int) -> Photo:
@@ -61,7 +66,13 @@ def render_photo(spec: RenderSpec, index: int) -> Photo:
             vary = np.random.default_rng([spec.seed, index, 99, b])
             if vary.random() < spec.vary_art:
                 pack = varied(pack, vary)
-        boards.append(make_board(get_artist(game), default_profile(game), pack, rng, DRAW_PX_PER_MM))
+        artist, profile = get_artist(game), default_profile(game)
+        state = None
+        # Its own stream too, so that photos drawn without crowding stay as they were.
+        if spec.crowded and np.random.default_rng([spec.seed, index, 98, b]).random() < spec.crowded:
+            assert isinstance(artist, CrowdingArtist), "checked when the spec was made"
+            state = artist.crowded_state(profile, rng)
+        boards.append(make_board(artist, profile, pack, rng, DRAW_PX_PER_MM, state))
     photo = photograph(boards, rng, spec.options)
     photo.truth = {"seed": spec.seed, "index": index, **photo.truth}
     return photo

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Any, Protocol, runtime_checkable
 
 import cv2
 import numpy as np
@@ -75,6 +75,18 @@ class Artist(Protocol):
         px_per_mm: float,
     ) -> BoardDrawing:
         """The board with ``state`` on it, in ``pack``'s art."""
+        ...
+
+
+@runtime_checkable
+class CrowdingArtist(Artist, Protocol):
+    """An artist that can also draw boards more crowded than play leaves them: small pieces side by side on
+    one space, a sight play makes rare, so that training sees enough of it to read it
+    (``RenderSpec.crowded``)."""
+
+    def crowded_state(self, profile: BoardProfile, rng: np.random.Generator) -> Mapping[str, Any]:
+        """A plausible state of one board whose spaces hold more pieces together than
+        :meth:`Artist.random_state`'s."""
         ...
 
 

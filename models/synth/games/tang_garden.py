@@ -102,6 +102,10 @@ GLYPH_ON_DARK: Colour = (150, 150, 150)
 ALONE_ANCHORS = ((-0.22, -0.22), (0.22, 0.22), (0.22, -0.22), (-0.22, 0.22))
 BESIDE_CHARACTER = ((-0.22, -0.22), (0.22, -0.22), (-0.22, 0.22))
 SINGLE_SIZE, SHARED_SIZE = 0.62, 0.42
+# How often a decoration joins another on its tile; on crowded boards (training), that and how much likelier
+# a character stands on a decorated tile than on a bare one.
+SHARE, CROWDED_SHARE = 0.12, 1.0
+CROWDED_BESIDE = 12.0
 
 PLAYER_NAMES = ("Ann", "Bo", "Chen", "Dee")
 
@@ -154,13 +158,27 @@ class TangArtist:
 
     def random_state(self, profile: BoardProfile, rng: np.random.Generator) -> Mapping[str, Any]:
         """A garden grown tile by tile from the starting tile, then decorated, peopled and framed."""
+        return self._state(profile, rng, crowded=False)
+
+    def crowded_state(self, profile: BoardProfile, rng: np.random.Generator) -> Mapping[str, Any]:
+        """As :meth:`random_state`, but decorations share tiles often and characters stand by them: the small
+        decorations a shared tile holds were missed ten times as often as a tile's lone one (100 photos:
+        60 % of those beside a miniature, 50 % of pairs)."""
+        return self._state(profile, rng, crowded=True)
+
+    def _state(self, profile: BoardProfile, rng: np.random.Generator, crowded: bool) -> Mapping[str, Any]:
         setup = _setup(profile)
         tiles = _grow_garden(setup, rng)
-        decorations = _decorate(setup, tiles, rng)
+        decorations = _decorate(setup, tiles, rng, CROWDED_SHARE if crowded else SHARE)
         cells = sorted(tiles)
         count = int(rng.integers(3, 10))
         names = [str(n) for n in rng.choice(rules.CHARACTERS, count, replace=False)]
-        spots = rng.choice(len(cells), count, replace=False)
+        if crowded:
+            decorated = {d.cell for d in decorations}
+            weights = np.array([CROWDED_BESIDE if cell in decorated else 1.0 for cell in cells])
+            spots = rng.choice(len(cells), count, replace=False, p=weights / weights.sum())
+        else:
+            spots = rng.choice(len(cells), count, replace=False)
         characters = tuple(
             rules.Character(name, cells[int(i)], rules.SIDES[int(rng.integers(4))])
             for name, i in zip(names, spots, strict=True)
@@ -312,10 +330,13 @@ def _grow_garden(setup: rules.TangSetup, rng: np.random.Generator) -> dict[tuple
 
 
 def _decorate(
-    setup: rules.TangSetup, tiles: Mapping[tuple[int, int], rules.Tile], rng: np.random.Generator
+    setup: rules.TangSetup,
+    tiles: Mapping[tuple[int, int], rules.Tile],
+    rng: np.random.Generator,
+    share: float,
 ) -> tuple[rules.Decoration, ...]:
-    """10-35 decorations, trees the commonest, each on a tile whose terrain allows it; now and then two
-    share a tile."""
+    """10-35 decorations, trees the commonest, each on a tile whose terrain allows it; a decoration drawn
+    for a decorated tile joins the one there with odds ``share``, else it is drawn again."""
     target = int(rng.integers(10, 36))
     kinds = rules.DECORATION_KINDS
     weights = np.array([3.0 if k == "tree" else 1.0 for k in kinds])
@@ -330,7 +351,7 @@ def _decorate(
             continue
         cell = fits[int(rng.integers(len(fits)))]
         here = placed.get(cell, [])
-        if len(here) >= 2 or (here and rng.random() > 0.12):
+        if len(here) >= 2 or (here and rng.random() > share):
             continue
         species = str(rng.choice(setup.tree_species)) if kind == "tree" else None
         decoration = rules.Decoration(cell, kind, species)
