@@ -4,6 +4,10 @@ The shipped model's per-cell embedding stays as it is; per head, a small linear 
 model's own logits is fitted in numpy (no torch on the table): ``logits = log p_model + e W + b``, with
 ``W`` and ``b`` pulled towards zero. With no photos it changes nothing; classes the photos never show keep
 the model's judgement, and classes they do show are corrected towards the real art.
+
+A correction reads one model's embedding: an enrolment names the model it was fitted to, and a retrained
+model (a new version of the software) refuses it rather than apply it to features that now mean something
+else: the same photos enrol it again.
 """
 
 from __future__ import annotations
@@ -29,7 +33,8 @@ from vision.profile import BoardProfile
 from vision.readers import IGNORE, Head, reader_for
 
 KIND = "enrolment"
-VERSION = 1
+# 2: the model the corrections were fitted to is recorded (``model``).
+VERSION = 2
 # Extra reads of each enrolment board (see :func:`enrol`), each in a light up to LIGHT_JITTER per channel
 # unlike the photo's. On the held-out pack, Zen Garden enrolled from 2 photos read 95.5 % of boards perfectly
 # with 8 views at 8 %, 96.0 % at 15 %, 97.0 % with 16 views at 15 % (one run each; enrolling takes 3-6 s).
@@ -50,12 +55,15 @@ class Enrolment:
     corrections: Mapping[str, HeadCorrection]
     cells: int
     photos: int
+    # The classifier whose embedding the corrections read (its ``model_id``).
+    model: str
 
     def to_json(self) -> dict[str, Any]:
         return {
             "kind": KIND,
             "version": VERSION,
             "game": self.game,
+            "model": self.model,
             "cells": self.cells,
             "photos": self.photos,
             "heads": {
@@ -107,9 +115,11 @@ def fit(
     heads: Sequence[Head],
     predictions: Sequence[CellPredictions],
     targets: Sequence[Mapping[CellKey, Mapping[str, int]]],
+    model: str,
     l2: float = 1e-3,
 ) -> Enrolment:
-    """Corrections from the model's predictions on enrolment photos and each cell's true class per head."""
+    """Corrections from the predictions of classifier ``model`` on enrolment photos and each cell's true class
+    per head."""
     corrections = {}
     for head in heads:
         emb, base, y = [], [], []
@@ -130,7 +140,7 @@ def fit(
             _normalise(np.asarray(emb, np.float32)), np.asarray(base, np.float64), np.asarray(y, np.int64), l2
         )
     cells = sum(len(p.keys) for p in predictions)
-    return Enrolment(game, corrections, cells, len(predictions))
+    return Enrolment(game, corrections, cells, len(predictions), model)
 
 
 @dataclass(frozen=True)
@@ -255,7 +265,7 @@ def enrol(
             )[0].predictions
             predictions.append(view)
             targets.append(truth)
-    enrolment = fit(game, reader.heads, predictions, targets)
+    enrolment = fit(game, reader.heads, predictions, targets, classifier.model_id)
     # What the user gave, not the extra views made of it.
     return replace(enrolment, cells=enrolment.cells // (views + 1), photos=len(examples))
 
@@ -276,6 +286,7 @@ class _AnsweringFor:
         self.base = base
         self.game = base.game
         self.heads = (*base.heads, *(h for h in heads if h.name not in known))
+        self.model_id = base.model_id
         self.crop_px = base.crop_px
         self.context_mm = base.context_mm
         self.lean_up = base.lean_up
@@ -310,8 +321,14 @@ class EnrolledClassifier:
         missing = [h.name for h in heads or () if h.name not in enrolment.corrections]
         if missing:
             raise ValueError(f"the enrolment has learnt no {', '.join(missing)}: enrol again")
+        if enrolment.model != base.model_id:
+            raise ValueError(
+                f"the enrolment was fitted to another {base.game} model ({enrolment.model}; this version's "
+                f"is {base.model_id}): enrol again"
+            )
         self.base = base
         self.enrolment = enrolment
+        self.model_id = base.model_id
         self.game = enrolment.game
         self.crop_px = base.crop_px
         self.context_mm = base.context_mm
@@ -343,7 +360,7 @@ def load(path: Path) -> Enrolment:
         cells, photos = int(data["cells"]), int(data["photos"])
         if cells < 0 or photos < 0:
             raise ValueError(f"cells {cells} and photos {photos} must not be negative")
-        return Enrolment(str(data["game"]), corrections, cells, photos)
+        return Enrolment(str(data["game"]), corrections, cells, photos, str(data["model"]))
     # OverflowError: an infinite count, or a number beyond float's range in the weights.
     except (KeyError, TypeError, ValueError, AttributeError, OverflowError) as exc:
         raise ValueError(f"{path}: bad or missing field ({exc})") from None

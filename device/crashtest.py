@@ -127,7 +127,7 @@ def _write_enrolment(root: Path, n: int) -> None:
     # Of a real enrolment's size (a 64-wide embedding, several heads), so a write takes real time.
     weights = np.full((64, 8), n / 1000.0)
     heads = {name: enroll.HeadCorrection(weights, np.zeros(8)) for name in ("tile", "symbol", "colour")}
-    save_enrolment(StateDir(root), PROFILE, enroll.Enrolment(GAME, heads, n, 2))
+    save_enrolment(StateDir(root), PROFILE, enroll.Enrolment(GAME, heads, n, 2, "crash-test"))
 
 
 def _write_table(root: Path, n: int) -> None:

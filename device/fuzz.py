@@ -679,7 +679,7 @@ def _seed_files(root: Path) -> dict[str, list[tuple[str, bytes]]]:
     save_colour(state, "alices-garden", BoardColour((120.0, 131.5, 140.25), 0.8))
     seeds["colour"] = [("colour.json", (state.profile("alices-garden") / "colour.json").read_bytes())]
     correction = enroll.HeadCorrection(np.linspace(-1, 1, 12).reshape(4, 3), np.array([0.1, -0.2, 0.3]))
-    enrolment = enroll.Enrolment("alices-garden", {"tile": correction, "symbol": correction}, 48, 2)
+    enrolment = enroll.Enrolment("alices-garden", {"tile": correction, "symbol": correction}, 48, 2, "fuzz")
     save_enrolment(state, "alices-garden", enrolment)
     seeds["enrolment"] = [
         ("enrolment.json", (state.profile("alices-garden") / "enrolment.json").read_bytes())

@@ -11,7 +11,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from numpy.typing import NDArray
@@ -27,9 +27,12 @@ from vision.colour import BoardColour
 from vision.orient import OrientationModel
 from vision.pipeline import BoardReading, NoBoardError, read_photo
 from vision.profile import BoardProfile, default_profile
-from vision.readers import reader_for
+from vision.readers import Head, reader_for
 from vision.segment import BoardSegmenter
 from vision.sides import SideFinder
+
+if TYPE_CHECKING:
+    from calibration.enroll import Enrolment
 
 # Games whose rules compare players: every board of the photo is one player of the same table.
 TABLE_GAMES = ("zen-garden",)
@@ -238,7 +241,6 @@ def profile_models(state: StateDir, game: str, profile: str | None) -> dict[str,
     (none for no profile, so the shipped defaults apply)."""
     if profile is None:
         return {}
-    from calibration.enroll import EnrolledClassifier
     from calibration.profiles import CUSTOM_BASE_GAME, load_bundle
     from scoring import custom_grid
 
@@ -250,7 +252,7 @@ def profile_models(state: StateDir, game: str, profile: str | None) -> dict[str,
         if bundle.enrolment is None:
             raise StateError(f"profile {profile!r} has not been enrolled yet: `garden-scorer enroll`")
         heads = reader_for(bundle.profile).heads
-        custom = EnrolledClassifier(load_classifier(CUSTOM_BASE_GAME), bundle.enrolment, heads)
+        custom = _enrolled(profile, load_classifier(CUSTOM_BASE_GAME), bundle.enrolment, heads)
         # No layout model knows which way up a user's board lies: stickers or corners say it.
         return {
             "profiles": [bundle.profile],
@@ -271,9 +273,24 @@ def profile_models(state: StateDir, game: str, profile: str | None) -> dict[str,
         classifier: Any = base
     else:
         # A head of the profile's own (a table's marker colour) comes from the enrolment alone.
-        classifier = EnrolledClassifier(base, bundle.enrolment, reader.heads if unknown else None)
+        classifier = _enrolled(profile, base, bundle.enrolment, reader.heads if unknown else None)
     references = {reader.game: bundle.colour} if bundle.colour else {}
     return {"profiles": [bundle.profile], "classifiers": {reader.game: classifier}, "references": references}
+
+
+def _enrolled(
+    profile: str, base: CellClassifier, enrolment: Enrolment, heads: tuple[Head, ...] | None
+) -> CellClassifier:
+    from calibration.enroll import EnrolledClassifier
+
+    try:
+        return EnrolledClassifier(base, enrolment, heads)
+    except ValueError as exc:
+        # A new version of the software ships retrained models: the table's art is learnt again from photos.
+        raise StateError(
+            f"profile {profile!r}: {exc} from its photos (`garden-scorer enroll`, or the set-up page's "
+            "enrolment inbox)"
+        ) from None
 
 
 def read_reward_tile(image: NDArray[np.uint8], camera: CameraModel | None = None) -> int:

@@ -19,6 +19,7 @@ class TruthClassifier:
     def __init__(self, profile: BoardProfile, truth_cells: Mapping[str, Any], crop_px: int = 32) -> None:
         self.reader = get_reader(profile.game)
         self.game = profile.game
+        self.model_id = "truth"
         self.heads = self.reader.heads
         self.crop_px = crop_px
         self.context_mm = self.reader.context_mm

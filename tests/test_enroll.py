@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
@@ -42,6 +43,7 @@ class Fixed:
     crop_px: int = 8
     context_mm: float = 1.0
     lean_up: bool = False
+    model_id: str = "fixed"
 
     def __init__(self, pred: CellPredictions) -> None:
         self.pred = pred
@@ -60,7 +62,7 @@ def test_fit_corrects_a_model_that_confuses_new_art() -> None:
     base[np.arange(120), np.where(truth == 2, 1, truth)] = 0.9
     pred = _predictions(embedding, base / base.sum(axis=1, keepdims=True))
     targets = [{key: {"cell": int(t)} for key, t in zip(pred.keys, truth, strict=True)}]
-    enrolment = fit("g", (HEAD,), [pred], targets)
+    enrolment = fit("g", (HEAD,), [pred], targets, "fixed")
     assert enrolment.cells == 120 and enrolment.photos == 1
 
     cells = CellGrid(np.zeros((120, 8, 8, 3), np.uint8), pred.keys)
@@ -77,27 +79,49 @@ def test_ignored_cells_do_not_train_a_head_and_zero_correction_changes_nothing()
     embedding = np.eye(3, 4)
     base = np.array([[0.7, 0.2, 0.1], [0.1, 0.8, 0.1], [0.2, 0.2, 0.6]])
     pred = _predictions(embedding, base)
-    enrolment = fit("g", (HEAD,), [pred], [{key: {"cell": IGNORE} for key in pred.keys}])
+    enrolment = fit("g", (HEAD,), [pred], [{key: {"cell": IGNORE} for key in pred.keys}], "fixed")
     assert enrolment.corrections == {}
-    zero = Enrolment("g", {"cell": HeadCorrection(np.zeros((4, 3)), np.zeros(3))}, 3, 1)
+    zero = Enrolment("g", {"cell": HeadCorrection(np.zeros((4, 3)), np.zeros(3))}, 3, 1, "fixed")
 
     out = EnrolledClassifier(Fixed(pred), zero).classify(
         CellGrid(np.zeros((3, 8, 8, 3), np.uint8), pred.keys)
     )
     np.testing.assert_allclose(out.probabilities["cell"], base, atol=1e-6)
     with pytest.raises(ValueError, match="cannot correct"):
-        EnrolledClassifier(Fixed(pred), Enrolment("other", {}, 0, 0))
+        EnrolledClassifier(Fixed(pred), Enrolment("other", {}, 0, 0, "fixed"))
+
+
+def test_an_enrolment_reads_only_the_model_it_was_fitted_to() -> None:
+    embedding = np.eye(3, 4)
+    pred = _predictions(embedding, np.full((3, 3), 1 / 3))
+    targets = [{key: {"cell": i} for i, key in enumerate(pred.keys)}]
+    enrolment = fit("g", (HEAD,), [pred], targets, Fixed.model_id)
+    assert enrolment.model == "fixed"
+    EnrolledClassifier(Fixed(pred), enrolment)
+
+    class Retrained(Fixed):
+        model_id = "retrained"
+
+    # Its corrections would read features that now mean something else: refused, with what to do.
+    refused = r"another g model \(fixed; this version's is retrained\): enrol again"
+    with pytest.raises(ValueError, match=refused):
+        EnrolledClassifier(Retrained(pred), enrolment)
 
 
 def test_enrolment_files_round_trip(tmp_path: Path) -> None:
-    enrolment = Enrolment("g", {"cell": HeadCorrection(np.ones((4, 3)), np.arange(3.0))}, 10, 2)
+    enrolment = Enrolment("g", {"cell": HeadCorrection(np.ones((4, 3)), np.arange(3.0))}, 10, 2, "m1")
     save(enrolment, tmp_path / "e.json")
     again = load(tmp_path / "e.json")
-    assert again.game == "g" and again.cells == 10 and again.photos == 2
+    assert again.game == "g" and again.cells == 10 and again.photos == 2 and again.model == "m1"
     np.testing.assert_allclose(again.corrections["cell"].bias, [0, 1, 2])
-    (tmp_path / "bad.json").write_text('{"kind": "enrolment", "version": 1, "heads": 3}')
+    (tmp_path / "bad.json").write_text('{"kind": "enrolment", "version": 2, "heads": 3}')
     with pytest.raises(ValueError, match="bad or missing field"):
         load(tmp_path / "bad.json")
+    # A file from before enrolments named their model cannot say which embedding its corrections read.
+    old = {k: v for k, v in enrolment.to_json().items() if k != "model"}
+    (tmp_path / "old.json").write_text(json.dumps({**old, "version": 1}))
+    with pytest.raises(StoreError, match="version 1 of enrolment files is not readable"):
+        load(tmp_path / "old.json")
     with pytest.raises(StoreError, match="no such file"):
         load(tmp_path / "none.json")
 

@@ -51,7 +51,7 @@ def test_a_four_gardens_table_names_its_own_marker_colours_and_must_enrol_a_new_
 
     from calibration.enroll import Enrolment, HeadCorrection
     from calibration.profiles import save_enrolment, save_profile
-    from device.photo import profile_models
+    from device.photo import load_classifier, profile_models
 
     # Marker colours are the reader's, not the rules': the profile keeps them and its reader checks them.
     profile = new_profile("cafe", "four-gardens", {"markers": ["pink", "black"]})
@@ -65,7 +65,12 @@ def test_a_four_gardens_table_names_its_own_marker_colours_and_must_enrol_a_new_
         profile_models(state, "four-gardens", "cafe")
     heads = ("pink", "black")
     correction = HeadCorrection(np.zeros((96, 2)), np.zeros(2))
-    save_enrolment(state, "cafe", Enrolment("four-gardens", dict.fromkeys(heads, correction), 40, 2))
+    # An enrolment fitted to the model of an earlier version is refused, and the message says what to do.
+    save_enrolment(state, "cafe", Enrolment("four-gardens", dict.fromkeys(heads, correction), 40, 2, "old"))
+    with pytest.raises(StateError, match=r"profile 'cafe': .* another four-gardens model .* enrol again"):
+        profile_models(state, "four-gardens", "cafe")
+    model = load_classifier("four-gardens").model_id
+    save_enrolment(state, "cafe", Enrolment("four-gardens", dict.fromkeys(heads, correction), 40, 2, model))
     models = profile_models(state, "four-gardens", "cafe")
     assert [h.name for h in models["classifiers"]["four-gardens"].heads] == list(heads)
 

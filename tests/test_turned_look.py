@@ -28,6 +28,7 @@ class EdgeReader:
     crop_px = SIZE
     context_mm = 0.0
     lean_up = False
+    model_id = "edge-reader"
 
     def __init__(self, bias: float) -> None:
         self.bias = bias

@@ -7,6 +7,7 @@ and crop geometry the training wrote into the model's metadata, checks its input
 
 from __future__ import annotations
 
+import hashlib
 import json
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -90,6 +91,8 @@ class CellClassifier(Protocol):
     crop_px: int
     context_mm: float
     lean_up: bool
+    # Which model's outputs these are: an enrolment's corrections read one model's embedding.
+    model_id: str
 
     def classify(self, cells: CellGrid) -> CellPredictions: ...
 
@@ -104,6 +107,8 @@ class OnnxCellClassifier:
 
     def __init__(self, path: Path, threads: int = 1) -> None:
         self.session, info = open_model(path, threads)
+        # The file's digest: any retrained model is another, even one exported from the same weights.
+        self.model_id = hashlib.sha256(path.read_bytes()).hexdigest()[:16]
         self.game = str(info["game"])
         self.heads = tuple(Head(h["name"], tuple(h["classes"])) for h in info["heads"])
         self.crop_px = int(info["crop_px"])
