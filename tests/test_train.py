@@ -55,3 +55,16 @@ def test_the_middle_maximum_sees_a_thing_alike_anywhere_on_the_cell_and_not_roun
         for spot in ((0, 0), (5, 2), (3, 5)):
             torch.testing.assert_close(embed(spot), nothing)
     assert len(_pooling(4, middle_max=False)) == 6
+
+
+def test_every_recipe_weighs_and_turns_only_heads_its_reader_has() -> None:
+    from models.train import GAME_CONFIG, config_for
+    from vision.readers import get_reader
+
+    # A misspelt head would be weighed or turned as nothing, silently.
+    for game in GAME_CONFIG:
+        config = config_for(game)
+        names = {h.name for h in get_reader(game).heads}
+        assert {name for name, _ in config.loss_weights} <= names, game
+        assert set(config.turned_heads) <= names, game
+    assert dict(config_for("tang-garden").loss_weights)["tree-5"] == 2.0
