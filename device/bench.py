@@ -62,6 +62,10 @@ class BenchResult:
     heads: dict[str, list[int]] = field(default_factory=dict)
     # Per kind of region (name before any ":", e.g. "track"): [read exactly, regions]; unfound boards' count.
     regions: dict[str, list[int]] = field(default_factory=dict)
+    # Four Gardens: per track, [every player's marker position read as the truth's, tracks]; unfound boards'
+    # count. What the score is made of: the reader takes a faint or doubled sighting to its likeliest space,
+    # so a track can be placed right with a space misread (which ``regions`` counts).
+    positions: list[int] = field(default_factory=lambda: [0, 0])
     # Seconds enrolment took from the user's photos (read, measured, fitted), when the run enrolled first.
     enroll_s: float | None = None
 
@@ -93,6 +97,7 @@ class BenchResult:
                 for head, (w, n, wp, npres) in self.heads.items()
             },
             "regions_exact_pct": {kind: pct(ok, n) for kind, (ok, n) in self.regions.items()},
+            **({"track_positions_exact_pct": pct(*self.positions)} if self.positions[1] else {}),
             **({} if self.enroll_s is None else {"enroll_s": round(self.enroll_s, 2)}),
         }
 
@@ -145,6 +150,25 @@ def _hand(game: str, truth_state: dict[str, Any]) -> dict[str, Any]:
         # photo shows in it, as `garden-scorer score --hand STATE.json` does.
         return dict(truth_state)
     return {}
+
+
+def _tracks_placed(game: str, truth_state: dict[str, Any], read_state: dict[str, Any] | None) -> list[bool]:
+    """Four Gardens: per track, whether the read state puts every player's marker where the truth does (a
+    board not read: none); another game: nothing."""
+    if game != "four-gardens":
+        return []
+    read = {p["colour"]: p["positions"] for p in (read_state or {}).get("players", [])}
+    tracks = truth_state["setup"]["tracks"]
+    return [
+        read_state is not None
+        and all(read.get(p["colour"], {}).get(t, -1) == p["positions"].get(t) for p in truth_state["players"])
+        for t in tracks
+    ]
+
+
+def _count_placed(result: BenchResult, placed: list[bool]) -> None:
+    result.positions[0] += sum(placed)
+    result.positions[1] += len(placed)
 
 
 def _kind(region: str) -> str:
@@ -245,6 +269,7 @@ def run_bench(
             result.cell_errors += sum(len(profile.region(r).cells()) for r in reader.regions)
             for region in reader.regions:
                 result.regions.setdefault(_kind(region), [0, 0])[1] += 1
+            _count_placed(result, _tracks_placed(game, board["state"], None))
             if report:
                 report(f"photo {i}: board not found")
             continue
@@ -280,6 +305,7 @@ def run_bench(
         result.found_cells += len(readings)
         result.found_cell_errors += wrong
         result.perfect += wrong == 0
+        _count_placed(result, _tracks_placed(game, board["state"], dict(match.state)))
         if match in given:
             exact = _exact(game, board["state"], dict(match.state))
             result.exact += exact
@@ -321,6 +347,8 @@ def format_table(results: list[dict[str, Any]]) -> str:
         )
         regions = r.get("regions_exact_pct", {})
         exact = ", ".join(f"{k} {v:.2f}" for k, v in regions.items())
+        if "track_positions_exact_pct" in r:
+            exact += f"; every marker placed as the truth's: {r['track_positions_exact_pct']:.2f}"
         rows.append(f"{'':<14} regions read exactly %: {exact}")
     return "\n".join(rows)
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 import json
 from pathlib import Path
 
@@ -9,8 +10,9 @@ import cv2
 import numpy as np
 import pytest
 
+from device.bench import _tracks_placed
 from scoring.registry import get_game
-from tests.support import ALICE_PHOTO, ALICE_TRUTH, run_cli
+from tests.support import ALICE_PHOTO, ALICE_TRUTH, load_example, run_cli
 
 PHOTO, TRUTH = ALICE_PHOTO, ALICE_TRUTH
 _run = run_cli
@@ -127,6 +129,22 @@ def test_bench_prints_a_table_and_writes_json(capsys: pytest.CaptureFixture[str]
     assert set(result["head_error_found_boards_pct"]) == {"cell"}
     assert result["regions_exact_pct"] == {"grid": result["boards_perfect_pct"]}
     assert "enroll_s" not in result  # no enrolment in this run
+    assert "track_positions_exact_pct" not in result  # a Four Gardens figure
+
+
+def test_bench_places_four_gardens_tracks_by_every_players_marker() -> None:
+    truth = load_example("four-gardens.json")
+    tracks = truth["setup"]["tracks"]
+    assert _tracks_placed("four-gardens", truth, copy.deepcopy(truth)) == [True] * len(tracks)
+    read = copy.deepcopy(truth)
+    read["players"][1]["positions"]["purple"] += 1
+    read["players"][0]["positions"]["yellow"] = 3  # removed in the truth (null): seen is as wrong as moved
+    assert _tracks_placed("four-gardens", truth, read) == [t not in ("purple", "yellow") for t in tracks]
+    # A player the reading lost, or no reading at all, places none of their tracks.
+    read = {**truth, "players": truth["players"][1:]}
+    assert _tracks_placed("four-gardens", truth, read) == [False] * len(tracks)
+    assert _tracks_placed("four-gardens", truth, None) == [False] * len(tracks)
+    assert _tracks_placed("alices-garden", truth, truth) == []
 
 
 def test_bench_with_enrolment_reports_how_long_enrolling_took(

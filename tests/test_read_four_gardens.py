@@ -318,3 +318,32 @@ def test_a_missing_marker_could_stand_behind_another() -> None:
     ) in notes
     # Orange is seen nowhere: nobody plays it, so it is not asked about.
     assert not any(n.startswith("orange") for n in notes)
+
+
+def test_a_faint_sighting_behind_another_marker_is_taken_where_the_colour_stands_out() -> None:
+    spaces = {("red", 7): "blue", ("purple", 3): "black", ("green", 2): "black", ("yellow", 1): "black"}
+    readings = _readings(_labels(spaces))
+
+    def black_on_red(space: int, chance: float) -> None:
+        key = ("track:red", 0, space)
+        readings[key] = {**readings[key], "black": ("no", 1.0 - chance)}
+
+    # The shipped model says "no" to a space with no black marker at a chance of about a millionth.
+    for space in range(PROFILE.region("track:red").cols):
+        black_on_red(space, 1e-6)
+    # A chance of 0.5 % is no sighting on a free space, but behind blue's marker, which hides most of one.
+    black_on_red(4, 0.005)
+    assert READER.positions(PROFILE, readings)["black"]["red"] is None
+    black_on_red(7, 0.005)
+    assert READER.positions(PROFILE, readings)["black"]["red"] == 7
+    assert "black's marker on the red track read faintly, on space 7: check" in READER.notes(
+        PROFILE, readings
+    )
+    # A removed marker's "no" is surer than that, even next to another marker.
+    black_on_red(7, 0.0003)
+    assert READER.positions(PROFILE, readings)["black"]["red"] is None
+    # A classifier that says "no" at 1 % everywhere (a table's enrolled colour) sees nothing at 1.5 %.
+    for space in range(PROFILE.region("track:red").cols):
+        black_on_red(space, 0.01)
+    black_on_red(7, 0.015)
+    assert READER.positions(PROFILE, readings)["black"]["red"] is None
