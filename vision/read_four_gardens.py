@@ -148,7 +148,8 @@ class FourGardensReader:
 
         A player has one marker per track, so the track is read as a whole: the marker stands where it is
         likeliest, unless it is unlikely everywhere. Even a doubtful sighting (a marker half hidden behind
-        another) is taken, since markers are rarely removed; :meth:`notes` asks for it to be checked.
+        another) is taken, since markers are rarely removed; :meth:`notes` asks for it to be checked. On a
+        space another colour's marker holds, a fainter one counts (:data:`REMOVED_BEHIND_BELOW`).
         """
         seen = self.sightings(profile, readings)
         out: dict[str, dict[str, int | None]] = {}
