@@ -105,7 +105,8 @@ GAME_CONFIG["four-gardens"] = {"photos": 1200, "epochs": 12, "stem_stride": 2, "
 # lose most). 720 photos in 9 epochs (1040 s) read 4.67 % of cells wrong but scored 28.0 % exactly.
 # Its epochs now run in bfloat16 on batches of 128 (an epoch 88 -> 45 s), which buys 14 epochs in 1037 s
 # (500 photos: cells misread 4.94 -> 3.81 %, scores exact 32.2 -> 39.0 %); 12 epochs on batches of 64
-# took 1148 s (3.97 %, 37.6 %); 16 on 128 read 3.70 % and 40.2 %, but took 1223 s, over the 20 minutes.
+# took 1148 s (3.97 %, 37.6 %); 16 on 128 read 3.70 % and 40.2 %, but took 1223 s, over the 20 minutes, as
+# did 880 photos in 14 epochs (1240 s; 3.47 %, 37.2 %).
 # Sanssouci: wide context for noblemen leaning over their neighbours (see its reader), read as Tang Garden's
 # is: a strided first layer, pooling by place; more photos, as the leaning nobleman is a rare sight. Its
 # crops are cut turned (lean_up), so a square's art shows at any angle: half of each batch is turned by
