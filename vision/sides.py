@@ -257,6 +257,35 @@ class SideFinder:
                     lines[4 * j + i] = found[4 * n + i]
         return [corners(lines[k : k + 4]) for k in range(0, len(lines), 4)]
 
+    def rivals(
+        self,
+        image_bgr: NDArray[np.uint8],
+        outline_ideal: Points,
+        placed_ideal: Points,
+        to_photo: Callable[[Points], Points],
+    ) -> list[Points]:
+        """``placed_ideal`` (placed by :meth:`place` from ``outline_ideal``; ideal pixels) with one side
+        swapped for the edge the model reads where the outline's side is moved a strip out or in
+        (:data:`LOOK_AGAIN`), one rival per side so read: where the outline lies far off the board, the true
+        edge is at or past the first strip's reach, and the model may take a shadow's edge across the board's
+        margin for it."""
+        outline = _clockwise(as_points(outline_ideal))
+        placed = _clockwise(as_points(placed_ideal))
+        # Side i of each starts at its corner nearest the outline's corner i.
+        placed = np.roll(placed, -int(np.argmin(np.linalg.norm(placed - outline[0], axis=1))), axis=0)
+        own: list[Line | None] = [(placed[i], placed[(i + 1) % 4] - placed[i]) for i in range(4)]
+        moved = [_moved(outline, [0, 1, 2, 3], shift) for shift in (LOOK_AGAIN, -LOOK_AGAIN)]
+        found = self._lines(image_bgr, moved, to_photo)
+        out = []
+        for k, line in enumerate(found):
+            if line is None:
+                continue
+            side = k % 4
+            quad = corners([line if i == side else own[i] for i in range(4)])
+            if quad is not None:
+                out.append(quad)
+        return out
+
     def support(
         self, image_bgr: NDArray[np.uint8], quads_ideal: list[Points], to_photo: Callable[[Points], Points]
     ) -> NDArray[np.float64]:
