@@ -726,8 +726,7 @@ def _squared(
     rectangle three of its sides make (one side took the printed frame or a shadow for the edge along part
     of it) that the side model finds best supported all round, or along the three sides kept where the
     mask's ``outline`` agrees (:data:`SQUARE_SUPPORT`); else one with a side read again (:func:`_rival`);
-    ``None`` if no such rectangle is. And whether it is
-    such a rectangle."""
+    ``None`` if no such rectangle is. And whether it is such a rectangle."""
     if _rectangular(quad, matrix, aspects):
         return quad, False
     options = [
@@ -749,31 +748,29 @@ def _squared(
     if standing:
         best = max(standing, key=lambda i: float(support[i].sum()))
         return options[best][1], True
-    rival = _rival(quad, outline, image_bgr, sides, to_photo, matrix, aspects)
+    rivals = sides.rivals(image_bgr, outline, quad, to_photo)
+    rival = _rival(rivals, image_bgr, sides, to_photo, lambda q: _rectangular(q, matrix, aspects))
     return rival, rival is not None
 
 
 def _rival(
-    quad: Points,
-    outline: Points,
+    rivals: list[Points],
     image_bgr: NDArray[np.uint8],
     sides: SideFinder,
     to_photo: Callable[[Points], Points],
-    matrix: NDArray[np.float64],
-    aspects: tuple[float, ...],
+    shaped_right: Callable[[Points], bool],
 ) -> Points | None:
-    """The board's rectangle with one side read again a strip out or in from the mask's ``outline``
-    (:meth:`vision.sides.SideFinder.rivals`), then all four placed again from there, that the side model
-    finds along every side; ``None`` if none is. Three sides cannot correct a side where the two next to it
-    lie almost parallel in the photo: where they meet, which sets the board's depth, moves far for a pixel's
-    error at their ends (Alice's Garden photo 162 of the benchmark: its margin half in a shadow whose edge
-    the first look took for a side; the rectangle from the other three lay 10 % off, the side read again
-    0.15 %)."""
-    rivals = sides.rivals(image_bgr, outline, quad, to_photo)
-    placed = (
-        [_clockwise(p) for p in sides.place(image_bgr, rivals, to_photo) if p is not None] if rivals else []
-    )
-    shaped = [p for p in placed if _rectangular(p, matrix, aspects)]
+    """Of the ``rivals`` (the placed board with one side read again a strip out or in from the mask's
+    outline: :meth:`vision.sides.SideFinder.rivals`), each placed again from there, the one of the board's
+    shape that the side model finds along every side; ``None`` if none is. Three sides cannot correct a side
+    where the two next to it lie almost parallel in the photo: where they meet, which sets the board's depth,
+    moves far for a pixel's error at their ends (Alice's Garden photo 162 of the benchmark: its margin half
+    in a shadow whose edge the first look took for a side; the rectangle from the other three lay 10 % off,
+    the side read again 0.15 %)."""
+    if not rivals:
+        return None
+    placed = [_clockwise(p) for p in sides.place(image_bgr, rivals, to_photo) if p is not None]
+    shaped = [p for p in placed if shaped_right(p)]
     if not shaped:
         return None
     support = sides.support(image_bgr, shaped, to_photo)
