@@ -378,6 +378,9 @@ def cmd_train(args: argparse.Namespace) -> int:
 
     if importlib.util.find_spec("torch") is None:
         raise StateError("training needs torch: pip install -e '.[train]'")
+    from models.heap import keep_freed_memory
+
+    keep_freed_memory()
     # Only what was given: the rest is the recipe the committed model was built with.
     given = {k: v for k, v in (("photos", args.photos), ("epochs", args.epochs), ("seed", args.seed)) if v}
     if args.boards:
