@@ -71,16 +71,16 @@ class CellPredictions:
 
     def readings(self) -> dict[CellKey, Reading]:
         """Per cell, each head's most likely class and its probability."""
-        out: dict[CellKey, Reading] = {}
-        for i, key in enumerate(self.keys):
-            out[key] = {
-                h.name: (
-                    h.classes[int(np.argmax(self.probabilities[h.name][i]))],
-                    float(np.max(self.probabilities[h.name][i])),
-                )
-                for h in self.heads
-            }
-        return out
+        # Per head over all cells at once: called per cell and head, numpy took 8.4 ms for Tang Garden's 84
+        # cells of 25 heads (twice a photo), against 0.4 ms.
+        best = {
+            h.name: (p.argmax(axis=1).tolist(), p.max(axis=1).tolist())
+            for h, p in ((h, self.probabilities[h.name]) for h in self.heads)
+        }
+        return {
+            key: {h.name: (h.classes[best[h.name][0][i]], best[h.name][1][i]) for h in self.heads}
+            for i, key in enumerate(self.keys)
+        }
 
 
 class CellClassifier(Protocol):
