@@ -17,8 +17,9 @@ import numpy as np
 
 from models import model_path
 from models.dataset import CellSet, build_cells
+from models.quantise import quantise, set_info
 from models.synth.art import HELD_OUT_PACK, TRAINING_PACKS
-from vision.classify import METADATA_KEY, model_input
+from vision.classify import METADATA_KEY, model_input, open_model
 from vision.read_tang import DECORATION_HEADS
 from vision.reader_api import COMPASS, TurnedLook
 from vision.readers import IGNORE, Reader, get_reader
@@ -69,6 +70,9 @@ class TrainConfig:
     # Heads whose loss counts more than the others' (name, weight): every head reads one shared embedding,
     # and a small cue (which way a miniature faces) is otherwise crowded out of it by the many other heads.
     loss_weights: tuple[tuple[str, float], ...] = ()
+    # Export the classifier in 8-bit integers (models/quantise.py): for a model whose reading dominates a
+    # photo's time (Tang Garden's 120 crops of 96 pixels).
+    int8: bool = False
 
 
 # Per game, where the recipe differs from TrainConfig's defaults. Alice's Garden reads the held-out art
@@ -106,7 +110,8 @@ GAME_CONFIG["four-gardens"] = {"photos": 1200, "epochs": 12, "stem_stride": 2, "
 # Its epochs now run in bfloat16 on batches of 128 (an epoch 88 -> 45 s), which buys 14 epochs in 1037 s
 # (500 photos: cells misread 4.94 -> 3.81 %, scores exact 32.2 -> 39.0 %); 12 epochs on batches of 64
 # took 1148 s (3.97 %, 37.6 %); 16 on 128 read 3.70 % and 40.2 %, but took 1223 s, over the 20 minutes, as
-# did 880 photos in 14 epochs (1240 s; 3.47 %, 37.2 %).
+# did 880 photos in 14 epochs (1240 s; 3.47 %, 37.2 %). It is exported in 8 bits: its reading was a third of a
+# photo's time (27 -> 17 ms for 108 crops on one core).
 # Sanssouci: wide context for noblemen leaning over their neighbours (see its reader), read as Tang Garden's
 # is: a strided first layer, pooling by place; more photos, as the leaning nobleman is a rare sight. Its
 # crops are cut turned (lean_up), so a square's art shows at any angle: half of each batch is turned by
@@ -142,6 +147,7 @@ GAME_CONFIG["tang-garden"] = {
     "loss_weights": (("character", 2.0), ("facing", 3.0), *((name, 2.0) for name in DECORATION_HEADS)),
     "crowded": 0.6,
     "middle_max": True,
+    "int8": True,
 }
 
 
@@ -401,17 +407,36 @@ def _evaluate(net: Any, data: CellSet, reader: Reader) -> dict[str, float]:
     import torch
 
     net.eval()
+
+    def logits(crops: np.ndarray) -> list[np.ndarray]:
+        with torch.no_grad():
+            return [out.numpy() for out in net(torch.from_numpy(model_input(crops)))]
+
+    return _errors(logits, data, reader)
+
+
+def _file_errors(path: Path, data: CellSet, reader: Reader) -> dict[str, float]:
+    """:func:`_evaluate` for the exported model file, as onnxruntime reads it."""
+    session, _ = open_model(path)
+    names = [h.name for h in reader.heads]
+    return _errors(lambda crops: session.run(names, {"crops": model_input(crops)}), data, reader)
+
+
+Logits = Callable[[np.ndarray], list[np.ndarray]]
+
+
+def _errors(logits: Logits, data: CellSet, reader: Reader) -> dict[str, float]:
+    """Per head, the share of crops (where the head applies) whose likeliest class is not the target;
+    ``logits`` gives a batch of crops' outputs in the reader's head order."""
     errors = {h.name: 0 for h in reader.heads}
     counts = {h.name: 0 for h in reader.heads}
-    with torch.no_grad():
-        for start in range(0, len(data.crops), 512):
-            x = torch.from_numpy(model_input(data.crops[start : start + 512]))
-            outs = net(x)
-            for h, out in zip(reader.heads, outs, strict=False):
-                t = torch.from_numpy(data.targets[h.name][start : start + 512])
-                valid = t != IGNORE
-                errors[h.name] += int((out.argmax(1)[valid] != t[valid]).sum())
-                counts[h.name] += int(valid.sum())
+    for start in range(0, len(data.crops), 512):
+        outs = logits(data.crops[start : start + 512])
+        for h, out in zip(reader.heads, outs, strict=False):
+            t = data.targets[h.name][start : start + 512]
+            valid = t != IGNORE
+            errors[h.name] += int((out.argmax(1)[valid] != t[valid]).sum())
+            counts[h.name] += int(valid.sum())
     return {h: errors[h] / max(counts[h], 1) for h in errors}
 
 
@@ -479,6 +504,16 @@ def train(game: str, config: TrainConfig, out: Path | None = None, log: Any = pr
     path = out or model_path(game)
     _export_orientation(orient_net, reader.game, path.with_name(f"{reader.game}-orient.onnx"))
     _export(net, reader, path, config, metrics, len(data.crops), time.time() - started)
+    if config.int8:
+        # Calibrated on the validation crops, checked again on them and on the held-out pack's.
+        quantise(path, val.crops)
+        metrics["validation"] = _file_errors(path, val, reader)
+        metrics["held_out_pack"] = _file_errors(path, held, reader)
+        info = open_model(path)[1]
+        info["metrics"] = metrics
+        info["training"].update(int8=True, seconds=round(time.time() - started))
+        set_info(path, info)
+        _write_card(path.with_suffix(".md"), info, path.stat().st_size)
     log(f"wrote {path} ({path.stat().st_size} bytes) in {time.time() - started:.0f} s")
     return path
 
@@ -599,7 +634,12 @@ def _write_card(path: Path, info: dict[str, Any], size: int) -> None:
         )
         + f"; {t['epochs']} epochs"
         + (" in bfloat16" if t.get("bf16") else "")
-        + f"; {t['seconds']} s on this machine's CPU.",
+        + f"; {t['seconds']} s on this machine's CPU"
+        + (
+            "; exported in 8-bit integers (`models/quantise.py`), the errors below that file's."
+            if t.get("int8")
+            else "."
+        ),
         f"- Rebuild: `garden-scorer train --game {info['game']}` (needs `pip install -e '.[train]'`).",
         f"- Orientation: `{info['game']}-orient.onnx` picks the upright rotation of a located board from a "
         "64x64 "

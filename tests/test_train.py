@@ -113,3 +113,46 @@ def test_training_in_bfloat16_learns_the_same_weights_run_to_run_and_reads_in_fl
     with torch.no_grad():
         read = first(x_all).argmax(1)
     assert bool((read == labels).all())
+
+
+def test_a_classifier_exported_in_8_bits_reads_as_its_float_model_does(tmp_path: Any) -> None:
+    torch = pytest.importorskip("torch")
+    pytest.importorskip("onnx")
+    from models.quantise import quantise, set_info
+    from models.train import TrainConfig, _export, _network
+    from vision.classify import OnnxCellClassifier, model_input, open_model
+    from vision.readers import get_reader
+
+    reader = get_reader("alices-garden")
+    torch.manual_seed(0)
+    net = _network(reader)
+    # Crops whose colour sets the class (a trained model's kind of margin), with the untrained net's
+    # batch-norm statistics taken from them.
+    rng = np.random.default_rng(0)
+    crops = rng.integers(0, 256, (96, reader.crop_px, reader.crop_px, 3), dtype=np.uint8)
+    net.train()
+    with torch.no_grad():
+        net(torch.from_numpy(model_input(crops)))
+    path = tmp_path / "alices-garden.onnx"
+    zero = {h.name: 0.0 for h in reader.heads}
+    metrics: dict[str, Any] = {"validation": zero, "held_out_pack": zero}
+    metrics.update(orientation_validation=0.0, orientation_held_out_pack=0.0)
+    _export(net, reader, path, TrainConfig(), metrics, len(crops), 1.0)
+    session, info = open_model(path)
+    names = [h.name for h in reader.heads]
+    before = session.run(names, {"crops": model_input(crops)})
+    quantise(path, crops)
+
+    import onnx
+
+    ops = {node.op_type for node in onnx.load(str(path)).graph.node}
+    assert {"QuantizeLinear", "DequantizeLinear"} <= ops
+    classifier = OnnxCellClassifier(path)  # the metadata survives: heads, crop size, game
+    assert classifier.game == "alices-garden"
+    after = classifier._run(crops)
+    for name, logits in zip(names, before, strict=True):
+        spread = float(np.ptp(logits))
+        assert float(np.abs(after[name] - logits).max()) < 0.1 * spread, name
+        assert float((after[name].argmax(1) == logits.argmax(1)).mean()) > 0.9, name
+    set_info(path, {**info, "metrics": {"validation": {"cell": 0.5}}})
+    assert open_model(path)[1]["metrics"]["validation"]["cell"] == 0.5
