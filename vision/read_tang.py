@@ -66,6 +66,10 @@ class TangReader:
     # validation cells, at 96 on 8 %).
     context_mm: float = 12.0
     crop_px: int = 96
+    # Upright: tried with the grid's crops turned by whole quarters so that a miniature always leans up, its
+    # facing turned back (200 photos, same recipe: scores exact 38 -> 6 %, decorations misread 232 -> 728
+    # times, identities 39 -> 359): art drawn upright was learnt at four angles, and that model had no
+    # turned copies nor reading four ways (below), which the turn rules out.
     lean_up: bool = False
     # A miniature's top seen from above is the same figure whichever way up the crop is, its facing turned
     # with it: training adds each character crop turned by quarters (models/train.py with_turned_copies),
