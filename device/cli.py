@@ -230,7 +230,7 @@ def cmd_debug(args: argparse.Namespace) -> int:
     import cv2
 
     from device.photo import load_classifier, load_segmenter, score_image
-    from vision.cells import cut_cells
+    from vision.cells import cut_along_lean, cut_cells
     from vision.debug import cell_sheet, draw_masks, draw_quads, draw_reading
     from vision.image_io import read_image
     from vision.locate import locate
@@ -252,6 +252,7 @@ def cmd_debug(args: argparse.Namespace) -> int:
     )
     # The crops as the classifier that read them cut them (a profile's own, or the game's shipped one).
     classifier = models.get("classifiers", {}).get(args.game) or load_classifier(args.game)
+    written = 2 + 4 * len(boards)
     for i, board in enumerate(boards, start=1):
         reader = reader_for(board.reading.profile)
         cv2.imwrite(str(out / f"2-board{i}-rectified.png"), board.reading.rectified.image_bgr)
@@ -263,9 +264,23 @@ def cmd_debug(args: argparse.Namespace) -> int:
             classifier.lean_up,
         )
         cv2.imwrite(str(out / f"3-board{i}-cells.png"), cell_sheet(cells))
+        look = reader.turned_look
+        if look is not None and look.top_mm:
+            # The crops a standing piece's facing was read from, moved along its lean.
+            pieces = tuple(
+                key
+                for key, r in board.reading.readings.items()
+                if r[look.gate][0] != look.absent and (not look.regions or key[0] in look.regions)
+            )
+            moved = cut_along_lean(
+                board.reading.rectified, pieces, classifier.context_mm, classifier.crop_px, look.top_mm
+            )
+            if moved.keys:
+                cv2.imwrite(str(out / f"3-board{i}-moved.png"), cell_sheet(moved))
+                written += 1
         cv2.imwrite(str(out / f"4-board{i}-labels.png"), draw_reading(board.reading))
         (out / f"5-board{i}-result.json").write_text(json.dumps(board.to_json(), indent=2))
-    print(f"Wrote {2 + 4 * len(boards)} files for {len(boards)} board(s) to {out}")
+    print(f"Wrote {written} files for {len(boards)} board(s) to {out}")
     return 0
 
 

@@ -9,21 +9,21 @@ import numpy as np
 
 from models.synth.camera import PhotoOptions
 from models.synth.render import RenderSpec, render_photo
-from vision.cells import cut_cells, margin_mm
+from vision.cells import cut_along_lean, cut_cells, margin_mm
 from vision.geometry import BoardFrame, cell_rect_mm
 from vision.profile import default_profile
-from vision.rectify import Rectified, camera_foot_mm, rectify
+from vision.rectify import Rectified, camera_centre_mm, rectify
 
 PROFILE = default_profile("sanssouci")
 
 
-def test_the_camera_foot_is_recovered_from_a_boards_homography() -> None:
+def test_where_the_camera_stands_is_recovered_from_a_boards_homography() -> None:
     k = np.array([[1500.0, 0, 1152], [0, 1500, 648], [0, 0, 1]])
     rotation, _ = cv2.Rodrigues(np.array([0.5, -0.3, 0.2]))
     for centre, scale in (((120.0, -80.0, -600.0), 3.7), ((50.0, 400.0, 700.0), -2.0)):
         t = -rotation @ np.array(centre)
         homography = scale * k @ np.column_stack([rotation[:, 0], rotation[:, 1], t])
-        assert np.allclose(camera_foot_mm(homography, k), centre[:2])
+        assert np.allclose(camera_centre_mm(homography, k), (centre[0], centre[1], abs(centre[2])))
 
 
 def _halves(foot_mm: tuple[float, float]) -> tuple[np.ndarray, np.ndarray]:
@@ -115,3 +115,28 @@ def test_a_turned_crop_of_an_edge_cell_shows_the_table_beyond_the_board() -> Non
         crop = cells.crops_bgr[cells.keys.index(("track:red", 0, 11))].astype(int)
         tables.append(float(((crop[..., 1] - crop[..., 0]) > 100).mean()))
     assert tables[0] == 0.0 and tables[1] > 0.02
+
+
+def test_a_crop_moved_along_the_lean_holds_the_top_of_a_piece_standing_on_its_cell() -> None:
+    """A camera 600 mm up, far to the west: a 30 mm piece on cell (2, 4) is seen leaning east by its
+    distance times 30 / 570. A dot drawn where half that lean ends lies in the middle of the moved crop."""
+    frame = BoardFrame(PROFILE, 2.0)
+    w, h = frame.size_wh
+    x0, y0, x1, y1 = cell_rect_mm(PROFILE.region("grid"), 2, 4)
+    centre = np.array([(x0 + x1) / 2, (y0 + y1) / 2])
+    foot = np.array([-400.0, centre[1]])
+    half_lean = (centre - foot) * 30.0 / 570.0 / 2
+    image = np.zeros((h, w, 3), np.uint8)
+    dot = np.rint((centre + half_lean) * 2.0).astype(int)
+    cv2.circle(image, (int(dot[0]), int(dot[1])), 3, (255, 255, 255), -1)
+    rect = Rectified(image, frame, np.eye(3), foot, camera_height_mm=600.0)
+    key = ("grid", 2, 4)
+    moved = cut_along_lean(rect, (key,), 14.0, 64, 30.0)
+    assert moved.keys == (key,)
+    ys, xs = np.nonzero(moved.crops_bgr[0, ..., 0] > 100)
+    assert abs(xs.mean() - 31.5) < 1.5 and abs(ys.mean() - 31.5) < 1.5
+    # A camera right above the cell sees no lean beyond the context; one whose place is not known, or that
+    # stands too low to see a top from above, gives none to follow.
+    above = replace(rect, foot_mm=centre + np.array([5.0, 0.0]))
+    for none in (above, replace(rect, camera_height_mm=None), replace(rect, camera_height_mm=50.0)):
+        assert cut_along_lean(none, (key,), 14.0, 64, 30.0).keys == ()

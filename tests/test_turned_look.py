@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from vision.cells import CellGrid
-from vision.classify import CellPredictions, look_turned
+from vision.classify import CellPredictions, look_along_lean, look_turned
 from vision.reader_api import COMPASS, Head, TurnedLook
 
 HEADS: tuple[Head, ...] = (
@@ -137,3 +137,36 @@ def test_a_look_naming_a_head_the_model_lacks_is_refused() -> None:
     cells = _cells("N")
     with pytest.raises(ValueError, match="no head 'colour'"):
         look_turned(reader, cells, reader.classify(cells), TurnedLook("piece", "none", unturned=("colour",)))
+
+
+def test_the_compass_is_read_again_from_the_moved_crops_of_the_cells_that_hold_a_piece() -> None:
+    """The first cell's own crop shows its piece facing N; moved along the lean it shows E, which stands.
+    Its piece and shade keep the own crop's reading, and an empty cell is not cut again."""
+    reader = EdgeReader(bias=0.0)
+    cells = _cells("N", None)
+    once = look_turned(reader, cells, reader.classify(cells), LOOK)
+    asked: list[tuple[tuple[str, int, int], ...]] = []
+
+    def moved(keys: tuple[tuple[str, int, int], ...]) -> CellGrid:
+        asked.append(keys)
+        return CellGrid(np.stack([_crop("E")] * len(keys)), keys)
+
+    after = look_along_lean(reader, once, LOOK, moved)
+    assert asked == [(("grid", 0, 0),)]
+    assert COMPASS[int(after.probabilities["facing"][0].argmax())] == "E"
+    np.testing.assert_array_equal(after.probabilities["facing"][1], once.probabilities["facing"][1])
+    for name in ("piece", "shade"):
+        np.testing.assert_array_equal(after.probabilities[name], once.probabilities[name])
+
+
+def test_only_the_looks_regions_are_read_again() -> None:
+    """A cell outside the regions where pieces stand (a landscape slot) is not read again, whatever the
+    untaught gate head says there."""
+    reader = EdgeReader(bias=0.0)
+    crops = np.stack([_crop("N"), _crop("E")])
+    cells = CellGrid(crops, (("grid", 0, 0), ("slot", 0, 0)))
+    look = TurnedLook("piece", "none", compass=("facing",), unturned=("piece",), regions=("grid",))
+    once = reader.classify(cells)
+    turned = look_turned(reader, cells, once, look)
+    assert reader.read == [2, 3]
+    np.testing.assert_array_equal(turned.probabilities["facing"][1], once.probabilities["facing"][1])

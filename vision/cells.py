@@ -68,17 +68,63 @@ def cut_cells(
             if foot is not None:
                 crops.append(_turned(padded, pad, s, (x0, y0, x1, y1), context_mm, size_px, foot))
             else:
-                box = (
-                    round((x0 - context_mm) * s) + pad,
-                    round((y0 - context_mm) * s) + pad,
-                    round((x1 + context_mm) * s) + pad,
-                    round((y1 + context_mm) * s) + pad,
-                )
-                patch = padded[box[1] : box[3], box[0] : box[2]]
-                crops.append(cv2.resize(patch, (size_px, size_px), interpolation=cv2.INTER_AREA))
+                crops.append(_upright(padded, pad, s, (x0, y0, x1, y1), context_mm, size_px))
             keys.append((name, r, c))
+    return _grid(crops, keys, size_px)
+
+
+def cut_along_lean(
+    rectified: Rectified, keys: tuple[CellKey, ...], context_mm: float, size_px: int, top_mm: float
+) -> CellGrid:
+    """Those of the cells ``keys`` where a piece ``top_mm`` tall standing on the centre is seen leaning by
+    more than the context (its top may leave the cell's own crop), cut as :func:`cut_cells` cuts them
+    upright but moved half-way along that lean: the top lies whole in the crop, nearer its middle. None
+    where the camera's place is not known."""
+    s = rectified.frame.px_per_mm
+    foot, height = rectified.foot_mm, rectified.camera_height_mm
+    # A camera not well above the tops would see them from the side: no lean to follow then.
+    if foot is None or height is None or height <= 2 * top_mm:
+        return _grid([], [], size_px)
+    boxes, moved, furthest = [], [], 0.0
+    for key in keys:
+        x0, y0, x1, y1 = cell_rect_mm(rectified.frame.profile.region(key[0]), key[1], key[2])
+        lean = (np.array([(x0 + x1) / 2, (y0 + y1) / 2]) - foot) * top_mm / (height - top_mm)
+        if np.abs(lean).max() <= context_mm:
+            continue
+        boxes.append((x0 + lean[0] / 2, y0 + lean[1] / 2, x1 + lean[0] / 2, y1 + lean[1] / 2))
+        moved.append(key)
+        furthest = max(furthest, float(np.abs(lean).max()) / 2)
+    # Room round the board for a moved crop of an edge cell (what the photo shows there is repeated).
+    pad = int(np.ceil((furthest + context_mm) * s)) + 1
+    padded = rectified.padded(pad)
+    crops = [_upright(padded, pad, s, box, context_mm, size_px) for box in boxes]
+    return _grid(crops, moved, size_px)
+
+
+def _grid(crops: list[NDArray[np.uint8]], keys: list[CellKey], size_px: int) -> CellGrid:
     stack = np.stack(crops) if crops else np.zeros((0, size_px, size_px, 3), np.uint8)
     return CellGrid(np.asarray(stack, dtype=np.uint8), tuple(keys))
+
+
+def _upright(
+    padded: NDArray[np.uint8],
+    pad: int,
+    px_per_mm: float,
+    rect_mm: tuple[float, float, float, float],
+    context_mm: float,
+    size_px: int,
+) -> NDArray[np.uint8]:
+    """The board's box ``rect_mm`` grown by ``context_mm``, from the board ``padded`` by ``pad`` pixels."""
+    x0, y0, x1, y1 = rect_mm
+    s = px_per_mm
+    box = (
+        round((x0 - context_mm) * s) + pad,
+        round((y0 - context_mm) * s) + pad,
+        round((x1 + context_mm) * s) + pad,
+        round((y1 + context_mm) * s) + pad,
+    )
+    patch = padded[box[1] : box[3], box[0] : box[2]]
+    return np.asarray(cv2.resize(patch, (size_px, size_px), interpolation=cv2.INTER_AREA), np.uint8)
 
 
 def _turned(

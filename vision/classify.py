@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
@@ -145,14 +145,44 @@ class OnnxCellClassifier:
         return CellPredictions(cells.keys, self.heads, probabilities, out["embedding"])
 
 
+def _shown(predictions: CellPredictions, look: TurnedLook) -> NDArray[np.intp]:
+    """The rows of the cells ``look`` gates: in its regions, likelier to hold a piece than not."""
+    absent = look.absent_index(predictions.heads)
+    likely = predictions.probabilities[look.gate][:, absent] < 0.5
+    if look.regions:
+        likely &= np.array([key[0] in look.regions for key in predictions.keys], bool)
+    return np.flatnonzero(likely)
+
+
+def look_along_lean(
+    classifier: CellClassifier,
+    predictions: CellPredictions,
+    look: TurnedLook,
+    cut: Callable[[tuple[CellKey, ...]], CellGrid],
+) -> CellPredictions:
+    """``predictions`` with the compass heads of the cells ``look`` gates read again, four ways as
+    :func:`look_turned` reads, from the crops ``cut`` gives for those of their keys it cuts (moved along a
+    standing piece's lean: :func:`vision.cells.cut_along_lean`). The other heads keep their cell's own
+    crops."""
+    shown = _shown(predictions, look)
+    cells = cut(tuple(predictions.keys[i] for i in shown)) if look.compass else None
+    if cells is None or not cells.keys:
+        return predictions
+    rows = [predictions.keys.index(key) for key in cells.keys]
+    moved = look_turned(classifier, cells, classifier.classify(cells), look).probabilities
+    probabilities = {name: p.copy() for name, p in predictions.probabilities.items()}
+    for name in look.compass:
+        probabilities[name][rows] = moved[name]
+    return CellPredictions(predictions.keys, predictions.heads, probabilities, predictions.embedding)
+
+
 def look_turned(
     classifier: CellClassifier, cells: CellGrid, predictions: CellPredictions, look: TurnedLook
 ) -> CellPredictions:
     """``predictions`` with the cells ``look`` gates read again from their crops turned by one, two and three
     quarters clockwise: its heads' probabilities become the average over the four readings, a compass head's
     turned back first (what a crop turned a quarter clockwise reads as E faces N)."""
-    absent = look.absent_index(predictions.heads)
-    rows = np.flatnonzero(predictions.probabilities[look.gate][:, absent] < 0.5)
+    rows = _shown(predictions, look)
     if not len(rows):
         return predictions
     keys = tuple(cells.keys[i] for i in rows)

@@ -15,8 +15,8 @@ import numpy as np
 from numpy.typing import NDArray
 
 from vision.camera_model import CameraModel
-from vision.cells import CellKey, cut_cells, margin_mm
-from vision.classify import CellClassifier, CellPredictions, look_turned
+from vision.cells import CellKey, cut_along_lean, cut_cells, margin_mm
+from vision.classify import CellClassifier, CellPredictions, look_along_lean, look_turned
 from vision.colour import BoardColour, normalise
 from vision.geometry import Points
 from vision.locate import Quad, locate, quad_from_corners
@@ -81,8 +81,19 @@ def _read(
     cells = cut_cells(rect, reader.regions, classifier.context_mm, classifier.crop_px, classifier.lean_up)
     t2 = time.perf_counter()
     predictions = classifier.classify(cells)
-    if reader.turned_look is not None:
-        predictions = look_turned(classifier, cells, predictions, reader.turned_look)
+    look = reader.turned_look
+    if look is not None:
+        predictions = look_turned(classifier, cells, predictions, look)
+        # Moved crops are cut upright, as the cells' own must be for the model to know them.
+        if look.top_mm and not classifier.lean_up:
+            predictions = look_along_lean(
+                classifier,
+                predictions,
+                look,
+                lambda keys: cut_along_lean(
+                    rect, keys, classifier.context_mm, classifier.crop_px, look.top_mm
+                ),
+            )
     t3 = time.perf_counter()
     for stage, ms in (("rectify", t1 - t0), ("cells", t2 - t1), ("classify", t3 - t2)):
         timings[stage] = timings.get(stage, 0.0) + ms * 1000

@@ -70,12 +70,20 @@ class TurnedLook:
     them from crops so turned. ``compass`` heads name directions clockwise from north (N, E, S, W), which turn
     with the crop; ``unturned`` heads read the same whichever way up the crop is (a miniature's identity).
     One reading of a small cue (a miniature's face, some 24 pixels across) errs where its average over
-    four does not."""
+    four does not.
+
+    ``top_mm``: how tall the pieces stand. When given, the compass heads are read (four ways) from crops
+    moved along a piece's lean instead (:func:`vision.cells.cut_along_lean`), so that a top leaning out
+    of its cell's crop is seen whole."""
 
     gate: str
     absent: str
     compass: tuple[str, ...] = ()
     unturned: tuple[str, ...] = ()
+    top_mm: float = 0.0
+    # The regions whose cells may hold a piece (every region when empty): elsewhere the gate head was never
+    # taught, and what it says means nothing.
+    regions: tuple[str, ...] = ()
 
     def absent_index(self, heads: tuple[Head, ...]) -> int:
         """The class index of ``absent`` on the gate head, once ``heads`` (a model's) hold every head this

@@ -33,6 +33,8 @@ class Rectified:
     # space leaning off the board), when rectified with a margin; ``image_bgr`` is its middle.
     surround_bgr: NDArray[np.uint8] | None = None
     margin_px: int = 0
+    # How high above the board's plane the camera stands (mm), when known.
+    camera_height_mm: float | None = None
 
     def padded(self, pad: int) -> NDArray[np.uint8]:
         """The board with ``pad`` pixels round it: what the photo shows there as far as it was rectified,
@@ -88,16 +90,20 @@ def rectify(
     out = np.asarray(
         cv2.remap(image_bgr, map_x, map_y, cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT), np.uint8
     )
-    foot = camera_foot_mm(board_to_ideal, matrix_or_guess(camera, (image_bgr.shape[1], image_bgr.shape[0])))
+    centre = camera_centre_mm(
+        board_to_ideal, matrix_or_guess(camera, (image_bgr.shape[1], image_bgr.shape[0]))
+    )
+    foot, height = centre[:2], float(centre[2])
     if not m:
-        return Rectified(out, frame, board_to_ideal, foot)
+        return Rectified(out, frame, board_to_ideal, foot, camera_height_mm=height)
     board = np.ascontiguousarray(out[m : m + h, m : m + w])
-    return Rectified(board, frame, board_to_ideal, foot, out, m)
+    return Rectified(board, frame, board_to_ideal, foot, out, m, height)
 
 
-def camera_foot_mm(board_to_ideal: NDArray[np.float64], matrix: NDArray[np.float64]) -> NDArray[np.float64]:
-    """The point of the board's plane right below the camera (board mm), from the board's pose: the
-    homography is the camera matrix times two axes of the board's rotation and its translation."""
+def camera_centre_mm(board_to_ideal: NDArray[np.float64], matrix: NDArray[np.float64]) -> NDArray[np.float64]:
+    """Where the camera stands: the point of the board's plane right below it (board mm) and its height
+    above that plane, from the board's pose: the homography is the camera matrix times two axes of the
+    board's rotation and its translation."""
     m = np.linalg.solve(matrix, board_to_ideal)
     scale = 1.0 / np.linalg.norm(m[:, 0])
     if m[2, 2] * scale < 0:  # the board lies in front of the camera
@@ -105,4 +111,4 @@ def camera_foot_mm(board_to_ideal: NDArray[np.float64], matrix: NDArray[np.float
     r1, r2, t = m[:, 0] * scale, m[:, 1] * scale, m[:, 2] * scale
     rotation = np.column_stack([r1, r2, np.cross(r1, r2)])
     centre = -rotation.T @ t
-    return np.asarray(centre[:2], np.float64)
+    return np.array([centre[0], centre[1], abs(centre[2])], np.float64)
