@@ -231,6 +231,7 @@ def cmd_debug(args: argparse.Namespace) -> int:
 
     from device.photo import load_classifier, load_segmenter, score_image
     from vision.cells import cut_along_lean, cut_cells
+    from vision.classify import gated
     from vision.debug import cell_sheet, draw_masks, draw_quads, draw_reading
     from vision.image_io import read_image
     from vision.locate import locate
@@ -267,11 +268,8 @@ def cmd_debug(args: argparse.Namespace) -> int:
         look = reader.turned_look
         if look is not None and look.top_mm:
             # The crops a standing piece's facing was read from, moved along its lean.
-            pieces = tuple(
-                key
-                for key, r in board.reading.readings.items()
-                if r[look.gate][0] != look.absent and (not look.regions or key[0] in look.regions)
-            )
+            predictions = board.reading.predictions
+            pieces = tuple(predictions.keys[i] for i in gated(predictions, look))
             moved = cut_along_lean(
                 board.reading.rectified, pieces, classifier.context_mm, classifier.crop_px, look.top_mm
             )

@@ -11,6 +11,8 @@ import numpy as np
 import pytest
 
 from device.bench import _tracks_placed
+from models.synth.camera import PhotoOptions
+from models.synth.render import RenderSpec, render_photo
 from scoring.registry import get_game
 from tests.support import ALICE_PHOTO, ALICE_TRUTH, load_example, run_cli
 
@@ -156,3 +158,19 @@ def test_bench_with_enrolment_reports_how_long_enrolling_took(
     assert code == 0
     assert "enrolled from 1 photos (48 cells) in" in err
     assert json.loads(out_json.read_text())["results"][0]["enroll_s"] > 0
+
+
+def test_debug_shows_the_crops_a_miniatures_facing_was_read_from(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """A Tang Garden photo taken at a slant: the miniatures whose lean leaves their tile's crop are cut again
+    along it, and the debug folder shows those crops as well."""
+    photo = render_photo(RenderSpec(("tang-garden",), 20261121, options=PhotoOptions()), 1)
+    image = tmp_path / "tang.jpg"
+    image.write_bytes(photo.jpeg)
+    out = tmp_path / "debug"
+    code, printed, _ = _run(capsys, "debug", str(image), "--game", "tang-garden", "--out", str(out))
+    assert code == 0 and "Wrote 7 files" in printed
+    sheet = cv2.imread(str(out / "3-board1-moved.png"))
+    # At least a row of the model's 96-pixel crops.
+    assert sheet is not None and sheet.shape[0] >= 96

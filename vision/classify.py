@@ -145,7 +145,7 @@ class OnnxCellClassifier:
         return CellPredictions(cells.keys, self.heads, probabilities, out["embedding"])
 
 
-def _shown(predictions: CellPredictions, look: TurnedLook) -> NDArray[np.intp]:
+def gated(predictions: CellPredictions, look: TurnedLook) -> NDArray[np.intp]:
     """The rows of the cells ``look`` gates: in its regions, likelier to hold a piece than not."""
     absent = look.absent_index(predictions.heads)
     likely = predictions.probabilities[look.gate][:, absent] < 0.5
@@ -164,9 +164,10 @@ def look_along_lean(
     :func:`look_turned` reads, from the crops ``cut`` gives for those of their keys it cuts (moved along a
     standing piece's lean: :func:`vision.cells.cut_along_lean`). The other heads keep their cell's own
     crops."""
-    shown = _shown(predictions, look)
-    cells = cut(tuple(predictions.keys[i] for i in shown)) if look.compass else None
-    if cells is None or not cells.keys:
+    if not look.compass:
+        return predictions
+    cells = cut(tuple(predictions.keys[i] for i in gated(predictions, look)))
+    if not cells.keys:
         return predictions
     rows = [predictions.keys.index(key) for key in cells.keys]
     moved = look_turned(classifier, cells, classifier.classify(cells), look).probabilities
@@ -182,7 +183,7 @@ def look_turned(
     """``predictions`` with the cells ``look`` gates read again from their crops turned by one, two and three
     quarters clockwise: its heads' probabilities become the average over the four readings, a compass head's
     turned back first (what a crop turned a quarter clockwise reads as E faces N)."""
-    rows = _shown(predictions, look)
+    rows = gated(predictions, look)
     if not len(rows):
         return predictions
     keys = tuple(cells.keys[i] for i in rows)
