@@ -153,9 +153,11 @@ def test_the_characters_are_read_as_distinct_pieces_of_their_owners() -> None:
     }
     (owned,) = TangReader().distinct(profile, hand)
     assert owned.allowed == frozenset({"poet", "monk", "lady"})
+    # Each keeps one of its own on its card.
+    assert owned.kept == (frozenset({"poet", "monk"}), frozenset({"lady"}))
     # Players entered without their characters (yet) say nothing of who stands on the board.
     (unsaid,) = TangReader().distinct(profile, {"players": [{"name": "Ann", "coins": 3}]})
-    assert unsaid.allowed is None
+    assert unsaid.allowed is None and unsaid.kept == ()
 
 
 def test_every_character_on_a_synthetic_board_has_an_owner_who_keeps_one_more() -> None:

@@ -11,7 +11,7 @@ from vision.classify import CellPredictions
 from vision.profile import default_profile
 from vision.reader_api import Distinct, Head, Known, OneOf, likeliest
 from vision.readers import get_reader
-from vision.reconstruct import settle
+from vision.reconstruct import PLACED_BY_COUNT, settle
 
 MARKER = Head("marker", (".", "m"))
 NOBLE = Head("noble", ("none", "red", "blue"))
@@ -99,6 +99,32 @@ def test_a_piece_nobody_owns_is_read_as_the_likeliest_owned_one_or_none() -> Non
     assert [readings[k]["character"][0] for k in pred.keys] == ["monk", "none", "poet"]
     # Neither the emperor (nobody owns him) nor the poet (the third cell holds him): the monk, 0.20 / 0.25.
     assert readings[pred.keys[0]]["character"][1] == pytest.approx(0.20 / 0.25, rel=1e-5)
+
+
+def test_an_owner_keeps_one_piece_off_the_board_so_its_others_stand_on_it() -> None:
+    """Ann owns the emperor and the monk and keeps one on her card; neither is read anywhere, so one of them
+    stands on the board: the monk, whose likeliest cell (the second) shows him at 0.30 against the
+    emperor's best 0.10. Bo owns the poet alone, read nowhere: on his card. The placed cell reads the monk
+    only just (``PLACED_BY_COUNT``), so it is flagged."""
+    pred = _predictions(
+        (FIGURE,),
+        {
+            "character": [
+                [0.85, 0.10, 0.03, 0.02],
+                [0.65, 0.03, 0.30, 0.02],
+                [0.90, 0.05, 0.02, 0.03],
+            ]
+        },
+    )
+    owners = (frozenset({"emperor", "monk"}), frozenset({"poet"}))
+    kept = Distinct("character", "none", pred.keys, frozenset().union(*owners), owners)
+    readings = settle(pred, [], [kept]).readings()
+    assert [readings[k]["character"][0] for k in pred.keys] == ["none", "monk", "none"]
+    assert readings[pred.keys[1]]["character"][1] == pytest.approx(PLACED_BY_COUNT)
+    # Read on the board already, the monk leaves the emperor on Ann's card: nothing is placed.
+    seen = _predictions((FIGURE,), {"character": [[0.85, 0.10, 0.03, 0.02], [0.2, 0.0, 0.8, 0.0]]})
+    readings = settle(seen, [], [Distinct("character", "none", seen.keys, owners[0], owners[:1])]).readings()
+    assert [readings[k]["character"][0] for k in seen.keys] == ["none", "monk"]
 
 
 SQUARE = Head("square", (".", "#", "S", "G"))

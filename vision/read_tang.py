@@ -105,9 +105,12 @@ class TangReader:
     def distinct(self, profile: BoardProfile, hand: Mapping[str, Any]) -> tuple[Distinct, ...]:
         """Each miniature is on the board once at most: two tiles read as the emperor hold him and another.
         Every miniature on the board was placed by the player who owns it, so when the hand entry says who
-        owns which characters, only those can stand there."""
+        owns which characters, only those can stand there; and each player always keeps one on its card
+        (the rulebook), so all of a player's others stand on the board."""
         grid = tuple(("grid", r, c) for r, c in profile.region("grid").cells())
-        return (Distinct("character", NO_CHARACTER, grid, _owned(hand)),)
+        owners = _owners(hand)
+        allowed = frozenset().union(*owners) if owners else None
+        return (Distinct("character", NO_CHARACTER, grid, allowed, owners),)
 
     def targets(self, profile: BoardProfile, key: CellKey, label: str) -> dict[str, int]:
         out = {h.name: IGNORE for h in self.heads}
@@ -192,18 +195,17 @@ class TangReader:
         return tuple(out)
 
 
-def _owned(hand: Mapping[str, Any]) -> frozenset[str] | None:
-    """The characters the hand's players own; ``None`` when no player lists any (not entered yet)."""
+def _owners(hand: Mapping[str, Any]) -> tuple[frozenset[str], ...]:
+    """Per player that lists any, the characters it owns (none when not entered yet)."""
     players = hand.get("players")
     if not isinstance(players, list):
-        return None
-    owned = [
-        name
+        return ()
+    owned = (
+        frozenset(n for n in p["characters"] if n in tang_garden.CHARACTERS)
         for p in players
         if isinstance(p, Mapping) and isinstance(p.get("characters"), list)
-        for name in p["characters"]
-    ]
-    return frozenset(n for n in owned if n in tang_garden.CHARACTERS) if owned else None
+    )
+    return tuple(o for o in owned if o)
 
 
 def _token(reading: Reading) -> str:

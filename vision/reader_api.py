@@ -43,12 +43,15 @@ class OneOf:
 class Distinct:
     """A fact of the board, not of a cell: each piece on head ``head`` (any class but ``absent``) is unique,
     so no two of ``keys`` show the same one, as a Tang Garden miniature stands on the board once at most.
-    ``allowed``: the only pieces that can be there (the ones the players say they own), or ``None``."""
+    ``allowed``: the only pieces that can be there (the ones the players say they own), or ``None``.
+    ``kept``: per owner, the pieces it owns, of which it keeps exactly one off the board (a Tang Garden
+    player's active character, on its card), so all the others stand on it."""
 
     head: str
     absent: str
     keys: tuple[CellKey, ...]
     allowed: frozenset[str] | None = None
+    kept: tuple[frozenset[str], ...] = ()
 
 
 @dataclass(frozen=True)

@@ -27,6 +27,11 @@ _EPSILON = 1e-6
 # hundred times over keeps that reading, for the game's check to refuse (a board read the wrong way up shows
 # every printed square wrong), while an unsure reading goes the printing's way.
 AGAINST_PRINTING = 0.01
+# A piece that only the owners' count puts on a cell reads as barely likelier there than nothing: the cell
+# alone did not see it, so the player is asked to check it.
+PLACED_BY_COUNT = 0.51
+# Assignment costs that make an owner's card take exactly one of its own pieces and none of another's.
+_CARD = 1e6
 
 
 def settle(
@@ -47,7 +52,9 @@ def settle(
     ``distinct`` (unique pieces): the arrangement of pieces (each at most once) and empty cells that the
     cells' own readings make likeliest is found; each cell then reads as it would knowing which pieces the
     others hold (those are struck from its probabilities), so its likeliest class is its piece in that
-    arrangement. Cells in no group are unchanged."""
+    arrangement. Where it names what each owner keeps off the board (one piece), an owner's pieces that
+    arrangement leaves off beyond one are placed too: see :func:`_placed_by_count`. Cells in no group are
+    unchanged."""
     if not groups and not distinct and not known:
         return predictions
     index = {key: i for i, key in enumerate(predictions.keys)}
@@ -72,7 +79,12 @@ def settle(
         rows, p, classes = _group(predictions, index, probabilities, unique)
         allowed = set(classes) if unique.allowed is None else {unique.absent, *unique.allowed}
         struck = [i for i, name in enumerate(classes) if name not in allowed]
-        p[rows] = _arranged(p[rows], classes.index(unique.absent), struck)
+        own = p[rows].copy()
+        absent = classes.index(unique.absent)
+        p[rows] = _arranged(own, absent, struck)
+        if unique.kept:
+            owners = [[classes.index(n) for n in sorted(pieces) if n in classes] for pieces in unique.kept]
+            p[rows] = _placed_by_count(own, p[rows], absent, owners)
     return CellPredictions(predictions.keys, predictions.heads, probabilities, predictions.embedding)
 
 
@@ -90,6 +102,36 @@ def _group(
         raise ValueError(f"no head {group.head!r} with classes {named} to read a group by")
     rows = np.array([index[key] for key in group.keys], dtype=np.intp)
     return rows, probabilities[group.head], head.classes
+
+
+def _placed_by_count(
+    own: NDArray[np.float32], arranged: NDArray[np.float32], absent: int, owners: list[list[int]]
+) -> NDArray[np.float32]:
+    """``arranged`` (cells' probabilities, each cell's likeliest class its piece) with what each owner's
+    count says: an owner keeps one of its pieces off the board, so where two or more of them were read
+    nowhere, all but one stand on cells read empty. Which one stays off and where the others stand is the
+    likeliest by the cells' ``own`` readings; such a cell reads :data:`PLACED_BY_COUNT` sure of its piece."""
+    read = arranged.argmax(axis=1)
+    free = np.flatnonzero(read == absent)
+    missing = [[i for i in pieces if i not in read] for pieces in owners]
+    short = [m for m in missing if len(m) > 1]
+    pieces = [i for m in short for i in m]
+    if not pieces or len(pieces) > len(free) + len(short):
+        return arranged
+    logs = np.log(np.clip(own.astype(np.float64), _EPSILON, 1.0))
+    # Rows: the pieces read nowhere. Columns: the empty cells (what a piece there gains over nothing),
+    # then each short owner's card, which must take one of its own.
+    cells = -(logs[free][:, pieces] - logs[free][:, [absent]]).T
+    cards = np.array([[-_CARD if i in m else _CARD for m in short] for i in pieces])
+    placed, columns = linear_sum_assignment(np.hstack([cells, cards]))
+    out = arranged.copy()
+    for row, column in zip(placed, columns, strict=True):
+        if column < len(free):
+            cell = free[column]
+            out[cell] = 0.0
+            out[cell, pieces[row]] = PLACED_BY_COUNT
+            out[cell, absent] = 1.0 - PLACED_BY_COUNT
+    return out
 
 
 def _arranged(p: NDArray[np.float32], absent: int, struck: list[int]) -> NDArray[np.float32]:
