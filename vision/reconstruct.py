@@ -113,7 +113,7 @@ def _placed_by_count(
     likeliest by the cells' ``own`` readings; such a cell reads :data:`PLACED_BY_COUNT` sure of its piece."""
     read = arranged.argmax(axis=1)
     free = np.flatnonzero(read == absent)
-    missing = [[i for i in pieces if i not in read] for pieces in owners]
+    missing = [[i for i in owned if i not in read] for owned in owners]
     short = [m for m in missing if len(m) > 1]
     pieces = [i for m in short for i in m]
     if not pieces or len(pieces) > len(free) + len(short):
