@@ -75,8 +75,8 @@ class TangReader:
     # with it: training adds each character crop turned by quarters (models/train.py with_turned_copies),
     # and reading averages the four (80 photos, identity misread where a miniature stands: 23.3 % with the
     # facing alone taught so, 9.9 % with both; facing 6.9 % read once, 4.5-4.7 % averaged).
-    # A top leaning out of its tile's crop showed only in part which way it faced: every facing misread (58
-    # of 1771 miniatures in 300 photos) was of a top reaching over 33 mm from its tile's centre, where the
+    # A top leaning out of its tile's crop showed only in part which way it faced: of 58 facings misread (of
+    # 1771 miniatures in 300 photos), 57 were of tops reaching over 33 mm from their tile's centre, where the
     # crop ends at 29.5. Where the lean exceeds the crop's context, the facing is read from a crop moved
     # half-way along it instead (4 misread, with the same model); the identity, so read, was misread more
     # (45 against 34), so it keeps the tile's own crops. 30 mm is how tall the synthetic table draws the
