@@ -174,6 +174,45 @@ def test_every_character_on_a_synthetic_board_has_an_owner_who_keeps_one_more() 
         assert all(len(set(p["characters"]) - on_board) <= 1 for p in state["players"])
 
 
+def test_the_cards_every_player_keeps_count_the_decorations_on_the_board() -> None:
+    profile = default_profile(GAME)
+    species = tang_garden.parse_setup(profile.setup, "setup").tree_species
+    hand = {
+        "players": [
+            {"name": "Ann", "cards": {"bird": 2, "trees": {species[1]: 1}}},
+            {"name": "Bo", "cards": {"bird": 1, "pavilion": 1, "trees": {species[1]: 2, species[0]: 1}}},
+        ]
+    }
+    counts = {fact.head: fact.count for fact in TangReader().counted(profile, hand)}
+    assert counts == {
+        "tree-1": 1, "tree-2": 3, "tree-3": 0, "tree-4": 0, "tree-5": 0,
+        "peony": 0, "bird": 3, "lotus": 0, "fish": 0, "bridge": 0, "pavilion": 1,
+    }  # fmt: skip
+    grid = {("grid", r, c) for r, c in profile.region("grid").cells()}
+    assert all(set(f.keys) == grid and f.present == "yes" for f in TangReader().counted(profile, hand))
+    # A player whose cards are not entered (yet), or entered as something other than counts, says nothing
+    # of how many there are: the camera alone reads them.
+    unsaid = {"players": [hand["players"][0], {"name": "Bo", "coins": 3}]}
+    assert TangReader().counted(profile, unsaid) == ()
+    assert TangReader().counted(profile, {"players": [{"name": "Ann", "cards": {"bird": "two"}}]}) == ()
+    assert TangReader().counted(profile, {"players": [{"name": "Ann", "cards": {"bird": -1}}]}) == ()
+    assert TangReader().counted(profile, {}) == ()
+
+
+def test_the_cards_of_a_synthetic_table_are_its_boards_decorations() -> None:
+    artist, profile = get_artist(GAME), default_profile(GAME)
+    for seed in range(30):
+        state = artist.random_state(profile, np.random.default_rng(seed))
+        counts = {fact.head: fact.count for fact in TangReader().counted(profile, state)}
+        labels = artist.cell_labels(profile, state)
+        seen = dict.fromkeys(counts, 0)
+        for r, c in profile.region("grid").cells():
+            for head, target in TangReader().targets(profile, ("grid", r, c), labels["grid"][r][c]).items():
+                if head in seen:
+                    seen[head] += target
+        assert counts == seen
+
+
 def test_an_unsure_facing_is_noted_but_an_empty_tiles_facing_is_not() -> None:
     artist, reader, profile = get_artist(GAME), TangReader(), default_profile(GAME)
     state = dict(artist.random_state(profile, np.random.default_rng(5)))

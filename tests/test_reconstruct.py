@@ -9,7 +9,7 @@ import pytest
 
 from vision.classify import CellPredictions
 from vision.profile import default_profile
-from vision.reader_api import Distinct, Head, Known, OneOf, likeliest
+from vision.reader_api import Counted, Distinct, Head, Known, OneOf, likeliest
 from vision.readers import get_reader
 from vision.reconstruct import PLACED_BY_COUNT, settle
 
@@ -127,6 +127,39 @@ def test_an_owner_keeps_one_piece_off_the_board_so_its_others_stand_on_it() -> N
     assert [readings[k]["character"][0] for k in seen.keys] == ["none", "monk"]
 
 
+BIRD = Head("bird", ("no", "yes"))
+
+
+def _birds(pred: CellPredictions, count: int) -> list[tuple[str, float]]:
+    readings = settle(pred, [], [], [], [Counted("bird", "yes", pred.keys, count)]).readings()
+    return [(readings[k]["bird"][0], round(readings[k]["bird"][1], 3)) for k in pred.keys]
+
+
+def test_the_cards_count_the_decorations_the_likeliest_cells_show_them() -> None:
+    """The camera saw a bird surely on the first cell, faintly (0.40) on the third and less (0.30) on the
+    fourth: with three bird cards kept, the third and the fourth hold the other two, each only just
+    (``PLACED_BY_COUNT``, so flagged)."""
+    pred = _predictions((BIRD,), {"bird": [[0.05, 0.95], [0.9, 0.1], [0.6, 0.4], [0.7, 0.3]]})
+    placed = round(PLACED_BY_COUNT, 3)
+    assert _birds(pred, 3) == [("yes", 0.95), ("no", 0.9), ("yes", placed), ("yes", placed)]
+    # As many as the camera saw: nothing changes. More cards than cells: every cell shows one.
+    assert _birds(pred, 1) == [("yes", 0.95), ("no", 0.9), ("no", 0.6), ("no", 0.7)]
+    assert [name for name, _ in _birds(pred, 9)] == ["yes"] * 4
+
+
+def test_a_decoration_more_than_the_cards_say_is_taken_off_the_cell_least_sure_of_it() -> None:
+    pred = _predictions((BIRD,), {"bird": [[0.05, 0.95], [0.2, 0.8], [0.9, 0.1]]})
+    assert _birds(pred, 1) == [("yes", 0.95), ("no", round(PLACED_BY_COUNT, 3)), ("no", 0.9)]
+    assert [name for name, _ in _birds(pred, 0)] == ["no"] * 3
+
+
+def test_a_count_of_one_class_of_several_turns_a_cell_to_its_likeliest_other_class() -> None:
+    pred = _predictions((NOBLE,), {"noble": [[0.1, 0.8, 0.1], [0.2, 0.5, 0.3], [0.9, 0.05, 0.05]]})
+    readings = settle(pred, [], [], [], [Counted("noble", "red", pred.keys, 1)]).readings()
+    assert [readings[k]["noble"][0] for k in pred.keys] == ["red", "blue", "none"]
+    assert readings[pred.keys[1]]["noble"][1] == pytest.approx(PLACED_BY_COUNT)
+
+
 SQUARE = Head("square", (".", "#", "S", "G"))
 
 
@@ -184,6 +217,8 @@ def test_a_group_on_a_head_the_model_lacks_is_refused() -> None:
         settle(pred, [], [Distinct("character", "none", pred.keys)])
     with pytest.raises(ValueError, match="classes '#'"):
         settle(pred, [], [], [Known("marker", pred.keys, frozenset({"#"}))])
+    with pytest.raises(ValueError, match="classes 'yes'"):
+        settle(pred, [], [], [], [Counted("marker", "yes", pred.keys, 1)])
 
 
 def test_the_grid_games_groups_cover_their_tracks_and_columns() -> None:

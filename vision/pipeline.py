@@ -135,7 +135,11 @@ def read_board(
     reader = reader_for(profile)
     entered = hand or {}
     readings = settle(
-        predictions, reader.exactly_one(profile), reader.distinct(profile, entered), reader.known(profile)
+        predictions,
+        reader.exactly_one(profile),
+        reader.distinct(profile, entered),
+        reader.known(profile),
+        reader.counted(profile, entered),
     ).readings()
     confidences = {
         key: min(reading[head][1] for head in reader.region_heads(key[0]))
@@ -156,7 +160,7 @@ def read_board(
     if overruled:
         flags.append(
             f"{len(overruled)} cell(s) read surely as something the rest of the board rules out (a piece "
-            "seen twice, one nobody owns, against the printing): check them"
+            "seen twice, one nobody owns, more or fewer than the cards say, against the printing): check them"
         )
     low = tuple(sorted(unsure | overruled))
     if not quad.in_frame:

@@ -19,7 +19,7 @@ from scoring.core import StateError
 from scoring.fields import as_list, as_str
 from vision.cells import CellKey
 from vision.profile import BoardProfile
-from vision.reader_api import Distinct, Head, Known, OneOf, Reading, TurnedLook, class_index
+from vision.reader_api import Counted, Distinct, Head, Known, OneOf, Reading, TurnedLook, class_index
 
 # The marker colours of the synthetic table (models.synth.games.four_gardens.MARKER_COLOURS): what the shipped
 # model has learnt, and the colours a profile that names none is read for.
@@ -108,6 +108,9 @@ class FourGardensReader:
         return ()
 
     def distinct(self, profile: BoardProfile, hand: Mapping[str, Any]) -> tuple[Distinct, ...]:
+        return ()
+
+    def counted(self, profile: BoardProfile, hand: Mapping[str, Any]) -> tuple[Counted, ...]:
         return ()
 
     def known(self, profile: BoardProfile) -> tuple[Known, ...]:
@@ -276,6 +279,9 @@ class RewardReader:
         return ()
 
     def distinct(self, profile: BoardProfile, hand: Mapping[str, Any]) -> tuple[Distinct, ...]:
+        return ()
+
+    def counted(self, profile: BoardProfile, hand: Mapping[str, Any]) -> tuple[Counted, ...]:
         return ()
 
     def known(self, profile: BoardProfile) -> tuple[Known, ...]:

@@ -25,7 +25,7 @@ from scoring import tang_garden
 from scoring.grid import cell_name
 from vision.cells import CellKey
 from vision.profile import BoardProfile
-from vision.reader_api import IGNORE, Distinct, Head, Known, OneOf, Reading, TurnedLook, class_index
+from vision.reader_api import IGNORE, Counted, Distinct, Head, Known, OneOf, Reading, TurnedLook, class_index
 
 TERRAIN_HEADS = tang_garden.TERRAINS
 TREE_HEADS = tuple(f"tree-{i + 1}" for i in range(len(tang_garden.DEFAULT_TREE_SPECIES)))
@@ -111,6 +111,20 @@ class TangReader:
         owners = _owners(hand)
         allowed = frozenset().union(*owners) if owners else None
         return (Distinct("character", NO_CHARACTER, grid, allowed, owners),)
+
+    def counted(self, profile: BoardProfile, hand: Mapping[str, Any]) -> tuple[Counted, ...]:
+        """Each decoration on the board was placed from a card its player keeps (the rulebook's Place a
+        Decoration; nothing in the game takes one off), so when every player's cards are entered, the board
+        holds as many of each design as the cards name: a decoration the camera missed beside a miniature
+        is found, one it saw in a miniature's colours is not."""
+        totals = _card_totals(hand)
+        if totals is None:
+            return ()
+        grid = tuple(("grid", r, c) for r, c in profile.region("grid").cells())
+        species = _setup(profile).tree_species
+        named = {head: f"tree:{sp}" for head, sp in zip(TREE_HEADS, species, strict=False)}
+        named |= {kind: kind for kind in OTHER_DECORATIONS}
+        return tuple(Counted(head, "yes", grid, totals.get(card, 0)) for head, card in named.items())
 
     def targets(self, profile: BoardProfile, key: CellKey, label: str) -> dict[str, int]:
         out = {h.name: IGNORE for h in self.heads}
@@ -206,6 +220,28 @@ def _owners(hand: Mapping[str, Any]) -> tuple[frozenset[str], ...]:
         if isinstance(p, Mapping) and isinstance(p.get("characters"), list)
     )
     return tuple(o for o in owned if o)
+
+
+def _card_totals(hand: Mapping[str, Any]) -> dict[str, int] | None:
+    """The decoration cards all players keep, by type (``bird``, ``tree:pine``...); ``None`` unless every
+    player's cards are entered as counts (the scoring module reports a malformed entry)."""
+    players = hand.get("players")
+    if not isinstance(players, list) or not players:
+        return None
+    totals: dict[str, int] = {}
+    for player in players:
+        cards = player.get("cards") if isinstance(player, Mapping) else None
+        if not isinstance(cards, Mapping):
+            return None
+        trees = cards.get("trees", {})
+        if not isinstance(trees, Mapping):
+            return None
+        kinds = ((k, cards.get(k, 0)) for k in tang_garden.CARD_COUNTS)
+        for card, n in (*kinds, *((f"tree:{sp}", n) for sp, n in trees.items())):
+            if not isinstance(n, int) or isinstance(n, bool) or n < 0:
+                return None
+            totals[card] = totals.get(card, 0) + n
+    return totals
 
 
 def _token(reading: Reading) -> str:

@@ -67,6 +67,18 @@ class Known:
 
 
 @dataclass(frozen=True)
+class Counted:
+    """A fact the hand entry gives, not a cell: exactly ``count`` of ``keys`` show ``present`` on head
+    ``head``, as a Tang Garden board holds one bird for each bird card the players keep (each decoration is
+    placed from a card its player keeps)."""
+
+    head: str
+    present: str
+    keys: tuple[CellKey, ...]
+    count: int
+
+
+@dataclass(frozen=True)
 class TurnedLook:
     """Cells likely to hold a piece (head ``gate`` below even odds of ``absent``) are read again from their
     crop turned by each quarter, and some heads' readings averaged over the four: those whose model learnt
@@ -132,6 +144,11 @@ class Reader(Protocol):
 
     def known(self, profile: BoardProfile) -> tuple[Known, ...]:
         """What the board's printing fixes about some cells (read with :func:`vision.reconstruct.settle`)."""
+        ...
+
+    def counted(self, profile: BoardProfile, hand: Mapping[str, Any]) -> tuple[Counted, ...]:
+        """How many cells show a piece, where the hand-entered fields say (read with
+        :func:`vision.reconstruct.settle`)."""
         ...
 
     def assemble(

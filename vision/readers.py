@@ -13,6 +13,7 @@ from vision.read_four_gardens import READER_SETUP, FourGardensReader, RewardRead
 from vision.read_tang import TangReader
 from vision.reader_api import (
     IGNORE,
+    Counted,
     Distinct,
     Head,
     Known,
@@ -56,6 +57,9 @@ class AliceReader:
         return ()
 
     def distinct(self, profile: BoardProfile, hand: Mapping[str, Any]) -> tuple[Distinct, ...]:
+        return ()
+
+    def counted(self, profile: BoardProfile, hand: Mapping[str, Any]) -> tuple[Counted, ...]:
         return ()
 
     def known(self, profile: BoardProfile) -> tuple[Known, ...]:
@@ -122,6 +126,9 @@ class SanssouciReader:
         )
 
     def distinct(self, profile: BoardProfile, hand: Mapping[str, Any]) -> tuple[Distinct, ...]:
+        return ()
+
+    def counted(self, profile: BoardProfile, hand: Mapping[str, Any]) -> tuple[Counted, ...]:
         return ()
 
     def known(self, profile: BoardProfile) -> tuple[Known, ...]:
@@ -191,6 +198,9 @@ class ZenReader:
     def distinct(self, profile: BoardProfile, hand: Mapping[str, Any]) -> tuple[Distinct, ...]:
         return ()
 
+    def counted(self, profile: BoardProfile, hand: Mapping[str, Any]) -> tuple[Counted, ...]:
+        return ()
+
     def known(self, profile: BoardProfile) -> tuple[Known, ...]:
         return ()
 
@@ -245,6 +255,9 @@ class CustomGridReader:
         return ()
 
     def distinct(self, profile: BoardProfile, hand: Mapping[str, Any]) -> tuple[Distinct, ...]:
+        return ()
+
+    def counted(self, profile: BoardProfile, hand: Mapping[str, Any]) -> tuple[Counted, ...]:
         return ()
 
     def known(self, profile: BoardProfile) -> tuple[Known, ...]:

@@ -6,7 +6,8 @@ surer. :func:`settle` turns each cell's own probabilities into the probability t
 on it, given what every cell of the group shows. Where each piece is unique (a Tang Garden miniature), two
 cells read as the same piece hold it and another: the cells are read as the likeliest arrangement of
 distinct pieces. Where the board's printing fixes a cell (Sanssouci's row 1 is printed built), the cell reads
-as the printing says unless it plainly shows otherwise.
+as the printing says unless it plainly shows otherwise. Where the hand entry says how many cells show a
+thing (a Tang Garden decoration per card kept), the likeliest that many show it.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from scipy.optimize import linear_sum_assignment
 
 from vision.cells import CellKey
 from vision.classify import CellPredictions
-from vision.reader_api import Distinct, Known, OneOf
+from vision.reader_api import Counted, Distinct, Known, OneOf
 
 # Probabilities are kept this far from 0 and 1, so one cell read with certainty cannot divide by zero.
 _EPSILON = 1e-6
@@ -27,8 +28,8 @@ _EPSILON = 1e-6
 # hundred times over keeps that reading, for the game's check to refuse (a board read the wrong way up shows
 # every printed square wrong), while an unsure reading goes the printing's way.
 AGAINST_PRINTING = 0.01
-# A piece that only the owners' count puts on a cell reads as barely likelier there than nothing: the cell
-# alone did not see it, so the player is asked to check it.
+# A piece that only a count (the owners', the cards') puts on a cell, or takes off it, reads as barely
+# likelier so than not: the cell alone saw otherwise, so the player is asked to check it.
 PLACED_BY_COUNT = 0.51
 # Assignment costs that make an owner's card take exactly one of its own pieces and none of another's.
 _CARD = 1e6
@@ -39,6 +40,7 @@ def settle(
     groups: Sequence[OneOf],
     distinct: Sequence[Distinct] = (),
     known: Sequence[Known] = (),
+    counted: Sequence[Counted] = (),
 ) -> CellPredictions:
     """``predictions`` with each group's cells read as one.
 
@@ -53,9 +55,11 @@ def settle(
     cells' own readings make likeliest is found; each cell then reads as it would knowing which pieces the
     others hold (those are struck from its probabilities), so its likeliest class is its piece in that
     arrangement. Where it names what each owner keeps off the board (one piece), an owner's pieces that
-    arrangement leaves off beyond one are placed too: see :func:`_placed_by_count`. Cells in no group are
-    unchanged."""
-    if not groups and not distinct and not known:
+    arrangement leaves off beyond one are placed too: see :func:`_placed_by_count`.
+
+    ``counted`` (a number of cells show a class): the cells likeliest to show it do, the others do not; each
+    cell so turned reads :data:`PLACED_BY_COUNT` sure. Cells in no group are unchanged."""
+    if not groups and not distinct and not known and not counted:
         return predictions
     index = {key: i for i, key in enumerate(predictions.keys)}
     probabilities = {name: p.copy() for name, p in predictions.probabilities.items()}
@@ -85,6 +89,9 @@ def settle(
         if unique.kept:
             owners = [[classes.index(n) for n in sorted(pieces) if n in classes] for pieces in unique.kept]
             p[rows] = _placed_by_count(own, p[rows], absent, owners)
+    for tally in counted:
+        rows, p, classes = _group(predictions, index, probabilities, tally)
+        p[rows] = _counted(p[rows], classes.index(tally.present), tally.count)
     return CellPredictions(predictions.keys, predictions.heads, probabilities, predictions.embedding)
 
 
@@ -92,11 +99,15 @@ def _group(
     predictions: CellPredictions,
     index: dict[CellKey, int],
     probabilities: dict[str, NDArray[np.float32]],
-    group: OneOf | Distinct | Known,
+    group: OneOf | Distinct | Known | Counted,
 ) -> tuple[NDArray[np.intp], NDArray[np.float32], tuple[str, ...]]:
     """The group's rows, its head's probabilities (to change in place) and the head's classes."""
     head = next((h for h in predictions.heads if h.name == group.head), None)
-    wanted = group.classes if isinstance(group, Known) else {group.absent}
+    wanted: frozenset[str]
+    if isinstance(group, Known):
+        wanted = group.classes
+    else:
+        wanted = frozenset({group.present} if isinstance(group, Counted) else {group.absent})
     if head is None or not wanted <= set(head.classes):
         named = ", ".join(repr(c) for c in sorted(wanted))
         raise ValueError(f"no head {group.head!r} with classes {named} to read a group by")
@@ -131,6 +142,21 @@ def _placed_by_count(
             out[cell] = 0.0
             out[cell, pieces[row]] = PLACED_BY_COUNT
             out[cell, absent] = 1.0 - PLACED_BY_COUNT
+    return out
+
+
+def _counted(p: NDArray[np.float32], present: int, count: int) -> NDArray[np.float32]:
+    """Cells' probabilities (n, classes) given that exactly ``count`` of them (all, if fewer) show class
+    ``present``: the ``count`` likeliest to. A cell that read otherwise reads :data:`PLACED_BY_COUNT` sure
+    of its turn, the rest on its likeliest other class."""
+    shows = np.zeros(len(p), dtype=bool)
+    shows[np.argsort(-p[:, present], kind="stable")[:count]] = True
+    out = p.copy()
+    for cell in np.flatnonzero(shows != (p.argmax(axis=1) == present)):
+        other = int(np.argmax(np.where(np.arange(p.shape[1]) == present, -1.0, p[cell])))
+        out[cell] = 0.0
+        out[cell, present] = PLACED_BY_COUNT if shows[cell] else 1.0 - PLACED_BY_COUNT
+        out[cell, other] = 1.0 - out[cell, present]
     return out
 
 

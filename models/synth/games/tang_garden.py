@@ -198,7 +198,7 @@ class TangArtist:
             for r in range(setup.rows)
         )
         board = rules.TangBoard(grid, decorations, characters, landscapes)
-        players = _players(setup, names, rng)
+        players = _players(setup, names, decorations, rng)
         return rules.dump(rules.TangTable(setup, board, players))
 
     def cell_labels(self, profile: BoardProfile, state: Mapping[str, Any]) -> CellLabels:
@@ -361,19 +361,25 @@ def _decorate(
 
 
 def _players(
-    setup: rules.TangSetup, on_board: Sequence[str], rng: np.random.Generator
+    setup: rules.TangSetup,
+    on_board: Sequence[str],
+    decorations: Sequence[rules.Decoration],
+    rng: np.random.Generator,
 ) -> tuple[rules.TangPlayer, ...]:
     """2-4 players. As in the game, every miniature on the board was placed there by the player who
     influenced it, and each player keeps one more, the active one, on its card while any is left (with nine
-    on the board, a fourth player has none); no character has two owners.
+    on the board, a fourth player has none); no character has two owners. Every decoration on the board was
+    placed from a card its player keeps (the rulebook's Place a Decoration), so the cards are the board's
+    decorations dealt out: each type's in proportion to a taste for it drawn per player (:func:`_deal`).
 
     Draws from ``rng`` exactly what the version before did (which dealt some miniatures on the board to
-    nobody), so the boards drawn after it, and the models trained on them, stay as they were."""
+    nobody, and drew the cards at random), so the boards drawn after it, and the models trained on them,
+    stay as they were."""
     count = int(rng.integers(2, 5))
     on = [str(n) for n in rng.permutation(list(on_board))]
     off = [str(n) for n in rng.permutation([n for n in rules.CHARACTERS if n not in on_board])]
-    players = []
-    for p, name in enumerate(PLAYER_NAMES[:count]):
+    drawn = []
+    for p in range(count):
         share = int(rng.integers(1, 4))  # the last player takes what is left on the board
         placed = len(on) if p == count - 1 else share
         owned = (*on[:placed], *off[p : p + 1])
@@ -381,14 +387,51 @@ def _players(
         species = rng.permutation(list(setup.tree_species))[
             : int(rng.integers(0, len(setup.tree_species) + 1))
         ]
-        counts = {key: int(rng.integers(0, 4)) for key in rules.CARD_COUNTS}
-        cards = rules.TangCards(**counts, trees={str(sp): int(rng.integers(1, 3)) for sp in species})
-        players.append(
-            rules.TangPlayer(
-                name, int(rng.integers(8, 46)), cards, owned, int(rng.integers(0, 7)), int(rng.integers(0, 4))
-            )
+        taste: dict[str, int] = {key: int(rng.integers(0, 4)) for key in rules.CARD_COUNTS}
+        taste |= {f"tree:{sp}": int(rng.integers(1, 3)) for sp in species}
+        drawn.append(
+            (owned, taste, int(rng.integers(8, 46)), int(rng.integers(0, 7)), int(rng.integers(0, 4)))
         )
-    return tuple(players)
+    hands = _deal(decorations, [taste for _, taste, *_ in drawn])
+    return tuple(
+        rules.TangPlayer(
+            name,
+            coins,
+            rules.TangCards(
+                **{key: hand.get(key, 0) for key in rules.CARD_COUNTS},
+                trees={t.partition(":")[2]: n for t, n in sorted(hand.items()) if t.startswith("tree:")},
+            ),
+            owned,
+            tokens,
+            cubes,
+        )
+        for name, hand, (owned, _, coins, tokens, cubes) in zip(
+            PLAYER_NAMES[:count], hands, drawn, strict=True
+        )
+    )
+
+
+def _deal(
+    decorations: Sequence[rules.Decoration], tastes: Sequence[Mapping[str, int]]
+) -> list[dict[str, int]]:
+    """Per player, its cards (``bird``, ``tree:pine``...): each type's decorations on the board shared out
+    in proportion to the players' taste for it plus one half, by largest remainder (ties to the earlier
+    player)."""
+    on_board: dict[str, int] = {}
+    for d in decorations:
+        kind = f"tree:{d.species}" if d.kind == "tree" else d.kind
+        on_board[kind] = on_board.get(kind, 0) + 1
+    hands: list[dict[str, int]] = [{} for _ in tastes]
+    for kind, n in on_board.items():
+        weights = np.array([taste.get(kind, 0) + 0.5 for taste in tastes])
+        quotas = n * weights / weights.sum()
+        dealt = np.floor(quotas).astype(int)
+        for p in sorted(range(len(tastes)), key=lambda p: (dealt[p] - quotas[p], p))[: n - int(dealt.sum())]:
+            dealt[p] += 1
+        for hand, k in zip(hands, dealt, strict=True):
+            if k:
+                hand[kind] = int(k)
+    return hands
 
 
 def _box_px(region: Region, r: int, c: int, s: float) -> tuple[float, float, float, float]:
