@@ -127,6 +127,32 @@ def test_an_owner_keeps_one_piece_off_the_board_so_its_others_stand_on_it() -> N
     assert [readings[k]["character"][0] for k in seen.keys] == ["none", "monk"]
 
 
+def test_an_owner_seen_with_every_piece_on_the_board_keeps_its_least_likely_one_on_its_card() -> None:
+    """Ann owns the emperor and the monk, read surely on the first cell and faintly (0.55, or the poet at
+    0.40) on the second: one of hers is on her card, so the second cell holds Bo's poet, whom he must have
+    standing (he owns the poet and the lady, and keeps one of them). The turned cell is flagged."""
+    cast = Head("character", (*FIGURE.classes, "lady"))
+    pred = _predictions(
+        (cast,),
+        {
+            "character": [
+                [0.05, 0.90, 0.03, 0.02, 0.0],
+                [0.03, 0.02, 0.55, 0.40, 0.0],
+                [0.90, 0.04, 0.03, 0.03, 0.0],
+            ]
+        },
+    )
+    owners = (frozenset({"emperor", "monk"}), frozenset({"poet", "lady"}))
+    kept = Distinct("character", "none", pred.keys, frozenset().union(*owners), owners)
+    readings = settle(pred, [], [kept]).readings()
+    assert [readings[k]["character"][0] for k in pred.keys] == ["emperor", "poet", "none"]
+    assert readings[pred.keys[0]]["character"][1] == pytest.approx(0.90 / 0.95)
+    assert readings[pred.keys[1]]["character"][1] == pytest.approx(PLACED_BY_COUNT)
+    # Without the owners, Ann's two readings would stand.
+    alone = settle(pred, [], [Distinct("character", "none", pred.keys)]).readings()
+    assert [alone[k]["character"][0] for k in pred.keys] == ["emperor", "monk", "none"]
+
+
 BIRD = Head("bird", ("no", "yes"))
 
 

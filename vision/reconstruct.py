@@ -31,7 +31,7 @@ AGAINST_PRINTING = 0.01
 # A piece that only a count (the owners', the cards') puts on a cell, or takes off it, reads as barely
 # likelier so than not: the cell alone saw otherwise, so the player is asked to check it.
 PLACED_BY_COUNT = 0.51
-# Assignment costs that make an owner's card take exactly one of its own pieces and none of another's.
+# The assignment cost of what cannot be: a card holding another owner's piece, or none.
 _CARD = 1e6
 
 
@@ -54,8 +54,8 @@ def settle(
     ``distinct`` (unique pieces): the arrangement of pieces (each at most once) and empty cells that the
     cells' own readings make likeliest is found; each cell then reads as it would knowing which pieces the
     others hold (those are struck from its probabilities), so its likeliest class is its piece in that
-    arrangement. Where it names what each owner keeps off the board (one piece), an owner's pieces that
-    arrangement leaves off beyond one are placed too: see :func:`_placed_by_count`.
+    arrangement. Where it names what each owner keeps off the board (exactly one piece, on its card), the
+    arrangement is the likeliest in which each does so and all its other pieces stand: see :func:`_carded`.
 
     ``counted`` (a number of cells show a class): the cells likeliest to show it do, the others do not; each
     cell so turned reads :data:`PLACED_BY_COUNT` sure. Cells in no group are unchanged."""
@@ -83,12 +83,13 @@ def settle(
         rows, p, classes = _group(predictions, index, probabilities, unique)
         allowed = set(classes) if unique.allowed is None else {unique.absent, *unique.allowed}
         struck = [i for i, name in enumerate(classes) if name not in allowed]
-        own = p[rows].copy()
         absent = classes.index(unique.absent)
-        p[rows] = _arranged(own, absent, struck)
-        if unique.kept:
-            owners = [[classes.index(n) for n in sorted(pieces) if n in classes] for pieces in unique.kept]
-            p[rows] = _placed_by_count(own, p[rows], absent, owners)
+        owners = [[classes.index(n) for n in sorted(pieces) if n in classes] for pieces in unique.kept]
+        owners = [owned for owned in owners if owned]
+        if owners and sum(map(len, owners)) - len(owners) <= len(rows):
+            p[rows] = _carded(p[rows], absent, struck, owners)
+        else:
+            p[rows] = _arranged(p[rows], absent, struck)
     for tally in counted:
         rows, p, classes = _group(predictions, index, probabilities, tally)
         p[rows] = _counted(p[rows], classes.index(tally.present), tally.count)
@@ -115,33 +116,39 @@ def _group(
     return rows, probabilities[group.head], head.classes
 
 
-def _placed_by_count(
-    own: NDArray[np.float32], arranged: NDArray[np.float32], absent: int, owners: list[list[int]]
+def _carded(
+    p: NDArray[np.float32], absent: int, struck: list[int], owners: list[list[int]]
 ) -> NDArray[np.float32]:
-    """``arranged`` (cells' probabilities, each cell's likeliest class its piece) with what each owner's
-    count says: an owner keeps one of its pieces off the board, so where two or more of them were read
-    nowhere, all but one stand on cells read empty. Which one stays off and where the others stand is the
-    likeliest by the cells' ``own`` readings; such a cell reads :data:`PLACED_BY_COUNT` sure of its piece."""
-    read = arranged.argmax(axis=1)
-    free = np.flatnonzero(read == absent)
-    missing = [[i for i in owned if i not in read] for owned in owners]
-    short = [m for m in missing if len(m) > 1]
-    pieces = [i for m in short for i in m]
-    if not pieces or len(pieces) > len(free) + len(short):
-        return arranged
-    logs = np.log(np.clip(own.astype(np.float64), _EPSILON, 1.0))
-    # Rows: the pieces read nowhere. Columns: the empty cells (what a piece there gains over nothing),
-    # then each short owner's card, which must take one of its own.
-    cells = -(logs[free][:, pieces] - logs[free][:, [absent]]).T
-    cards = np.array([[-_CARD if i in m else _CARD for m in short] for i in pieces])
-    placed, columns = linear_sum_assignment(np.hstack([cells, cards]))
-    out = arranged.copy()
-    for row, column in zip(placed, columns, strict=True):
-        if column < len(free):
-            cell = free[column]
-            out[cell] = 0.0
-            out[cell, pieces[row]] = PLACED_BY_COUNT
-            out[cell, absent] = 1.0 - PLACED_BY_COUNT
+    """Cells' probabilities (n, classes) given the likeliest arrangement in which each owner keeps exactly
+    one of its pieces (class indices) off the board, on its card, and every other piece it owns stands on
+    one cell: an assignment of cells to pieces or "absent", and of each card to one of its owner's pieces,
+    of greatest joint log-probability by the cells' readings (the ``struck`` classes are no piece that can
+    be there). A cell then reads its piece against nothing; one the arrangement reads otherwise than its own
+    likeliest class reads :data:`PLACED_BY_COUNT` sure, so that it is flagged."""
+    n = len(p)
+    pieces = [i for owned in owners for i in owned]
+    allowed = p.copy()
+    allowed[:, struck] = 0.0
+    cost = -np.log(np.clip(allowed.astype(np.float64), _EPSILON, 1.0))
+    # Rows: the cells, each owner's card, then fillers that take the empties the cells leave, so that every
+    # piece is placed somewhere. Columns: each piece once, then one "absent" per cell.
+    cells = np.hstack([cost[:, pieces], np.repeat(cost[:, [absent]], n, axis=1)])
+    cards = np.array([[0.0 if i in owned else _CARD for i in pieces] + [_CARD] * n for owned in owners])
+    spare = len(pieces) - len(owners)
+    fillers = np.hstack([np.full((spare, len(pieces)), _CARD), np.zeros((spare, n))])
+    rows, columns = linear_sum_assignment(np.vstack([cells, cards, fillers]))
+    out = np.zeros_like(p)
+    for row, column in zip(rows, columns, strict=True):
+        if row >= n:
+            continue
+        piece = pieces[column] if column < len(pieces) else absent
+        own = int(p[row].argmax())
+        if own != piece:
+            out[row, piece], out[row, own] = PLACED_BY_COUNT, 1.0 - PLACED_BY_COUNT
+        elif piece == absent:
+            out[row, absent] = 1.0
+        else:
+            out[row, [piece, absent]] = p[row, [piece, absent]] / p[row, [piece, absent]].sum()
     return out
 
 

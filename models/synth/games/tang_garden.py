@@ -197,8 +197,9 @@ class TangArtist:
             tuple(tiles[(r, c)].token if (r, c) in tiles else rules.NO_TILE for c in range(setup.cols))
             for r in range(setup.rows)
         )
+        players, carded = _players(setup, names, decorations, rng)
+        characters = tuple(ch for ch in characters if ch.name not in carded)
         board = rules.TangBoard(grid, decorations, characters, landscapes)
-        players = _players(setup, names, decorations, rng)
         return rules.dump(rules.TangTable(setup, board, players))
 
     def cell_labels(self, profile: BoardProfile, state: Mapping[str, Any]) -> CellLabels:
@@ -365,24 +366,29 @@ def _players(
     on_board: Sequence[str],
     decorations: Sequence[rules.Decoration],
     rng: np.random.Generator,
-) -> tuple[rules.TangPlayer, ...]:
-    """2-4 players. As in the game, every miniature on the board was placed there by the player who
-    influenced it, and each player keeps one more, the active one, on its card while any is left (with nine
-    on the board, a fourth player has none); no character has two owners. Every decoration on the board was
-    placed from a card its player keeps (the rulebook's Place a Decoration), so the cards are the board's
-    decorations dealt out: each type's in proportion to a taste for it drawn per player (:func:`_deal`).
+) -> tuple[tuple[rules.TangPlayer, ...], frozenset[str]]:
+    """2-4 players, and the miniatures drawn ``on_board`` that stand on a card instead. As in the game,
+    every miniature on the board was placed there by the player who influenced it, and each player always
+    keeps one more, the active one, on its card; no character has two owners. Where none is left off the
+    board to deal (nine drawn on it, four players), the player's own last one stands on its card instead.
+    Every decoration on the board was placed from a card its player keeps (the rulebook's Place a
+    Decoration), so the cards are the board's decorations dealt out: each type's in proportion to a taste
+    for it drawn per player (:func:`_deal`).
 
     Draws from ``rng`` exactly what the version before did (which dealt some miniatures on the board to
-    nobody, and drew the cards at random), so the boards drawn after it, and the models trained on them,
-    stay as they were."""
+    nobody, drew the cards at random and left a fourth player nothing on its card), so the boards drawn
+    after it, and the models trained on them, stay as they were but for that fourth player's."""
     count = int(rng.integers(2, 5))
     on = [str(n) for n in rng.permutation(list(on_board))]
     off = [str(n) for n in rng.permutation([n for n in rules.CHARACTERS if n not in on_board])]
     drawn = []
+    carded: list[str] = []
     for p in range(count):
         share = int(rng.integers(1, 4))  # the last player takes what is left on the board
         placed = len(on) if p == count - 1 else share
         owned = (*on[:placed], *off[p : p + 1])
+        if not off[p : p + 1]:
+            carded += on[placed - 1 : placed]
         on = on[placed:]
         species = rng.permutation(list(setup.tree_species))[
             : int(rng.integers(0, len(setup.tree_species) + 1))
@@ -393,7 +399,7 @@ def _players(
             (owned, taste, int(rng.integers(8, 46)), int(rng.integers(0, 7)), int(rng.integers(0, 4)))
         )
     hands = _deal(decorations, [taste for _, taste, *_ in drawn])
-    return tuple(
+    players = tuple(
         rules.TangPlayer(
             name,
             coins,
@@ -409,6 +415,7 @@ def _players(
             PLAYER_NAMES[:count], hands, drawn, strict=True
         )
     )
+    return players, frozenset(carded)
 
 
 def _deal(
