@@ -140,8 +140,9 @@ def test_a_look_naming_a_head_the_model_lacks_is_refused() -> None:
 
 
 def test_the_compass_is_read_again_from_the_moved_crops_of_the_cells_that_hold_a_piece() -> None:
-    """The first cell's own crop shows its piece facing N; moved along the lean it shows E, which stands.
-    Its piece and shade keep the own crop's reading, and an empty cell is not cut again."""
+    """The first cell's own crop shows its piece facing N, an "a" (a long bar); moved along the lean it shows
+    a "b" facing E. The facing is the moved crop's; the piece, which each crop shows a part of, the average
+    of both readings; the shade the own crop's. An empty cell is not cut again."""
     reader = EdgeReader(bias=0.0)
     cells = _cells("N", None)
     once = look_turned(reader, cells, reader.classify(cells), LOOK)
@@ -149,14 +150,15 @@ def test_the_compass_is_read_again_from_the_moved_crops_of_the_cells_that_hold_a
 
     def moved(keys: tuple[tuple[str, int, int], ...]) -> CellGrid:
         asked.append(keys)
-        return CellGrid(np.stack([_crop("E")] * len(keys)), keys)
+        return CellGrid(np.stack([_crop("E", length=4)] * len(keys)), keys)
 
     after = look_along_lean(reader, once, LOOK, moved)
     assert asked == [(("grid", 0, 0),)]
     assert COMPASS[int(after.probabilities["facing"][0].argmax())] == "E"
     np.testing.assert_array_equal(after.probabilities["facing"][1], once.probabilities["facing"][1])
-    for name in ("piece", "shade"):
-        np.testing.assert_array_equal(after.probabilities[name], once.probabilities[name])
+    np.testing.assert_allclose(after.probabilities["piece"][0], [0.1, (0.7 + 0.2) / 2, (0.2 + 0.7) / 2])
+    np.testing.assert_array_equal(after.probabilities["piece"][1], once.probabilities["piece"][1])
+    np.testing.assert_array_equal(after.probabilities["shade"], once.probabilities["shade"])
 
 
 def test_only_the_looks_regions_are_read_again() -> None:

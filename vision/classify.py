@@ -160,10 +160,11 @@ def look_along_lean(
     look: TurnedLook,
     cut: Callable[[tuple[CellKey, ...]], CellGrid],
 ) -> CellPredictions:
-    """``predictions`` with the compass heads of the cells ``look`` gates read again, four ways as
-    :func:`look_turned` reads, from the crops ``cut`` gives for those of their keys it cuts (moved along a
-    standing piece's lean: :func:`vision.cells.cut_along_lean`). The other heads keep their cell's own
-    crops."""
+    """``predictions`` with the cells ``look`` gates read again, four ways as :func:`look_turned` reads, from
+    the crops ``cut`` gives for those of their keys it cuts (moved along a standing piece's lean:
+    :func:`vision.cells.cut_along_lean`): the compass heads as the moved crops read them, the unturned heads
+    the average of those and the cell's own crops' (each shows part of the piece), the other heads as the
+    cell's own crops read them."""
     if not look.compass:
         return predictions
     cells = cut(tuple(predictions.keys[i] for i in gated(predictions, look)))
@@ -174,6 +175,8 @@ def look_along_lean(
     probabilities = {name: p.copy() for name, p in predictions.probabilities.items()}
     for name in look.compass:
         probabilities[name][rows] = moved[name]
+    for name in look.unturned:
+        probabilities[name][rows] = (probabilities[name][rows] + moved[name]) / 2
     return CellPredictions(predictions.keys, predictions.heads, probabilities, predictions.embedding)
 
 

@@ -89,7 +89,7 @@ class TurnedLook:
 
     ``top_mm``: how tall the pieces stand. When given, the compass heads are read (four ways) from crops
     moved along a piece's lean instead (:func:`vision.cells.cut_along_lean`), so that a top leaning out
-    of its cell's crop is seen whole."""
+    of its cell's crop is seen whole, and the unturned heads from both crops, averaged."""
 
     gate: str
     absent: str
