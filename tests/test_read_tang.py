@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import replace
 from typing import Any
 
@@ -14,7 +15,7 @@ from models.synth.games.tang_garden import character_top
 from models.synth.render import RenderSpec, render_photo
 from models.train import with_turned_copies
 from scoring import tang_garden
-from scoring.core import TableScore
+from scoring.core import StateError, TableScore
 from scoring.registry import get_game
 from vision.camera_model import CameraModel
 from vision.classify import OnnxCellClassifier
@@ -22,9 +23,9 @@ from vision.geometry import quad_size
 from vision.orient import OrientationModel
 from vision.pipeline import read_photo
 from vision.profile import BoardProfile, default_profile
-from vision.read_tang import DECORATION_HEADS, ICON_HEADS, TangReader
-from vision.reader_api import TurnedLook
-from vision.readers import IGNORE, Reading, get_reader
+from vision.read_tang import DECORATION_HEADS, ICON_HEADS, TangReader, tang_setup
+from vision.reader_api import Counted, Summed, TurnedLook
+from vision.readers import IGNORE, Reading, get_reader, reader_for
 
 GAME = tang_garden.GAME
 Readings = dict[tuple[str, int, int], Reading]
@@ -124,7 +125,8 @@ def test_assemble_rebuilds_the_board_and_takes_the_rest_from_the_hand(seed: int)
     got = reader.assemble(profile, readings, hand)
     assert _board(got) == _board(state)
     assert got["players"] == state["players"]
-    assert got["setup"] == dict(profile.setup)
+    # How many icons a landscape tile shows is the reader's to know, not the rules'.
+    assert got["setup"] == {"rows": 8, "cols": 8}
     assert _totals(got) == _totals(state)
     assert reader.notes(profile, readings) == ()
 
@@ -172,36 +174,62 @@ def test_every_character_on_a_synthetic_board_has_an_owner_who_keeps_one_more() 
         assert all(len(set(p["characters"]) - on_board) == 1 for p in state["players"] if p["characters"])
 
 
+def _cards(profile: BoardProfile, hand: Mapping[str, Any]) -> list[Counted]:
+    return [f for f in TangReader().counted(profile, hand) if isinstance(f, Counted)]
+
+
 def test_the_cards_every_player_keeps_count_the_decorations_on_the_board() -> None:
     profile = default_profile(GAME)
-    species = tang_garden.parse_setup(profile.setup, "setup").tree_species
+    species = tang_setup(profile).tree_species
     hand = {
         "players": [
             {"name": "Ann", "cards": {"bird": 2, "trees": {species[1]: 1}}},
             {"name": "Bo", "cards": {"bird": 1, "pavilion": 1, "trees": {species[1]: 2, species[0]: 1}}},
         ]
     }
-    counts = {fact.head: fact.count for fact in TangReader().counted(profile, hand)}
+    counts = {fact.head: fact.count for fact in _cards(profile, hand)}
     assert counts == {
         "tree-1": 1, "tree-2": 3, "tree-3": 0, "tree-4": 0, "tree-5": 0,
         "peony": 0, "bird": 3, "lotus": 0, "fish": 0, "bridge": 0, "pavilion": 1,
     }  # fmt: skip
     grid = {("grid", r, c) for r, c in profile.region("grid").cells()}
-    assert all(set(f.keys) == grid and f.present == "yes" for f in TangReader().counted(profile, hand))
+    assert all(set(f.keys) == grid and f.present == "yes" for f in _cards(profile, hand))
     # A player whose cards are not entered (yet), or entered as something other than counts, says nothing
     # of how many there are: the camera alone reads them.
     unsaid = {"players": [hand["players"][0], {"name": "Bo", "coins": 3}]}
-    assert TangReader().counted(profile, unsaid) == ()
-    assert TangReader().counted(profile, {"players": [{"name": "Ann", "cards": {"bird": "two"}}]}) == ()
-    assert TangReader().counted(profile, {"players": [{"name": "Ann", "cards": {"bird": -1}}]}) == ()
-    assert TangReader().counted(profile, {}) == ()
+    assert _cards(profile, unsaid) == []
+    assert _cards(profile, {"players": [{"name": "Ann", "cards": {"bird": "two"}}]}) == []
+    assert _cards(profile, {"players": [{"name": "Ann", "cards": {"bird": -1}}]}) == []
+    assert _cards(profile, {}) == []
+
+
+def test_a_landscape_tile_shows_as_many_icons_as_the_profile_says_tiles_of_its_size_do() -> None:
+    profile = default_profile(GAME)
+    sums = [f for f in TangReader().counted(profile, {}) if isinstance(f, Summed)]
+    totals = {key: fact.totals for fact in sums for key in fact.keys}
+    assert all(fact.heads == ICON_HEADS for fact in sums)
+    slots = [(r.name, row, col) for r in profile.regions if r.name != "grid" for row, col in r.cells()]
+    assert sorted(totals) == sorted(slots)
+    assert {totals[key] for key in slots if key[0].startswith("landscape-large")} == {frozenset({0, 2})}
+    assert {totals[key] for key in slots if key[0].startswith("landscape-small")} == {frozenset({0, 1})}
+    # A size the profile leaves out may show any number; a count no tile can show is refused.
+    small_only = replace(profile, setup={**profile.setup, "landscape_icons": {"small": 1}})
+    assert {k[0].split(":")[0] for f in TangReader().counted(small_only, {}) for k in f.keys} == {
+        "landscape-small"
+    }
+    unsaid = replace(profile, setup={"rows": 8, "cols": 8})
+    assert TangReader().counted(unsaid, {}) == ()
+    with pytest.raises(StateError, match=r"landscape_icons\.large"):
+        reader_for(replace(profile, setup={**profile.setup, "landscape_icons": {"large": 0}}))
+    with pytest.raises(StateError, match="huge"):
+        reader_for(replace(profile, setup={**profile.setup, "landscape_icons": {"huge": 3}}))
 
 
 def test_the_cards_of_a_synthetic_table_are_its_boards_decorations() -> None:
     artist, profile = get_artist(GAME), default_profile(GAME)
     for seed in range(30):
         state = artist.random_state(profile, np.random.default_rng(seed))
-        counts = {fact.head: fact.count for fact in TangReader().counted(profile, state)}
+        counts = {fact.head: fact.count for fact in _cards(profile, state)}
         labels = artist.cell_labels(profile, state)
         seen = dict.fromkeys(counts, 0)
         for r, c in profile.region("grid").cells():

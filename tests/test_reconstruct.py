@@ -9,7 +9,7 @@ import pytest
 
 from vision.classify import CellPredictions
 from vision.profile import default_profile
-from vision.reader_api import Counted, Distinct, Head, Known, OneOf, likeliest
+from vision.reader_api import Counted, Distinct, Head, Known, OneOf, Summed, likeliest
 from vision.readers import get_reader
 from vision.reconstruct import PLACED_BY_COUNT, settle
 
@@ -184,6 +184,32 @@ def test_a_count_of_one_class_of_several_turns_a_cell_to_its_likeliest_other_cla
     readings = settle(pred, [], [], [], [Counted("noble", "red", pred.keys, 1)]).readings()
     assert [readings[k]["noble"][0] for k in pred.keys] == ["red", "blue", "none"]
     assert readings[pred.keys[1]]["noble"][1] == pytest.approx(PLACED_BY_COUNT)
+
+
+ICONS = (Head("sun", ("0", "1", "2")), Head("moon", ("0", "1", "2")), Head("temple", ("0", "1", "2")))
+
+
+def test_a_cells_counts_add_up_to_one_of_its_totals_the_likeliest_way() -> None:
+    """A tile shows two icons or none. The first cell reads one sun and nothing else: a second icon is
+    likelier a moon (0.30) than a temple or another sun. The second reads a sun, a moon and a temple: the
+    temple, least sure, goes. The third reads two suns, as it should, and stays; so does an empty one."""
+    pred = _predictions(
+        ICONS,
+        {
+            "sun": [[0.1, 0.8, 0.1], [0.1, 0.9, 0.0], [0.0, 0.1, 0.9], [0.9, 0.1, 0.0]],
+            "moon": [[0.7, 0.3, 0.0], [0.2, 0.8, 0.0], [1.0, 0.0, 0.0], [0.9, 0.1, 0.0]],
+            "temple": [[0.8, 0.2, 0.0], [0.4, 0.6, 0.0], [1.0, 0.0, 0.0], [0.9, 0.1, 0.0]],
+        },
+    )
+    fact = Summed(("sun", "moon", "temple"), pred.keys, frozenset({0, 2}))
+    readings = settle(pred, [], [], [], [fact]).readings()
+    counts = [tuple(readings[k][h][0] for h in ("sun", "moon", "temple")) for k in pred.keys]
+    assert counts == [("1", "1", "0"), ("1", "1", "0"), ("2", "0", "0"), ("0", "0", "0")]
+    assert readings[pred.keys[0]]["moon"][1] == pytest.approx(PLACED_BY_COUNT)
+    assert readings[pred.keys[1]]["temple"][1] == pytest.approx(PLACED_BY_COUNT)
+    assert readings[pred.keys[2]]["sun"][1] == pytest.approx(0.9)
+    with pytest.raises(ValueError, match="count to be summed"):
+        settle(pred, [], [], [], [Summed(("sun", "colour"), pred.keys, frozenset({1}))])
 
 
 SQUARE = Head("square", (".", "#", "S", "G"))

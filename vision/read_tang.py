@@ -22,10 +22,22 @@ from collections.abc import Mapping
 from typing import Any
 
 from scoring import tang_garden
+from scoring.fields import as_int, as_object, item_path, reject_unknown
 from scoring.grid import cell_name
 from vision.cells import CellKey
 from vision.profile import BoardProfile
-from vision.reader_api import IGNORE, Counted, Distinct, Head, Known, OneOf, Reading, TurnedLook, class_index
+from vision.reader_api import (
+    IGNORE,
+    Counted,
+    Distinct,
+    Head,
+    Known,
+    OneOf,
+    Reading,
+    Summed,
+    TurnedLook,
+    class_index,
+)
 
 TERRAIN_HEADS = tang_garden.TERRAINS
 TREE_HEADS = tuple(f"tree-{i + 1}" for i in range(len(tang_garden.DEFAULT_TREE_SPECIES)))
@@ -40,6 +52,20 @@ YES_NO = ("no", "yes")
 GRID_HEADS = ("tile", *TERRAIN_HEADS, *DECORATION_HEADS, "character")
 # As the pipeline's threshold for a cell: a facing less sure than this is worth a look.
 UNSURE_FACING = 0.9
+# Profile set-up only the reader uses: how many icons a landscape tile of each size shows, which the
+# rulebook does not say; the table's own tiles do (the rule engine refuses what it does not know).
+READER_SETUP = ("landscape_icons",)
+SLOT_SIZES = ("large", "small")
+
+
+def landscape_icons(profile: BoardProfile) -> dict[str, int]:
+    """Per slot size (``large``, ``small``) the profile names, how many icons each landscape tile of that
+    size shows (``setup.landscape_icons``); a size it leaves out may show any number."""
+    path = "setup.landscape_icons"
+    raw = as_object(profile.setup.get("landscape_icons", {}), path)
+    reject_unknown(raw, SLOT_SIZES, path)
+    most = len(tang_garden.ICONS) * (len(ICON_COUNTS) - 1)
+    return {size: as_int(n, item_path(path, size), 1, most) for size, n in raw.items()}
 
 
 def side_regions(side: str) -> tuple[str, ...]:
@@ -113,19 +139,26 @@ class TangReader:
         allowed = frozenset().union(*owners) if owners else None
         return (Distinct("character", NO_CHARACTER, grid, allowed, owners),)
 
-    def counted(self, profile: BoardProfile, hand: Mapping[str, Any]) -> tuple[Counted, ...]:
-        """Each decoration on the board was placed from a card its player keeps (the rulebook's Place a
-        Decoration; nothing in the game takes one off), so when every player's cards are entered, the board
-        holds as many of each design as the cards name: a decoration the camera missed beside a miniature
-        is found, one it saw in a miniature's colours is not."""
+    def counted(self, profile: BoardProfile, hand: Mapping[str, Any]) -> tuple[Counted | Summed, ...]:
+        """A landscape slot holds a tile showing as many icons as the profile says tiles of its size show,
+        or none. Each decoration on the board was placed from a card its player keeps (the rulebook's Place
+        a Decoration; nothing in the game takes one off), so when every player's cards are entered, the
+        board holds as many of each design as the cards name: a decoration the camera missed beside a
+        miniature is found, one it saw in a miniature's colours is not."""
+        icons = landscape_icons(profile)
+        slots = tuple(
+            Summed(ICON_HEADS, keys, frozenset({0, icons[size]}))
+            for size, keys in _slots(profile)
+            if size in icons
+        )
         totals = _card_totals(hand)
         if totals is None:
-            return ()
+            return slots
         grid = tuple(("grid", r, c) for r, c in profile.region("grid").cells())
-        species = _setup(profile).tree_species
+        species = tang_setup(profile).tree_species
         named = {head: f"tree:{sp}" for head, sp in zip(TREE_HEADS, species, strict=False)}
         named |= {kind: kind for kind in OTHER_DECORATIONS}
-        return tuple(Counted(head, "yes", grid, totals.get(card, 0)) for head, card in named.items())
+        return (*slots, *(Counted(head, "yes", grid, totals.get(card, 0)) for head, card in named.items()))
 
     def targets(self, profile: BoardProfile, key: CellKey, label: str) -> dict[str, int]:
         out = {h.name: IGNORE for h in self.heads}
@@ -140,7 +173,7 @@ class TangReader:
         out["tile"] = int(tile is not None)
         for name in TERRAIN_HEADS:
             out[name] = int(tile is not None and name in tile.terrains)
-        species = _setup(profile).tree_species
+        species = tang_setup(profile).tree_species
         shown = set()
         for decoration in decorations:
             kind, _, name = decoration.partition(":")
@@ -164,7 +197,7 @@ class TangReader:
         self, profile: BoardProfile, readings: Mapping[CellKey, Reading], hand: Mapping[str, Any]
     ) -> dict[str, Any]:
         grid = profile.region("grid")
-        species = _setup(profile).tree_species
+        species = tang_setup(profile).tree_species
         rows: list[str] = []
         decorations: list[dict[str, Any]] = []
         for r in range(grid.rows):
@@ -189,7 +222,7 @@ class TangReader:
         landscapes = {side: _side_slots(profile, readings, side) for side in tang_garden.SIDES}
         return {
             "game": self.game,
-            "setup": dict(profile.setup),
+            "setup": rules_setup(profile),
             "tiles": rows,
             "decorations": decorations,
             "characters": characters,
@@ -251,8 +284,22 @@ def _token(reading: Reading) -> str:
     return tang_garden.Tile(*(reading[name][0] == "yes" for name in TERRAIN_HEADS)).token
 
 
-def _setup(profile: BoardProfile) -> tang_garden.TangSetup:
-    return tang_garden.parse_setup(profile.setup, "setup")
+def _slots(profile: BoardProfile) -> list[tuple[str, tuple[CellKey, ...]]]:
+    """Per landscape region, the size of its slots and their cells."""
+    out = []
+    for side in tang_garden.SIDES:
+        for name, size in zip(side_regions(side), SLOT_SIZES, strict=True):
+            out.append((size, tuple((name, r, c) for r, c in profile.region(name).cells())))
+    return out
+
+
+def rules_setup(profile: BoardProfile) -> dict[str, Any]:
+    """The profile's set-up as the rule engine takes it: without what only the reader uses."""
+    return {k: v for k, v in profile.setup.items() if k not in READER_SETUP}
+
+
+def tang_setup(profile: BoardProfile) -> tang_garden.TangSetup:
+    return tang_garden.parse_setup(rules_setup(profile), "setup")
 
 
 def _side_slots(profile: BoardProfile, readings: Mapping[CellKey, Reading], side: str) -> list[list[str]]:

@@ -79,6 +79,17 @@ class Counted:
 
 
 @dataclass(frozen=True)
+class Summed:
+    """A fact of the pieces, not of a cell: on each of ``keys`` the numbers ``heads`` read (their classes
+    are counts) add up to one of ``totals``, as a Tang Garden landscape tile shows as many icons as the
+    table's tiles of its size do, or none in an empty slot."""
+
+    heads: tuple[str, ...]
+    keys: tuple[CellKey, ...]
+    totals: frozenset[int]
+
+
+@dataclass(frozen=True)
 class TurnedLook:
     """Cells likely to hold a piece (head ``gate`` below even odds of ``absent``) are read again from their
     crop turned by each quarter, and some heads' readings averaged over the four: those whose model learnt
@@ -146,9 +157,9 @@ class Reader(Protocol):
         """What the board's printing fixes about some cells (read with :func:`vision.reconstruct.settle`)."""
         ...
 
-    def counted(self, profile: BoardProfile, hand: Mapping[str, Any]) -> tuple[Counted, ...]:
-        """How many cells show a piece, where the hand-entered fields say (read with
-        :func:`vision.reconstruct.settle`)."""
+    def counted(self, profile: BoardProfile, hand: Mapping[str, Any]) -> tuple[Counted | Summed, ...]:
+        """How many cells show a piece, where the hand-entered fields say, and how many pieces a cell shows,
+        where the profile says (read with :func:`vision.reconstruct.settle`)."""
         ...
 
     def assemble(

@@ -6,7 +6,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from scoring import alices_garden, custom_grid, four_gardens, sanssouci, zen_garden
+from scoring import alices_garden, custom_grid, four_gardens, sanssouci, tang_garden, zen_garden
+from vision import read_tang
 from vision.cells import CellKey
 from vision.profile import BoardProfile
 from vision.read_four_gardens import READER_SETUP, FourGardensReader, RewardReader, is_reward_profile
@@ -307,11 +308,17 @@ def reader_for(profile: BoardProfile) -> Reader:
         return RewardReader() if is_reward_profile(profile) else FourGardensReader.for_profile(profile)
     if profile.game == custom_grid.GAME:
         return CustomGridReader(custom_grid.parse_spec(profile.setup, "setup").labels)
+    if profile.game == tang_garden.GAME:
+        read_tang.landscape_icons(profile)  # checked now, not at the first photo
     return get_reader(profile.game)
 
 
-# Set-up a profile carries for its reader, not for its game's rules: Four Gardens' marker colours.
-_READER_SETUP: Mapping[str, tuple[str, ...]] = {four_gardens.GAME: READER_SETUP}
+# Set-up a profile carries for its reader, not for its game's rules: Four Gardens' marker colours, how many
+# icons Tang Garden's landscape tiles show.
+_READER_SETUP: Mapping[str, tuple[str, ...]] = {
+    four_gardens.GAME: READER_SETUP,
+    tang_garden.GAME: read_tang.READER_SETUP,
+}
 
 
 def rules_setup(game: str, setup: Mapping[str, Any]) -> dict[str, Any]:

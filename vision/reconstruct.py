@@ -20,7 +20,7 @@ from scipy.optimize import linear_sum_assignment
 
 from vision.cells import CellKey
 from vision.classify import CellPredictions
-from vision.reader_api import Counted, Distinct, Known, OneOf
+from vision.reader_api import Counted, Distinct, Known, OneOf, Summed
 
 # Probabilities are kept this far from 0 and 1, so one cell read with certainty cannot divide by zero.
 _EPSILON = 1e-6
@@ -40,7 +40,7 @@ def settle(
     groups: Sequence[OneOf],
     distinct: Sequence[Distinct] = (),
     known: Sequence[Known] = (),
-    counted: Sequence[Counted] = (),
+    counted: Sequence[Counted | Summed] = (),
 ) -> CellPredictions:
     """``predictions`` with each group's cells read as one.
 
@@ -58,7 +58,9 @@ def settle(
     arrangement is the likeliest in which each does so and all its other pieces stand: see :func:`_carded`.
 
     ``counted`` (a number of cells show a class): the cells likeliest to show it do, the others do not; each
-    cell so turned reads :data:`PLACED_BY_COUNT` sure. Cells in no group are unchanged."""
+    cell so turned reads :data:`PLACED_BY_COUNT` sure. A :class:`Summed` fact (a cell's counts on some heads
+    add up to one of some totals): each of its cells reads the likeliest counts that do (:func:`_summed`).
+    Cells in no group are unchanged."""
     if not groups and not distinct and not known and not counted:
         return predictions
     index = {key: i for i, key in enumerate(predictions.keys)}
@@ -91,6 +93,9 @@ def settle(
         else:
             p[rows] = _arranged(p[rows], absent, struck)
     for tally in counted:
+        if isinstance(tally, Summed):
+            _summed(predictions, index, probabilities, tally)
+            continue
         rows, p, classes = _group(predictions, index, probabilities, tally)
         p[rows] = _counted(p[rows], classes.index(tally.present), tally.count)
     return CellPredictions(predictions.keys, predictions.heads, probabilities, predictions.embedding)
@@ -165,6 +170,49 @@ def _counted(p: NDArray[np.float32], present: int, count: int) -> NDArray[np.flo
         out[cell, present] = PLACED_BY_COUNT if shows[cell] else 1.0 - PLACED_BY_COUNT
         out[cell, other] = 1.0 - out[cell, present]
     return out
+
+
+def _summed(
+    predictions: CellPredictions,
+    index: dict[CellKey, int],
+    probabilities: dict[str, NDArray[np.float32]],
+    fact: Summed,
+) -> None:
+    """Each cell of ``fact`` read as the likeliest counts on its heads (joint log-probability, each head
+    alone) whose sum is one of its totals; a head so turned reads :data:`PLACED_BY_COUNT` sure of its count.
+    Changes ``probabilities`` in place."""
+    heads = {h.name: h for h in predictions.heads}
+    try:
+        values = [[int(c) for c in heads[name].classes] for name in fact.heads]
+    except (KeyError, ValueError):
+        raise ValueError(f"heads {', '.join(fact.heads)} must all be there and count to be summed") from None
+    ceiling = max(fact.totals, default=0)
+    for key in fact.keys:
+        row = index[key]
+        logs = [
+            np.log(np.clip(probabilities[name][row].astype(np.float64), _EPSILON, 1.0)) for name in fact.heads
+        ]
+        # Per running sum, the likeliest choice of classes so far: a head of a few classes on a few heads.
+        best: dict[int, tuple[float, tuple[int, ...]]] = {0: (0.0, ())}
+        for head_values, head_logs in zip(values, logs, strict=True):
+            grown: dict[int, tuple[float, tuple[int, ...]]] = {}
+            for total, (score, chosen) in best.items():
+                for k, value in enumerate(head_values):
+                    if total + value <= ceiling and (
+                        total + value not in grown or score + head_logs[k] > grown[total + value][0]
+                    ):
+                        grown[total + value] = (score + head_logs[k], (*chosen, k))
+            best = grown
+        allowed = [best[t] for t in fact.totals if t in best]
+        if not allowed:
+            continue
+        _, chosen = max(allowed)
+        for name, k in zip(fact.heads, chosen, strict=True):
+            p = probabilities[name]
+            own = int(p[row].argmax())
+            if own != k:
+                p[row] = 0.0
+                p[row, k], p[row, own] = PLACED_BY_COUNT, 1.0 - PLACED_BY_COUNT
 
 
 def _arranged(p: NDArray[np.float32], absent: int, struck: list[int]) -> NDArray[np.float32]:

@@ -45,7 +45,8 @@ from models.synth.scene import BoardDrawing, CellLabels, Piece
 from scoring import tang_garden as rules
 from scoring.core import require_valid
 from vision.geometry import BoardFrame, cell_rect_mm
-from vision.profile import BoardProfile, Region
+from vision.profile import BoardProfile, Region, default_profile
+from vision.read_tang import landscape_icons, tang_setup
 
 GAME = rules.GAME
 
@@ -110,10 +111,6 @@ CROWDED_BESIDE = 12.0
 PLAYER_NAMES = ("Ann", "Bo", "Chen", "Dee")
 
 
-def _setup(profile: BoardProfile) -> rules.TangSetup:
-    return rules.parse_setup(profile.setup, "setup")
-
-
 def _table(state: Mapping[str, Any]) -> rules.TangTable:
     """The state, refused unless the rules accept it: a picture of an impossible table is no truth."""
     table = rules.parse(state)
@@ -167,7 +164,7 @@ class TangArtist:
         return self._state(profile, rng, crowded=True)
 
     def _state(self, profile: BoardProfile, rng: np.random.Generator, crowded: bool) -> Mapping[str, Any]:
-        setup = _setup(profile)
+        setup = tang_setup(profile)
         tiles = _grow_garden(setup, rng)
         decorations = _decorate(setup, tiles, rng, CROWDED_SHARE if crowded else SHARE)
         cells = sorted(tiles)
@@ -184,10 +181,13 @@ class TangArtist:
             for name, i in zip(names, spots, strict=True)
         )
         sides = {}
+        # Where the profile does not say how many icons a tile of a size shows, as the default profile does.
+        shown = {**landscape_icons(default_profile(GAME)), **landscape_icons(profile)}
         for side in rules.SIDES:
             slots: list[rules.Slot] = []
             for region, _, _ in slot_cells(profile, side):
-                icons = (2 if region.name.startswith("landscape-large") else 1) if rng.random() < 0.8 else 0
+                size = "large" if region.name.startswith("landscape-large") else "small"
+                icons = shown[size] if rng.random() < 0.8 else 0
                 slots.append(
                     tuple(str(rules.ICONS[int(rng.integers(len(rules.ICONS)))]) for _ in range(icons))
                 )
