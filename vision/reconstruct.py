@@ -187,11 +187,12 @@ def _summed(
     except (KeyError, ValueError):
         raise ValueError(f"heads {', '.join(fact.heads)} must all be there and count to be summed") from None
     ceiling = max(fact.totals, default=0)
-    for key in fact.keys:
-        row = index[key]
-        logs = [
-            np.log(np.clip(probabilities[name][row].astype(np.float64), _EPSILON, 1.0)) for name in fact.heads
-        ]
+    rows = [index[key] for key in fact.keys]
+    every = [
+        np.log(np.clip(probabilities[name][rows].astype(np.float64), _EPSILON, 1.0)) for name in fact.heads
+    ]
+    for j, row in enumerate(rows):
+        logs = [head_logs[j] for head_logs in every]
         # Per running sum, the likeliest choice of classes so far: a head of a few classes on a few heads.
         best: dict[int, tuple[float, tuple[int, ...]]] = {0: (0.0, ())}
         for head_values, head_logs in zip(values, logs, strict=True):
