@@ -149,7 +149,7 @@ def _carded(
         piece = pieces[column] if column < len(pieces) else absent
         own = int(p[row].argmax())
         if own != piece:
-            out[row, piece], out[row, own] = PLACED_BY_COUNT, 1.0 - PLACED_BY_COUNT
+            _turn(out[row], piece, own)
         elif piece == absent:
             out[row, absent] = 1.0
         else:
@@ -166,9 +166,7 @@ def _counted(p: NDArray[np.float32], present: int, count: int) -> NDArray[np.flo
     out = p.copy()
     for cell in np.flatnonzero(shows != (p.argmax(axis=1) == present)):
         other = int(np.argmax(np.where(np.arange(p.shape[1]) == present, -1.0, p[cell])))
-        out[cell] = 0.0
-        out[cell, present] = PLACED_BY_COUNT if shows[cell] else 1.0 - PLACED_BY_COUNT
-        out[cell, other] = 1.0 - out[cell, present]
+        _turn(out[cell], *((present, other) if shows[cell] else (other, present)))
     return out
 
 
@@ -209,11 +207,16 @@ def _summed(
             continue
         _, chosen = max(allowed)
         for name, k in zip(fact.heads, chosen, strict=True):
-            p = probabilities[name]
-            own = int(p[row].argmax())
+            own = int(probabilities[name][row].argmax())
             if own != k:
-                p[row] = 0.0
-                p[row, k], p[row, own] = PLACED_BY_COUNT, 1.0 - PLACED_BY_COUNT
+                _turn(probabilities[name][row], k, own)
+
+
+def _turn(cell: NDArray[np.float32], to: int, against: int) -> None:
+    """``cell`` (one cell's probabilities, changed in place) read as class ``to`` only just, against class
+    ``against``: a count turned it, so it is flagged."""
+    cell[:] = 0.0
+    cell[to], cell[against] = PLACED_BY_COUNT, 1.0 - PLACED_BY_COUNT
 
 
 def _arranged(p: NDArray[np.float32], absent: int, struck: list[int]) -> NDArray[np.float32]:
