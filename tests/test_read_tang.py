@@ -1,5 +1,7 @@
 from __future__ import annotations
 
+import copy
+import json
 from collections.abc import Mapping
 from dataclasses import replace
 from typing import Any
@@ -7,9 +9,12 @@ from typing import Any
 import numpy as np
 import pytest
 
+from device.photo import score_image
+from examples import EXAMPLES_DIR
 from models import model_path, orient_model_path
 from models.dataset import CellSet
 from models.synth.art import get_pack
+from models.synth.camera import truth_camera
 from models.synth.games import get_artist
 from models.synth.games.tang_garden import character_top
 from models.synth.render import RenderSpec, render_photo
@@ -20,12 +25,14 @@ from scoring.registry import get_game
 from vision.camera_model import CameraModel
 from vision.classify import OnnxCellClassifier
 from vision.geometry import quad_size
+from vision.image_io import read_image
 from vision.orient import OrientationModel
 from vision.pipeline import read_photo
 from vision.profile import BoardProfile, default_profile
 from vision.read_tang import DECORATION_HEADS, ICON_HEADS, TangReader, tang_setup
 from vision.reader_api import Counted, Summed, TurnedLook
 from vision.readers import IGNORE, Reading, get_reader, reader_for
+from vision.reconstruct import PLACED_BY_COUNT
 
 GAME = tang_garden.GAME
 Readings = dict[tuple[str, int, int], Reading]
@@ -345,3 +352,37 @@ def test_rendered_photos_read_back_the_truth_board_and_scores(
     reading, board = _read(models, index)
     assert _board(dict(reading.state)) == _board(board["state"])
     assert _totals(dict(reading.state)) == _totals(board["state"])
+
+
+def _example_photo_read(hand: Mapping[str, Any]) -> Any:
+    truth = json.loads((EXAMPLES_DIR / "photos" / "tang-garden.json").read_text())
+    image = read_image(str(EXAMPLES_DIR / "photos" / "tang-garden.jpg"))
+    (scored,) = score_image(image, GAME, hand, truth_camera(truth))
+    return scored
+
+
+def _birds(scored: Any) -> int:
+    return sum(d["kind"] == "bird" for d in scored.state["decorations"])
+
+
+def test_the_hands_cards_decide_how_many_decorations_a_photo_shows() -> None:
+    """Read with its truth hand, the example photo shows as many birds as the cards name. With one bird card
+    more than its tiles alone see, a bird is read on the tile likeliest to hold one, only just (flagged);
+    with the cards left out, the birds are the ones the tiles alone see."""
+    truth = json.loads((EXAMPLES_DIR / "photos" / "tang-garden.json").read_text())["boards"][0]["state"]
+    read = _example_photo_read(truth)
+    assert _birds(read) == sum(d["kind"] == "bird" for d in truth["decorations"])
+    alone = read.reading.predictions.readings()
+    seen = sum(r["bird"][0] == "yes" for key, r in alone.items() if key[0] == "grid")
+    more = copy.deepcopy(dict(truth))
+    more["players"][0]["cards"]["bird"] += seen + 1 - _birds(read)
+    added = _example_photo_read(more)
+    assert _birds(added) == seen + 1
+    birds = [r["bird"] for key, r in added.reading.readings.items() if key[0] == "grid"]
+    placed = [confidence for name, confidence in birds if name == "yes"]
+    assert min(placed) == pytest.approx(PLACED_BY_COUNT)
+    assert any("low confidence" in flag for flag in added.flags)
+    unsaid = copy.deepcopy(dict(truth))
+    for player in unsaid["players"]:
+        del player["cards"]
+    assert _birds(_example_photo_read(unsaid)) == seen
