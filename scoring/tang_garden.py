@@ -36,6 +36,11 @@ TITLE = "Tang Garden"
 TERRAINS = ("greenery", "water", "rock")
 TERRAIN_LETTERS = "gwr"
 NO_TILE = "..."
+# A tile's edge shows a terrain, a footpath or a wall; a wall may lie against any edge (Build the Garden).
+WALL = "wall"
+EDGES = ("footpath", *TERRAINS, WALL)
+EDGE_LETTERS: Mapping[str, str] = {"footpath": "p", "greenery": "g", "water": "w", "rock": "r", WALL: "x"}
+EDGE_NAMES: Mapping[str, str] = {letter: name for name, letter in EDGE_LETTERS.items()}
 
 CARD_COUNTS = ("bird", "fish", "lotus", "peony", "bridge", "pavilion")
 DECORATION_KINDS = ("tree", "peony", "bird", "lotus", "fish", "bridge", "pavilion")
@@ -126,11 +131,26 @@ class TangSetup:
 
 @dataclass(frozen=True)
 class Tile:
-    """The terrains a garden tile shows; a tile of only footpaths and walls has none."""
+    """The terrains a garden tile shows; a tile of only footpaths and walls has none. ``edges``: its north,
+    east, south and west edges (each of :data:`EDGES`) when they are known, which show its terrains."""
 
     greenery: bool = False
     water: bool = False
     rock: bool = False
+    edges: tuple[str, ...] = ()
+
+    @classmethod
+    def from_edges(cls, edges: Sequence[str]) -> Tile:
+        """The tile whose N, E, S, W edges are ``edges``.
+
+        Example:
+            >>> Tile.from_edges(("rock", "footpath", "wall", "greenery")).terrains
+            ('greenery', 'rock')
+        """
+        if len(edges) != len(SIDES) or not set(edges) <= set(EDGES):
+            raise ValueError(f"a tile has {len(SIDES)} edges, each one of {', '.join(EDGES)}: not {edges!r}")
+        greenery, water, rock = (t in edges for t in TERRAINS)
+        return cls(greenery, water, rock, tuple(edges))
 
     @property
     def terrains(self) -> tuple[str, ...]:
@@ -139,12 +159,17 @@ class Tile:
 
     @property
     def token(self) -> str:
-        """The grid text form: ``g``, ``w``, ``r`` in that order, ``-`` where a terrain is absent.
+        """The grid text form: its edges' letters (:data:`EDGE_LETTERS`) N, E, S, W where they are known,
+        else ``g``, ``w``, ``r`` in that order, ``-`` where a terrain is absent.
 
         Example:
             >>> Tile(greenery=True, rock=True).token
             'g-r'
+            >>> Tile.from_edges(("rock", "footpath", "wall", "rock")).token
+            'rpxr'
         """
+        if self.edges:
+            return "".join(EDGE_LETTERS[e] for e in self.edges)
         present = self.terrains
         return "".join(
             letter if t in present else "-" for letter, t in zip(TERRAIN_LETTERS, TERRAINS, strict=True)
@@ -152,9 +177,11 @@ class Tile:
 
 
 def is_token(token: str) -> bool:
-    """Whether ``token`` is a tile token or ``...`` (no tile)."""
+    """Whether ``token`` is a tile token (terrains, or edges) or ``...`` (no tile)."""
     if token == NO_TILE:
         return True
+    if len(token) == len(SIDES):
+        return all(ch in EDGE_NAMES for ch in token)
     return len(token) == len(TERRAIN_LETTERS) and all(
         ch in (letter, "-") for ch, letter in zip(token, TERRAIN_LETTERS, strict=True)
     )
@@ -165,13 +192,49 @@ def read_tile(token: str) -> Tile | None:
 
     Example:
         >>> read_tile("-w-"), read_tile("...")
-        (Tile(greenery=False, water=True, rock=False), None)
+        (Tile(greenery=False, water=True, rock=False, edges=()), None)
+        >>> read_tile("wpxp").edges
+        ('water', 'footpath', 'wall', 'footpath')
     """
     if not is_token(token):
         raise ValueError(f"unknown tile token {token!r}")
     if token == NO_TILE:
         return None
+    if len(token) == len(SIDES):
+        return Tile.from_edges(tuple(EDGE_NAMES[ch] for ch in token))
     return Tile(token[0] == "g", token[1] == "w", token[2] == "r")
+
+
+def start_cells(setup: TangSetup) -> tuple[Cell, ...]:
+    """The four spaces under the 2 x 2 starting tile, in the middle of the grid."""
+    r0, c0 = (setup.rows - 2) // 2, (setup.cols - 2) // 2
+    return (r0, c0), (r0, c0 + 1), (r0 + 1, c0), (r0 + 1, c0 + 1)
+
+
+def touching_edges(setup: TangSetup) -> tuple[tuple[Cell, str, Cell, str], ...]:
+    """Every two spaces' edges that touch where tiles lie side by side: ``(cell, side, neighbour, side)``,
+    the first cell north or west of the second. The starting tile's quarters are one printed tile, so
+    the edges between them are not laid against each other.
+
+    Example:
+        >>> touching_edges(TangSetup(rows=1, cols=2))
+        (((0, 0), 'E', (0, 1), 'W'),)
+    """
+    inside = set(start_cells(setup))
+    pairs = []
+    for r in range(setup.rows):
+        for c in range(setup.cols):
+            for side, back, (dr, dc) in (("E", "W", (0, 1)), ("S", "N", (1, 0))):
+                other = (r + dr, c + dc)
+                if other[0] < setup.rows and other[1] < setup.cols and not {(r, c), other} <= inside:
+                    pairs.append(((r, c), side, other, back))
+    return tuple(pairs)
+
+
+def edges_match(edge: str, other: str) -> bool:
+    """Whether two touching edges may lie side by side: the same terrain or footpath, or a wall against
+    anything (the rulebook's Build the Garden)."""
+    return edge == other or WALL in (edge, other)
 
 
 @dataclass(frozen=True)
@@ -520,11 +583,28 @@ def _grid_problems(setup: TangSetup, board: TangBoard) -> list[Problem]:
             Problem(
                 "unknown-label",
                 f"tiles[{r}][{c}]",
-                f"unknown tile {token!r}; expected g/w/r or - in each of 3 places, or {NO_TILE} for no tile",
+                f"unknown tile {token!r}; expected g/w/r or - in each of 3 places, its 4 edges N, E, S, W "
+                f"(each of {'/'.join(EDGE_NAMES)}), or {NO_TILE} for no tile",
             )
             for c, token in enumerate(row)
             if not is_token(token)
         ]
+    if problems:
+        return problems
+    for cell, side, other, back in touching_edges(setup):
+        tile, neighbour = tile_at(board, cell), tile_at(board, other)
+        if tile is None or neighbour is None or not tile.edges or not neighbour.edges:
+            continue
+        edge, facing = tile.edges[SIDES.index(side)], neighbour.edges[SIDES.index(back)]
+        if not edges_match(edge, facing):
+            problems.append(
+                Problem(
+                    "unmatched-edges",
+                    f"tiles[{cell[0]}][{cell[1]}]",
+                    f"its {side} edge ({edge}) lies against the {back} edge of {cell_name(other)} "
+                    f"({facing}): touching edges must show the same terrain, unless one is a wall",
+                )
+            )
     return problems
 
 

@@ -165,7 +165,7 @@ def test_debug_shows_the_crops_a_miniatures_facing_was_read_from(
 ) -> None:
     """A Tang Garden photo taken at a slant: the miniatures whose lean leaves their tile's crop are cut again
     along it, and the debug folder shows those crops as well."""
-    photo = render_photo(RenderSpec(("tang-garden",), 20261121, options=PhotoOptions()), 1)
+    photo = render_photo(RenderSpec(("tang-garden",), 20261121, options=PhotoOptions()), 2)
     image = tmp_path / "tang.jpg"
     image.write_bytes(photo.jpeg)
     out = tmp_path / "debug"

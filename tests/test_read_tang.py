@@ -60,11 +60,17 @@ def _readings(reader: TangReader, profile: BoardProfile, cells: dict[str, list[l
     return out
 
 
+def _terrains(token: str) -> tuple[str, ...] | None:
+    tile = tang_garden.read_tile(token)
+    return None if tile is None else tile.terrains
+
+
 def _board(state: dict[str, Any]) -> tuple[Any, ...]:
-    """What the photo shows, in an order that does not depend on how the state lists it."""
+    """What the photo shows as the rules score it (a tile's terrains, not its edges), in an order that does
+    not depend on how the state lists it."""
     board = tang_garden.parse(state).board
     return (
-        board.tiles,
+        [[_terrains(token) for token in row] for row in board.tiles],
         sorted(map(repr, board.decorations)),
         sorted(map(repr, board.characters)),
         [[sorted(slot) for slot in board.landscapes.side(side)] for side in tang_garden.SIDES],
@@ -91,6 +97,9 @@ def test_a_grid_label_splits_into_tile_decorations_and_character() -> None:
     # maple is the third species of the default setup, so the third tree design
     assert {h for h in DECORATION_HEADS if got[h] == "yes"} == {"bird", "tree-3"}
     assert all(got[h] is None for h in ICON_HEADS)
+    # Given by its edges, the tile teaches the terrains they show.
+    edges = _classes(reader, profile, ("grid", 1, 1), "rpxr/pavilion")
+    assert (edges["tile"], edges["greenery"], edges["water"], edges["rock"]) == ("yes", "no", "no", "yes")
 
 
 def test_an_empty_space_has_no_tile_no_character_and_no_facing() -> None:
@@ -99,6 +108,19 @@ def test_an_empty_space_has_no_tile_no_character_and_no_facing() -> None:
     assert got["character"] == "none"
     assert got["facing"] is None
     assert all(got[h] == "no" for h in DECORATION_HEADS)
+
+
+def test_each_decoration_needs_its_terrain() -> None:
+    profile = default_profile(GAME)
+    needs = TangReader().needs(profile)
+    grid = {("grid", r, c) for r, c in profile.region("grid").cells()}
+    needed = {f.needed: set(f.heads) for f in needs}
+    assert needed == {
+        "greenery": {"tree-1", "tree-2", "tree-3", "tree-4", "tree-5", "peony", "bird"},
+        "water": {"lotus", "fish"},
+        "rock": {"pavilion"},
+    }
+    assert all(set(f.keys) == grid and f.yes == "yes" for f in needs)
 
 
 def test_landscape_slots_count_each_icon() -> None:
@@ -138,7 +160,7 @@ def test_assemble_rebuilds_the_board_and_takes_the_rest_from_the_hand(seed: int)
     assert reader.notes(profile, readings) == ()
 
 
-def test_a_tile_without_terrain_reads_as_a_tile_of_none() -> None:
+def test_a_tile_reads_as_its_terrains_and_no_tile_as_none() -> None:
     artist, reader, profile = get_artist(GAME), TangReader(), default_profile(GAME)
     state = dict(artist.random_state(profile, np.random.default_rng(2)))
     readings = _readings(reader, profile, dict(artist.cell_labels(profile, state)))
@@ -146,10 +168,11 @@ def test_a_tile_without_terrain_reads_as_a_tile_of_none() -> None:
         **readings[("grid", 0, 0)],
         "tile": ("yes", 0.99),
         **{name: ("no", 0.99) for name in tang_garden.TERRAINS},
+        "rock": ("yes", 0.8),
     }
     readings[("grid", 0, 1)] = {**readings[("grid", 0, 1)], "tile": ("no", 0.99), "water": ("yes", 0.6)}
     tiles = reader.assemble(profile, readings, state)["tiles"][0].split()
-    assert tiles[:2] == ["---", "..."]
+    assert tiles[:2] == ["--r", "..."]
 
 
 def test_the_characters_are_read_as_distinct_pieces_of_their_owners() -> None:

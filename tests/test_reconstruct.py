@@ -9,7 +9,7 @@ import pytest
 
 from vision.classify import CellPredictions
 from vision.profile import default_profile
-from vision.reader_api import Counted, Distinct, Head, Known, OneOf, Summed, likeliest
+from vision.reader_api import Counted, Distinct, Head, Known, Needs, OneOf, Summed, likeliest
 from vision.readers import get_reader
 from vision.reconstruct import PLACED_BY_COUNT, settle
 
@@ -210,6 +210,35 @@ def test_a_cells_counts_add_up_to_one_of_its_totals_the_likeliest_way() -> None:
     assert readings[pred.keys[2]]["sun"][1] == pytest.approx(0.9)
     with pytest.raises(ValueError, match="count to be summed"):
         settle(pred, [], [], [], [Summed(("sun", "colour"), pred.keys, frozenset({1}))])
+
+
+YES_NO = ("no", "yes")
+GRASS, TREE, BIRD = Head("greenery", YES_NO), Head("tree", YES_NO), Head("bird", YES_NO)
+
+
+def test_a_decoration_needs_its_terrain_and_is_evidence_for_it() -> None:
+    pred = _predictions(
+        (GRASS, TREE, BIRD),
+        {
+            "greenery": [[0.9, 0.1], [0.4, 0.6], [0.3, 0.7]],
+            "tree": [[0.3, 0.7], [0.3, 0.7], [0.9, 0.1]],
+            "bird": [[0.9, 0.1], [0.5, 0.5], [0.9, 0.1]],
+        },
+    )
+    settled = settle(pred, [], needs=[Needs(("tree", "bird"), "greenery", "yes", pred.keys)]).probabilities
+    # Z = p + (1 - p) (1 - t)(1 - b): the greenery reads p / Z, the tree p t / Z.
+    z = 0.1 + 0.9 * 0.3 * 0.9
+    assert settled["greenery"][0, 1] == pytest.approx(0.1 / z, rel=1e-5)
+    assert settled["tree"][0, 1] == pytest.approx(0.1 * 0.7 / z, rel=1e-5)
+    # Cell 0: a tree seen at 0.7 on a tile seen without greenery at 0.9: both are now unsure, either way.
+    assert settled["greenery"][0, 1] < 0.5 and settled["tree"][0, 1] < 0.5
+    z = 0.6 + 0.4 * 0.3 * 0.5
+    assert settled["greenery"][1, 1] == pytest.approx(0.6 / z, rel=1e-5)
+    assert settled["bird"][1, 1] == pytest.approx(0.3 / z, rel=1e-5)
+    for name in ("greenery", "tree", "bird"):
+        np.testing.assert_allclose(settled[name].sum(axis=1), 1.0, rtol=1e-6)
+    with pytest.raises(ValueError, match="no yes/no head 'water' with a class 'yes' to read a need by"):
+        settle(pred, [], needs=[Needs(("tree",), "water", "yes", pred.keys)])
 
 
 SQUARE = Head("square", (".", "#", "S", "G"))

@@ -73,7 +73,7 @@ def test_random_states_are_valid_plausible_tables(seed: int, crowded: bool) -> N
     board = table.board
     assert (table.setup.rows, table.setup.cols) == (PROFILE.setup["rows"], PROFILE.setup["cols"])
     tiles = [(r, c) for r, row in enumerate(board.tiles) for c, t in enumerate(row) if t != rules.NO_TILE]
-    start = art.start_cells(table.setup)
+    start = rules.start_cells(table.setup)
     assert set(start) <= set(tiles)
     assert 35 <= len(tiles) - len(start) <= 60
     assert 10 <= len(board.decorations) <= 35
@@ -98,8 +98,13 @@ def test_random_states_cover_the_vocabulary() -> None:
     slots = [slot for t in tables for side in rules.SIDES for slot in t.board.landscapes.side(side)]
     icons = {icon for slot in slots for icon in slot}
     assert icons == set(rules.ICONS)
-    tokens = {tok for t in tables for row in t.board.tiles for tok in row}
-    assert {"---", "g--", "-w-", "--r", "gwr", rules.NO_TILE} <= tokens
+    tiles = [rules.read_tile(tok) for t in tables for row in t.board.tiles for tok in row]
+    assert None in tiles
+    assert {tile.terrains for tile in tiles if tile} == {
+        tuple(t for t, keep in zip(rules.TERRAINS, keeps, strict=True) if keep)
+        for keeps in itertools.product((False, True), repeat=3)
+    }
+    assert {edge for tile in tiles if tile for edge in tile.edges} == set(rules.EDGES)
     shared = [
         cell
         for t in tables
@@ -107,6 +112,22 @@ def test_random_states_cover_the_vocabulary() -> None:
         if sum(d.cell == cell for d in t.board.decorations) > 1
     ]
     assert shared, "two decorations on one tile should turn up now and then"
+
+
+def test_touching_edges_match_unless_one_is_a_wall() -> None:
+    laid = walls = 0
+    for seed in SEEDS:
+        table = rules.parse(state(seed))
+        for cell, side, other, back in rules.touching_edges(table.setup):
+            tile, neighbour = rules.tile_at(table.board, cell), rules.tile_at(table.board, other)
+            if tile is None or neighbour is None:
+                continue
+            edge, facing = tile.edges[rules.SIDES.index(side)], neighbour.edges[rules.SIDES.index(back)]
+            laid += 1
+            walls += rules.WALL in (edge, facing)
+            assert edge == facing or rules.WALL in (edge, facing), (seed, cell, other)
+    # Most edges touch another tile, and a few of those are walls against something else.
+    assert laid > 50 * len(SEEDS) and 0 < walls < laid / 5
 
 
 def test_crowded_states_put_decorations_together_and_characters_beside_them() -> None:
@@ -125,7 +146,7 @@ def test_crowded_states_put_decorations_together_and_characters_beside_them() ->
     crowded_together, crowded_beside, crowded_total = counts(True)
     # Same garden sizes and decoration counts, far more of them sharing a tile or standing by a miniature.
     assert abs(crowded_total - total) < 0.2 * total
-    assert crowded_together > 3 * together and crowded_beside > 2 * beside
+    assert crowded_together > 3 * together and crowded_beside > 1.5 * beside
 
 
 def test_only_artists_that_crowd_render_crowded_boards() -> None:
@@ -148,7 +169,8 @@ def test_cell_labels_agree_with_the_state(seed: int) -> None:
     labels = ARTIST.cell_labels(PROFILE, data)
     assert set(labels) == {r.name for r in PROFILE.regions}
     grid = labels["grid"]
-    assert [[label[:3] for label in row] for row in grid] == [list(row) for row in board.tiles]
+    tokens = [[label.partition("/")[0].partition("@")[0] for label in row] for row in grid]
+    assert tokens == [list(row) for row in board.tiles]
     flat = [label for row in grid for label in row]
     assert sum(label.count("/") for label in flat) == len(board.decorations)
     assert sum(label.count("@") for label in flat) == len(board.characters)

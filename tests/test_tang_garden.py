@@ -576,6 +576,50 @@ def test_tile_tokens() -> None:
         read_tile("wg-")
 
 
+def test_tile_edges() -> None:
+    tile = read_tile("gpxg")
+    assert tile is not None and tile.edges == ("greenery", "footpath", "wall", "greenery")
+    assert tile.terrains == ("greenery",) and tile.token == "gpxg"
+    assert Tile.from_edges(tile.edges) == tile
+    rocky = read_tile("rwpx")
+    assert rocky is not None and rocky.terrains == ("water", "rock")
+    assert read_tile("pppx") == Tile(edges=("footpath",) * 3 + ("wall",))
+    with pytest.raises(ValueError, match="unknown tile token 'gpxq'"):
+        read_tile("gpxq")
+    with pytest.raises(ValueError, match="a tile has 4 edges"):
+        Tile.from_edges(("greenery", "water"))
+
+
+PATHS_4X4 = "\n".join(" ".join(["pppp"] * 4) for _ in range(4))
+
+
+def edge_table(changes: dict[tuple[int, int], str]) -> TangTable:
+    rows = [line.split() for line in PATHS_4X4.splitlines()]
+    for (r, c), token in changes.items():
+        rows[r][c] = token
+    return TangTable(
+        TangSetup(rows=4, cols=4), from_text("\n".join(map(" ".join, rows))), (TangPlayer("A", 0),)
+    )
+
+
+def test_touching_edges_must_match_unless_one_is_a_wall() -> None:
+    assert check(edge_table({})) == ()
+    # (0, 0)'s east edge shows greenery against (0, 1)'s footpath; (3, 0)'s south edge faces the border.
+    problems = check(edge_table({(0, 0): "pgpp", (3, 0): "ppgp"}))
+    assert [(p.code, p.where) for p in problems] == [("unmatched-edges", "tiles[0][0]")]
+    assert "E edge (greenery) lies against the W edge" in str(problems[0])
+    assert check(edge_table({(0, 0): "pgpp", (0, 1): "pppg"})) == ()
+    # A wall lies against anything, on either side.
+    assert check(edge_table({(0, 0): "pgpp", (0, 1): "pppx"})) == ()
+    assert check(edge_table({(0, 0): "pxpp", (0, 1): "pppr"})) == ()
+    # The starting tile's quarters (the middle 2 x 2) are one printed tile, and a tile given by its
+    # terrains has no edges to match.
+    assert check(edge_table({(1, 1): "pgpp", (2, 2): "gppp"})) == ()
+    assert check(edge_table({(0, 0): "pgpp", (0, 1): "-w-"})) == ()
+    # An empty space matches anything.
+    assert check(edge_table({(0, 0): "pgpp", (0, 1): "..."})) == ()
+
+
 def test_minimal_state_takes_the_defaults() -> None:
     t = parse({"tiles": GREEN_8X8.splitlines(), "players": [{"coins": 3}]})
     assert t.setup == TangSetup()

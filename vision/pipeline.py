@@ -140,6 +140,7 @@ def read_board(
         reader.distinct(profile, entered),
         reader.known(profile),
         reader.counted(profile, entered),
+        reader.needs(profile),
     ).readings()
     confidences = {
         key: min(reading[head][1] for head in reader.region_heads(key[0]))

@@ -19,7 +19,17 @@ from scoring.core import StateError
 from scoring.fields import as_list, as_str
 from vision.cells import CellKey
 from vision.profile import BoardProfile
-from vision.reader_api import Counted, Distinct, Head, Known, OneOf, Reading, TurnedLook, class_index
+from vision.reader_api import (
+    Counted,
+    Distinct,
+    Head,
+    Known,
+    Needs,
+    OneOf,
+    Reading,
+    TurnedLook,
+    class_index,
+)
 
 # The marker colours of the synthetic table (models.synth.games.four_gardens.MARKER_COLOURS): what the shipped
 # model has learnt, and the colours a profile that names none is read for.
@@ -111,6 +121,9 @@ class FourGardensReader:
         return ()
 
     def counted(self, profile: BoardProfile, hand: Mapping[str, Any]) -> tuple[Counted, ...]:
+        return ()
+
+    def needs(self, profile: BoardProfile) -> tuple[Needs, ...]:
         return ()
 
     def known(self, profile: BoardProfile) -> tuple[Known, ...]:
@@ -282,6 +295,9 @@ class RewardReader:
         return ()
 
     def counted(self, profile: BoardProfile, hand: Mapping[str, Any]) -> tuple[Counted, ...]:
+        return ()
+
+    def needs(self, profile: BoardProfile) -> tuple[Needs, ...]:
         return ()
 
     def known(self, profile: BoardProfile) -> tuple[Known, ...]:

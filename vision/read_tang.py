@@ -7,10 +7,11 @@ its icons joined by ``+``, or ``.``.
 Heads. ``tile``: whether a tile lies on the space; one yes/no head per terrain (``greenery``, ``water``,
 ``rock``: whether any of the tile's edges shows it; "no" on an empty space), from which the tile's token is
 put together. Each terrain is learnt from every tile rather than from the few of each of the eight
-combinations a single head over the tokens had to tell apart. One yes/no head per decoration design,
-since a tile may hold any two of them, even two trees of different species; tree heads are numbered by the
-species' place in the setup's ``tree_species``, the order the tree designs are printed in. ``character``
-and its ``facing``. On landscape slots, one head per icon counting it (a large tile may show one icon twice).
+combinations a single head over the tokens had to tell apart (a tile's token may also name its edges: the
+heads read only which terrains they show). One yes/no head per decoration design, since a tile may hold any
+two of them, even two trees of different species; tree heads are numbered by the species' place in the
+setup's ``tree_species``, the order the tree designs are printed in. ``character`` and its ``facing``. On
+landscape slots, one head per icon counting it (a large tile may show one icon twice).
 
 Characters are 30 mm tall: seen obliquely, a top face lands up to a tile away from where the miniature
 stands, so crops carry context and the classifier learns to follow the body down to its footprint.
@@ -32,6 +33,7 @@ from vision.reader_api import (
     Distinct,
     Head,
     Known,
+    Needs,
     OneOf,
     Reading,
     Summed,
@@ -138,6 +140,15 @@ class TangReader:
         owners = _owners(hand)
         allowed = frozenset().union(*owners) if owners else None
         return (Distinct("character", NO_CHARACTER, grid, allowed, owners),)
+
+    def needs(self, profile: BoardProfile) -> tuple[Needs, ...]:
+        """A decoration stands only on a tile showing its terrain (the rulebook's Place a Decoration: a tree
+        on greenery), so a decoration seen is evidence of its terrain, and a tile seen without the terrain
+        evidence against the decoration."""
+        grid = tuple(("grid", r, c) for r, c in profile.region("grid").cells())
+        return tuple(
+            Needs(tuple(h for h in DECORATION_HEADS if _needs(h) == t), t, "yes", grid) for t in TERRAIN_HEADS
+        )
 
     def counted(self, profile: BoardProfile, hand: Mapping[str, Any]) -> tuple[Counted | Summed, ...]:
         """A landscape slot holds a tile showing as many icons as the profile says tiles of its size show,
@@ -278,10 +289,16 @@ def _card_totals(hand: Mapping[str, Any]) -> dict[str, int] | None:
     return totals
 
 
+def _needs(head: str) -> str | None:
+    """The terrain the decoration a head reads stands on (``None``: any, a bridge)."""
+    return tang_garden.DECORATION_TERRAIN.get("tree" if head in TREE_HEADS else head)
+
+
 def _token(reading: Reading) -> str:
     if reading["tile"][0] == "no":
         return tang_garden.NO_TILE
-    return tang_garden.Tile(*(reading[name][0] == "yes" for name in TERRAIN_HEADS)).token
+    greenery, water, rock = (reading[name][0] == "yes" for name in TERRAIN_HEADS)
+    return tang_garden.Tile(greenery, water, rock).token
 
 
 def _slots(profile: BoardProfile) -> list[tuple[str, tuple[CellKey, ...]]]:

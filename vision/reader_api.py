@@ -90,6 +90,17 @@ class Summed:
 
 
 @dataclass(frozen=True)
+class Needs:
+    """A fact of play, not of a cell: on each of ``keys``, each of the yes/no heads ``heads`` reads ``yes``
+    only where the yes/no head ``needed`` does, as a Tang Garden tree stands only on a tile with greenery."""
+
+    heads: tuple[str, ...]
+    needed: str
+    yes: str
+    keys: tuple[CellKey, ...]
+
+
+@dataclass(frozen=True)
 class TurnedLook:
     """Cells likely to hold a piece (head ``gate`` below even odds of ``absent``) are read again from their
     crop turned by each quarter, and some heads' readings averaged over the four: those whose model learnt
@@ -160,6 +171,11 @@ class Reader(Protocol):
     def counted(self, profile: BoardProfile, hand: Mapping[str, Any]) -> tuple[Counted | Summed, ...]:
         """How many cells show a piece, where the hand-entered fields say, and how many pieces a cell shows,
         where the profile says (read with :func:`vision.reconstruct.settle`)."""
+        ...
+
+    def needs(self, profile: BoardProfile) -> tuple[Needs, ...]:
+        """Which pieces stand only with another thing on their cell (read with
+        :func:`vision.reconstruct.settle`)."""
         ...
 
     def assemble(

@@ -18,6 +18,7 @@ from vision.reader_api import (
     Distinct,
     Head,
     Known,
+    Needs,
     OneOf,
     Reader,
     Reading,
@@ -61,6 +62,9 @@ class AliceReader:
         return ()
 
     def counted(self, profile: BoardProfile, hand: Mapping[str, Any]) -> tuple[Counted, ...]:
+        return ()
+
+    def needs(self, profile: BoardProfile) -> tuple[Needs, ...]:
         return ()
 
     def known(self, profile: BoardProfile) -> tuple[Known, ...]:
@@ -130,6 +134,9 @@ class SanssouciReader:
         return ()
 
     def counted(self, profile: BoardProfile, hand: Mapping[str, Any]) -> tuple[Counted, ...]:
+        return ()
+
+    def needs(self, profile: BoardProfile) -> tuple[Needs, ...]:
         return ()
 
     def known(self, profile: BoardProfile) -> tuple[Known, ...]:
@@ -202,6 +209,9 @@ class ZenReader:
     def counted(self, profile: BoardProfile, hand: Mapping[str, Any]) -> tuple[Counted, ...]:
         return ()
 
+    def needs(self, profile: BoardProfile) -> tuple[Needs, ...]:
+        return ()
+
     def known(self, profile: BoardProfile) -> tuple[Known, ...]:
         return ()
 
@@ -259,6 +269,9 @@ class CustomGridReader:
         return ()
 
     def counted(self, profile: BoardProfile, hand: Mapping[str, Any]) -> tuple[Counted, ...]:
+        return ()
+
+    def needs(self, profile: BoardProfile) -> tuple[Needs, ...]:
         return ()
 
     def known(self, profile: BoardProfile) -> tuple[Known, ...]:

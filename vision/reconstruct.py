@@ -7,7 +7,8 @@ on it, given what every cell of the group shows. Where each piece is unique (a T
 cells read as the same piece hold it and another: the cells are read as the likeliest arrangement of
 distinct pieces. Where the board's printing fixes a cell (Sanssouci's row 1 is printed built), the cell reads
 as the printing says unless it plainly shows otherwise. Where the hand entry says how many cells show a
-thing (a Tang Garden decoration per card kept), the likeliest that many show it.
+thing (a Tang Garden decoration per card kept), the likeliest that many show it. Where a piece needs
+something on its cell (a Tang Garden tree stands on greenery), the cell's two readings are read together.
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ from scipy.optimize import linear_sum_assignment
 
 from vision.cells import CellKey
 from vision.classify import CellPredictions
-from vision.reader_api import Counted, Distinct, Known, OneOf, Summed
+from vision.reader_api import Counted, Distinct, Known, Needs, OneOf, Summed
 
 # Probabilities are kept this far from 0 and 1, so one cell read with certainty cannot divide by zero.
 _EPSILON = 1e-6
@@ -41,6 +42,7 @@ def settle(
     distinct: Sequence[Distinct] = (),
     known: Sequence[Known] = (),
     counted: Sequence[Counted | Summed] = (),
+    needs: Sequence[Needs] = (),
 ) -> CellPredictions:
     """``predictions`` with each group's cells read as one.
 
@@ -60,11 +62,17 @@ def settle(
     ``counted`` (a number of cells show a class): the cells likeliest to show it do, the others do not; each
     cell so turned reads :data:`PLACED_BY_COUNT` sure. A :class:`Summed` fact (a cell's counts on some heads
     add up to one of some totals): each of its cells reads the likeliest counts that do (:func:`_summed`).
+
+    ``needs`` (pieces that stand only with another thing): first, as evidence on each cell's own reading:
+    a fact's heads read yes only with the head they need (:func:`_needs`).
+
     Cells in no group are unchanged."""
-    if not groups and not distinct and not known and not counted:
+    if not groups and not distinct and not known and not counted and not needs:
         return predictions
     index = {key: i for i, key in enumerate(predictions.keys)}
     probabilities = {name: p.copy() for name, p in predictions.probabilities.items()}
+    for need in needs:
+        _needs(predictions, index, probabilities, need)
     for fact in known:
         rows, p, classes = _group(predictions, index, probabilities, fact)
         weight = np.array([1.0 if name in fact.classes else AGAINST_PRINTING for name in classes], np.float32)
@@ -210,6 +218,42 @@ def _summed(
             own = int(probabilities[name][row].argmax())
             if own != k:
                 _turn(probabilities[name][row], k, own)
+
+
+def _yes(predictions: CellPredictions, name: str, yes: str) -> int:
+    """The index of class ``yes`` on the yes/no head ``name``."""
+    head = next((h for h in predictions.heads if h.name == name), None)
+    if head is None or len(head.classes) != 2 or yes not in head.classes:
+        raise ValueError(f"no yes/no head {name!r} with a class {yes!r} to read a need by")
+    return head.classes.index(yes)
+
+
+def _needs(
+    predictions: CellPredictions,
+    index: dict[CellKey, int],
+    probabilities: dict[str, NDArray[np.float32]],
+    fact: Needs,
+) -> None:
+    """Each cell's ``fact.heads`` and the head they need, read together: of the ways its readings may be
+    (each taken as independent of the others), those with a head at yes and the needed one at no cannot be.
+    With needed-yes read p and each head yes read d_i, the chance of needed-yes is p / Z and of head i's yes
+    p d_i / Z, where Z = p + (1 - p) times the chance that no head reads yes. Changes ``probabilities`` in
+    place."""
+    needed = _yes(predictions, fact.needed, fact.yes)
+    yes = {name: _yes(predictions, name, fact.yes) for name in fact.heads}
+    rows = np.array([index[key] for key in fact.keys], dtype=np.intp)
+    p = probabilities[fact.needed][rows, needed].astype(np.float64)
+    none = np.ones(len(rows))
+    for name, k in yes.items():
+        none *= 1.0 - probabilities[name][rows, k]
+    z = np.clip(p + (1.0 - p) * none, _EPSILON, None)
+    for name, k in yes.items():
+        heads = probabilities[name]
+        heads[rows, k] = p * heads[rows, k] / z
+        heads[rows, 1 - k] = 1.0 - heads[rows, k]
+    own = probabilities[fact.needed]
+    own[rows, needed] = p / z
+    own[rows, 1 - needed] = 1.0 - own[rows, needed]
 
 
 def _turn(cell: NDArray[np.float32], to: int, against: int) -> None:

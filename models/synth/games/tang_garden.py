@@ -77,6 +77,10 @@ CORNERS = np.array([(-1.0, -1.0), (1.0, -1.0), (1.0, 1.0), (-1.0, 1.0)])
 QUARTER_TURN = np.array([[0.0, 1.0], [-1.0, 0.0]])
 # Edges other than terrain: a tile of only footpaths and walls has no terrain at all.
 PLAIN_EDGES = ("footpath", "wall")
+# A grown garden's edges: how often one is a footpath, how often a tile's side is a wall, and how strongly
+# the terrain fields pick an edge's terrain (higher: larger patches of one terrain).
+FOOTPATH_SHARE, WALL_SHARE = 0.3, 0.06
+TERRAIN_CONTRAST = 1.5
 # The margin around a garden tile (a share of its side): the board shows between two tiles, so a crop's
 # classifier can tell a tile's own edge band from its neighbour's just across the gap.
 TILE_INSET = 0.05
@@ -116,12 +120,6 @@ def _table(state: Mapping[str, Any]) -> rules.TangTable:
     table = rules.parse(state)
     require_valid(rules.check(table))
     return table
-
-
-def start_cells(setup: rules.TangSetup) -> tuple[tuple[int, int], ...]:
-    """The four spaces under the 2 x 2 starting tile, in the middle of the grid."""
-    r0, c0 = (setup.rows - 2) // 2, (setup.cols - 2) // 2
-    return (r0, c0), (r0, c0 + 1), (r0 + 1, c0), (r0 + 1, c0 + 1)
 
 
 def slot_cells(profile: BoardProfile, side: str) -> list[tuple[Region, int, int]]:
@@ -238,7 +236,7 @@ class TangArtist:
         image = paper(frame.size_wh, pack.colour(BOARD), pack.grain, rng)
         grid = profile.region("grid")
         _board_print(image, profile, pack, s)
-        start = start_cells(table.setup)
+        start = rules.start_cells(table.setup)
         tiles = {(r, c): rules.read_tile(board.tiles[r][c]) for r, c in grid.cells()}
         if all(tiles[cell] is not None for cell in start):
             (x0, y0, _, _), (_, _, x1, y1) = cell_rect_mm(grid, *start[0]), cell_rect_mm(grid, *start[3])
@@ -297,13 +295,10 @@ class TangArtist:
 
 
 def _grow_garden(setup: rules.TangSetup, rng: np.random.Generator) -> dict[tuple[int, int], rules.Tile]:
-    """The starting tile plus 35-60 garden tiles, each laid beside one already down.
-
-    Terrains follow smooth random fields, so forests, lakes and rockeries form patches as they do when
-    players match edges.
-    """
+    """The starting tile plus 35-60 garden tiles, each laid beside one already down, every two touching
+    edges alike (or one a wall), as the rulebook has players lay them."""
     rows, cols = setup.rows, setup.cols
-    start = start_cells(setup)
+    start = rules.start_cells(setup)
     placed = set(start)
     target = len(start) + int(rng.integers(35, 61))
     while len(placed) < min(target, rows * cols):
@@ -320,14 +315,32 @@ def _grow_garden(setup: rules.TangSetup, rng: np.random.Generator) -> dict[tuple
         cv2.resize(rng.normal(0, 1, (rows // 3 + 2, cols // 3 + 2)).astype(np.float32), (cols, rows))
         for _ in rules.TERRAINS
     ]
-    tiles = {}
-    for r, c in sorted(placed):
-        present = [f[r, c] + rng.normal(0, 0.6) > -0.1 for f in fields]
-        if (r, c) in start:  # the starting tile is the richly coloured one
-            while sum(present) < 2:
-                present[int(rng.integers(3))] = True
-        tiles[(r, c)] = rules.Tile(*present)
-    return tiles
+
+    def edge(cells: Sequence[tuple[int, int]]) -> str:
+        """An edge between ``cells`` (one, at the border or a gap), its terrain likeliest where the fields
+        are high, so that forests, lakes and rockeries form patches."""
+        if rng.random() < FOOTPATH_SHARE:
+            return "footpath"
+        weights = np.exp(TERRAIN_CONTRAST * np.array([np.mean([f[rc] for rc in cells]) for f in fields]))
+        return rules.TERRAINS[int(rng.choice(len(weights), p=weights / weights.sum()))]
+
+    sides: dict[tuple[int, int], list[str]] = {cell: ["", "", "", ""] for cell in placed}
+    for cell, side, other, back in rules.touching_edges(setup):
+        if cell in placed and other in placed:
+            # Laid against each other, both tiles show the same edge (Build the Garden).
+            sides[cell][rules.SIDES.index(side)] = sides[other][rules.SIDES.index(back)] = edge((cell, other))
+    for cell in sorted(placed):
+        for k, value in enumerate(sides[cell]):
+            if not value:  # the border, a gap, or within the starting tile
+                sides[cell][k] = edge((cell,))
+            if rng.random() < WALL_SHARE:  # a wall lies against whatever its neighbour shows
+                sides[cell][k] = rules.WALL
+    for cell in start:  # the starting tile is the richly coloured one: two terrains at least per quarter
+        steps = enumerate(rules.STEPS.values())
+        inner = [k for k, (dr, dc) in steps if (cell[0] + dr, cell[1] + dc) in start]
+        while len(set(sides[cell]) & set(rules.TERRAINS)) < 2:
+            sides[cell][inner[int(rng.integers(len(inner)))]] = rules.TERRAINS[int(rng.integers(3))]
+    return {cell: rules.Tile.from_edges(sides[cell]) for cell in sorted(placed)}
 
 
 def _decorate(
@@ -502,7 +515,10 @@ def _compass(image: Image, centre: tuple[float, float], radius: float, pack: Art
 
 
 def _edges(tile: rules.Tile, rng: np.random.Generator) -> list[str]:
-    """The N, E, S, W edges of a tile showing exactly its terrains, the rest footpaths and walls."""
+    """The N, E, S, W edges of a tile: its own where it has them, else edges showing exactly its terrains
+    (a hand-written state's tile), the rest footpaths and walls."""
+    if tile.edges:
+        return list(tile.edges)
     terrains = list(tile.terrains)
     edges = list(terrains)
     while len(edges) < 4:
