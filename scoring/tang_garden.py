@@ -217,8 +217,9 @@ def touching_edges(setup: TangSetup) -> tuple[tuple[Cell, str, Cell, str], ...]:
     the edges between them are not laid against each other.
 
     Example:
-        >>> touching_edges(TangSetup(rows=1, cols=2))
-        (((0, 0), 'E', (0, 1), 'W'),)
+        >>> pairs = touching_edges(TangSetup())
+        >>> pairs[0], len(pairs)
+        (((0, 0), 'E', (0, 1), 'W'), 108)
     """
     inside = set(start_cells(setup))
     pairs = []
