@@ -241,6 +241,26 @@ def test_a_decoration_needs_its_terrain_and_is_evidence_for_it() -> None:
         settle(pred, [], needs=[Needs(("tree",), "water", "yes", pred.keys)])
 
 
+def test_a_decoration_the_cards_place_brings_its_terrain_flagged() -> None:
+    pred = _predictions(
+        (GRASS, TREE, BIRD),
+        {
+            "greenery": [[0.8, 0.2], [0.9, 0.1], [0.1, 0.9]],
+            "tree": [[0.6, 0.4], [0.9, 0.1], [0.95, 0.05]],
+            "bird": [[1.0, 0.0], [1.0, 0.0], [1.0, 0.0]],
+        },
+    )
+    needs = [Needs(("tree", "bird"), "greenery", "yes", pred.keys)]
+    # Read together, tile 0's tree (0.4) and greenery (0.2) are both doubtful, but it is the likeliest tree.
+    readings = settle(pred, [], [], [], [Counted("tree", "yes", pred.keys, 1)], needs=needs).readings()
+    k = pred.keys
+    for head in ("tree", "greenery"):
+        assert readings[k[0]][head][0] == "yes"
+        assert readings[k[0]][head][1] == pytest.approx(PLACED_BY_COUNT)
+    assert readings[k[1]]["greenery"][0] == "no" and readings[k[2]]["greenery"][0] == "yes"
+    assert [readings[key]["tree"][0] for key in k[1:]] == ["no", "no"]
+
+
 SQUARE = Head("square", (".", "#", "S", "G"))
 
 

@@ -64,7 +64,8 @@ def settle(
     add up to one of some totals): each of its cells reads the likeliest counts that do (:func:`_summed`).
 
     ``needs`` (pieces that stand only with another thing): first, as evidence on each cell's own reading:
-    a fact's heads read yes only with the head they need (:func:`_needs`).
+    a fact's heads read yes only with the head they need (:func:`_needs`); and last, where a count put a
+    piece on a cell read without what it needs, that reads :data:`PLACED_BY_COUNT` sure.
 
     Cells in no group are unchanged."""
     if not groups and not distinct and not known and not counted and not needs:
@@ -106,6 +107,8 @@ def settle(
             continue
         rows, p, classes = _group(predictions, index, probabilities, tally)
         p[rows] = _counted(p[rows], classes.index(tally.present), tally.count)
+    for need in needs:
+        _needed_after_counts(predictions, index, probabilities, need)
     return CellPredictions(predictions.keys, predictions.heads, probabilities, predictions.embedding)
 
 
@@ -254,6 +257,24 @@ def _needs(
     own = probabilities[fact.needed]
     own[rows, needed] = p / z
     own[rows, 1 - needed] = 1.0 - own[rows, needed]
+
+
+def _needed_after_counts(
+    predictions: CellPredictions,
+    index: dict[CellKey, int],
+    probabilities: dict[str, NDArray[np.float32]],
+    fact: Needs,
+) -> None:
+    """A cell where one of ``fact.heads`` reads yes and the needed head no (read together by
+    :func:`_needs`, only a count can have put the piece there) reads the needed head yes, only just.
+    Changes ``probabilities`` in place."""
+    needed = _yes(predictions, fact.needed, fact.yes)
+    yes = {name: _yes(predictions, name, fact.yes) for name in fact.heads}
+    for key in fact.keys:
+        own = probabilities[fact.needed][index[key]]
+        shown = any(probabilities[name][index[key]].argmax() == k for name, k in yes.items())
+        if shown and own.argmax() != needed:
+            _turn(own, needed, 1 - needed)
 
 
 def _turn(cell: NDArray[np.float32], to: int, against: int) -> None:
