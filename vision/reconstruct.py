@@ -223,12 +223,16 @@ def _summed(
                 _turn(probabilities[name][row], k, own)
 
 
-def _yes(predictions: CellPredictions, name: str, yes: str) -> int:
-    """The index of class ``yes`` on the yes/no head ``name``."""
-    head = next((h for h in predictions.heads if h.name == name), None)
-    if head is None or len(head.classes) != 2 or yes not in head.classes:
-        raise ValueError(f"no yes/no head {name!r} with a class {yes!r} to read a need by")
-    return head.classes.index(yes)
+def _need_classes(predictions: CellPredictions, fact: Needs) -> tuple[int, dict[str, int]]:
+    """The index of class ``fact.yes`` on the needed head, and on each of the heads that need it."""
+
+    def yes(name: str) -> int:
+        head = next((h for h in predictions.heads if h.name == name), None)
+        if head is None or len(head.classes) != 2 or fact.yes not in head.classes:
+            raise ValueError(f"no yes/no head {name!r} with a class {fact.yes!r} to read a need by")
+        return head.classes.index(fact.yes)
+
+    return yes(fact.needed), {name: yes(name) for name in fact.heads}
 
 
 def _needs(
@@ -242,8 +246,7 @@ def _needs(
     With needed-yes read p and each head yes read d_i, the chance of needed-yes is p / Z and of head i's yes
     p d_i / Z, where Z = p + (1 - p) times the chance that no head reads yes. Changes ``probabilities`` in
     place."""
-    needed = _yes(predictions, fact.needed, fact.yes)
-    yes = {name: _yes(predictions, name, fact.yes) for name in fact.heads}
+    needed, yes = _need_classes(predictions, fact)
     rows = np.array([index[key] for key in fact.keys], dtype=np.intp)
     p = probabilities[fact.needed][rows, needed].astype(np.float64)
     none = np.ones(len(rows))
@@ -268,13 +271,14 @@ def _needed_after_counts(
     """A cell where one of ``fact.heads`` reads yes and the needed head no (read together by
     :func:`_needs`, only a count can have put the piece there) reads the needed head yes, only just.
     Changes ``probabilities`` in place."""
-    needed = _yes(predictions, fact.needed, fact.yes)
-    yes = {name: _yes(predictions, name, fact.yes) for name in fact.heads}
-    for key in fact.keys:
-        own = probabilities[fact.needed][index[key]]
-        shown = any(probabilities[name][index[key]].argmax() == k for name, k in yes.items())
-        if shown and own.argmax() != needed:
-            _turn(own, needed, 1 - needed)
+    needed, yes = _need_classes(predictions, fact)
+    rows = np.array([index[key] for key in fact.keys], dtype=np.intp)
+    shown = np.zeros(len(rows), dtype=bool)
+    for name, k in yes.items():
+        shown |= probabilities[name][rows].argmax(axis=1) == k
+    own = probabilities[fact.needed]
+    for row in rows[shown & (own[rows].argmax(axis=1) != needed)]:
+        _turn(own[row], needed, 1 - needed)
 
 
 def _turn(cell: NDArray[np.float32], to: int, against: int) -> None:
