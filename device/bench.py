@@ -38,6 +38,9 @@ from vision.profile import default_profile
 from vision.readers import IGNORE, get_reader
 
 FOUND_TOLERANCE = 0.02
+# A board is in view when every mark on it (a decoration, a landscape icon: models.synth.scene.Mark) shows at
+# least this share past the pieces standing over it: a camera can read what is half hidden, not what is gone.
+MARK_SHOWN = 0.5
 
 
 @dataclass
@@ -68,6 +71,10 @@ class BenchResult:
     positions: list[int] = field(default_factory=lambda: [0, 0])
     # Seconds enrolment took from the user's photos (read, measured, fitted), when the run enrolled first.
     enroll_s: float | None = None
+    # Boards with every mark in view (MARK_SHOWN), and of those the ones scored exactly: how much of what is
+    # missed is out of any camera's sight on this table.
+    in_view: int = 0
+    exact_in_view: int = 0
 
     def table(self) -> dict[str, Any]:
         def pct(a: int, b: int) -> float:
@@ -90,6 +97,8 @@ class BenchResult:
             "scores_exact_pct": pct(self.exact, self.boards),
             "wrong_scores_pct": pct(self.wrong_scores, self.boards),
             "silent_wrong_scores_pct": pct(self.silent_wrong_scores, self.boards),
+            "boards_in_view_pct": pct(self.in_view, self.boards),
+            "scores_exact_in_view_pct": pct(self.exact_in_view, self.in_view),
             "latency_ms": stats,
             "peak_rss_mb": round(self.peak_rss_mb, 1),
             "head_error_found_boards_pct": {
@@ -171,6 +180,11 @@ def _count_placed(result: BenchResult, placed: list[bool]) -> None:
     result.positions[1] += len(placed)
 
 
+def in_sight(board_truth: dict[str, Any]) -> bool:
+    """Whether every mark on a rendered board shows at least :data:`MARK_SHOWN` of itself in the photo."""
+    return all(mark["shown"] >= MARK_SHOWN for mark in board_truth.get("marks", []))
+
+
 def _kind(region: str) -> str:
     return region.partition(":")[0]
 
@@ -238,6 +252,8 @@ def run_bench(
         board = truth["boards"][0]
         camera = photo.camera()
         result.boards += 1
+        in_view = in_sight(board)
+        result.in_view += in_view
         started = time.perf_counter()
         try:
             scored = score_image(
@@ -309,6 +325,7 @@ def run_bench(
         if match in given:
             exact = _exact(game, board["state"], dict(match.state))
             result.exact += exact
+            result.exact_in_view += exact and in_view
             wrong = (
                 not exact and _totals(game, _candidate(game, board["state"], dict(match.state))) is not None
             )
@@ -350,6 +367,11 @@ def format_table(results: list[dict[str, Any]]) -> str:
         if "track_positions_exact_pct" in r:
             exact += f"; every marker placed as the truth's: {r['track_positions_exact_pct']:.2f}"
         rows.append(f"{'':<14} regions read exactly %: {exact}")
+        if r["boards_in_view_pct"] < 100:
+            rows.append(
+                f"{'':<14} boards with every decoration and icon at least {MARK_SHOWN:.0%} in view: "
+                f"{r['boards_in_view_pct']:.2f} %, their scores exact {r['scores_exact_in_view_pct']:.2f} %"
+            )
     return "\n".join(rows)
 
 

@@ -231,7 +231,7 @@ def cmd_debug(args: argparse.Namespace) -> int:
 
     from device.photo import load_classifier, load_segmenter, score_image
     from vision.cells import cut_along_lean, cut_cells
-    from vision.classify import gated
+    from vision.classify import gated, unsure_rows
     from vision.debug import cell_sheet, draw_masks, draw_quads, draw_reading
     from vision.image_io import read_image
     from vision.locate import locate
@@ -265,6 +265,22 @@ def cmd_debug(args: argparse.Namespace) -> int:
             classifier.lean_up,
         )
         cv2.imwrite(str(out / f"3-board{i}-cells.png"), cell_sheet(cells))
+        shifted = reader.shifted_look
+        if shifted is not None:
+            # The crops the cells read unsure were read again from, cut off their place.
+            unsure = unsure_rows(classifier.classify(cells), shifted, reader.region_heads)
+            if len(unsure):
+                again = cut_cells(
+                    board.reading.rectified,
+                    reader.regions,
+                    classifier.context_mm,
+                    classifier.crop_px,
+                    classifier.lean_up,
+                    shifted.offsets_mm(),
+                    frozenset(cells.keys[row] for row in unsure),
+                )
+                cv2.imwrite(str(out / f"3-board{i}-shifted.png"), cell_sheet(again))
+                written += 1
         look = reader.turned_look
         if look is not None and look.top_mm:
             # The crops a standing piece's facing was read from, moved along its lean.

@@ -156,12 +156,13 @@ def _score_board(reading: BoardReading) -> ScoredBoard:
         state = rules.parse(reading.state)
     except StateError as exc:
         return ScoredBoard(reading, reading.state, None, (*reading.flags, f"not scored: {exc}"))
-    problems = rules.check(state)
-    if problems:
+    try:
+        # The rules check the state before they score it: a state they refuse says why.
+        result = rules.score(state)
+    except InvalidState as exc:
         return ScoredBoard(
-            reading, reading.state, None, (*reading.flags, *(f"not scored: {p}" for p in problems))
+            reading, reading.state, None, (*reading.flags, *(f"not scored: {p}" for p in exc.problems))
         )
-    result = rules.score(state)
     if isinstance(result, TableScore):
         return ScoredBoard(reading, reading.state, None, reading.flags, table=result)
     return ScoredBoard(reading, reading.state, result, reading.flags)
@@ -182,15 +183,15 @@ def _score_table(game: str, readings: list[BoardReading], hand: Mapping[str, Any
         return [ScoredBoard(r, players[i], None, (*r.flags, reason)) for i, r in enumerate(readings)]
     table = table_state(game, players, hand)
     extra: tuple[str, ...]
+    result = None
     try:
-        state = rules.parse(table)
-        problems = rules.check(state)
-        result = None if problems else rules.score(state)
-    except (StateError, InvalidState) as exc:
-        problems, result = (), None
+        result = rules.score(rules.parse(table))
+    except InvalidState as exc:
+        extra = tuple(f"not scored: {p}" for p in exc.problems)
+    except StateError as exc:
         extra = (f"not scored: {exc}",)
     else:
-        extra = tuple(f"not scored: {p}" for p in problems)
+        extra = ()
     out = []
     for i, reading in enumerate(readings):
         breakdown = result.players[i] if isinstance(result, TableScore) else None

@@ -17,7 +17,7 @@ from models.synth.camera import PhotoOptions
 from models.synth.render import RenderSpec, render_photo
 from vision.cells import cut_cells, margin_mm
 from vision.geometry import apply_homography, quad_size
-from vision.orient import rotations, thumbnail
+from vision.orient import rotated_thumbnails
 from vision.profile import default_profile
 from vision.readers import get_reader
 from vision.rectify import board_homography, rectify
@@ -56,7 +56,7 @@ def _photo_cells(args: tuple[str, int, int, tuple[str, ...], float, float, int, 
     rng = np.random.default_rng([seed, index, 7])
     crops = []
     targets: dict[str, list[int]] = {h.name: [] for h in reader.heads}
-    thumbs = []
+    thumbs: list[NDArray[np.uint8]] = []
     upright: list[float] = []
     for board in truth["boards"]:
         truth_quad = apply_homography(np.array(board["board_to_image"]), profile.corners_mm)
@@ -65,9 +65,8 @@ def _photo_cells(args: tuple[str, int, int, tuple[str, ...], float, float, int, 
         for view in range(views):
             ideal = truth_quad + rng.normal(0, CORNER_JITTER * size, truth_quad.shape)
             if view == 0:
-                for k, corners in enumerate(rotations(ideal)):
-                    thumbs.append(thumbnail(image, profile, corners, camera))
-                    upright.append(1.0 if k == 0 else 0.0)
+                thumbs.extend(rotated_thumbnails(image, profile, ideal, camera))
+                upright += [1.0, 0.0, 0.0, 0.0]
             margin = margin_mm(profile, reader.context_mm, reader.lean_up)
             rect = rectify(image, profile, board_homography(profile, ideal), camera, margin_mm=margin)
             cells = cut_cells(rect, reader.regions, reader.context_mm, reader.crop_px, reader.lean_up)

@@ -5,12 +5,13 @@ from __future__ import annotations
 import copy
 import json
 from pathlib import Path
+from typing import Any
 
 import cv2
 import numpy as np
 import pytest
 
-from device.bench import _tracks_placed
+from device.bench import _tracks_placed, in_sight
 from models.synth.camera import PhotoOptions
 from models.synth.render import RenderSpec, render_photo
 from scoring.registry import get_game
@@ -132,6 +133,17 @@ def test_bench_prints_a_table_and_writes_json(capsys: pytest.CaptureFixture[str]
     assert result["regions_exact_pct"] == {"grid": result["boards_perfect_pct"]}
     assert "enroll_s" not in result  # no enrolment in this run
     assert "track_positions_exact_pct" not in result  # a Four Gardens figure
+    # Nothing on an Alice's Garden board stands over anything else.
+    assert result["boards_in_view_pct"] == 100.0
+    assert result["scores_exact_in_view_pct"] == result["scores_exact_pct"]
+
+
+def test_a_board_is_in_view_when_every_mark_shows_at_least_half() -> None:
+    def marks(*shown: float) -> dict[str, Any]:
+        return {"marks": [{"cell": ["grid", 0, i], "label": "bird", "shown": v} for i, v in enumerate(shown)]}
+
+    assert in_sight(marks(1.0, 0.5)) and in_sight(marks()) and in_sight({})
+    assert not in_sight(marks(1.0, 0.49))
 
 
 def test_bench_places_four_gardens_tracks_by_every_players_marker() -> None:
@@ -164,13 +176,15 @@ def test_debug_shows_the_crops_a_miniatures_facing_was_read_from(
     capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:
     """A Tang Garden photo taken at a slant: the miniatures whose lean leaves their tile's crop are cut again
-    along it, and the debug folder shows those crops as well."""
+    along it, the cells read unsure off their place, and the debug folder shows those crops as well."""
     photo = render_photo(RenderSpec(("tang-garden",), 20261121, options=PhotoOptions()), 2)
     image = tmp_path / "tang.jpg"
     image.write_bytes(photo.jpeg)
     out = tmp_path / "debug"
     code, printed, _ = _run(capsys, "debug", str(image), "--game", "tang-garden", "--out", str(out))
-    assert code == 0 and "Wrote 7 files" in printed
-    sheet = cv2.imread(str(out / "3-board1-moved.png"))
-    # At least a row of the model's 96-pixel crops.
-    assert sheet is not None and sheet.shape[0] >= 96
+    assert code == 0 and "Wrote 8 files" in printed
+    # At least a row of the model's 96-pixel crops: the moved ones, and those of the cells read unsure,
+    # cut again off their place.
+    for name in ("3-board1-moved.png", "3-board1-shifted.png"):
+        sheet = cv2.imread(str(out / name))
+        assert sheet is not None and sheet.shape[0] >= 96

@@ -6,6 +6,7 @@ import collections
 import itertools
 import json
 from collections.abc import Mapping
+from dataclasses import replace
 from typing import Any
 
 import cv2
@@ -19,7 +20,7 @@ from models.synth.scene import make_board
 from scoring import tang_garden as rules
 from scoring.core import InvalidState
 from tests.support import load_example
-from vision.geometry import BoardFrame, cell_at_mm
+from vision.geometry import BoardFrame, cell_at_mm, cell_rect_mm
 from vision.profile import default_profile, dump_profile, parse_profile
 
 PROFILE = default_profile(rules.GAME)
@@ -350,3 +351,36 @@ def test_the_profile_stays_valid_and_holds_every_slot() -> None:
     assert profile.region("grid").rows == rules.TangSetup().rows
     for side in rules.SIDES:
         assert len(art.slot_cells(profile, side)) == rules.MAX_SLOTS_PER_SIDE
+
+
+@pytest.mark.parametrize("turns", range(4))
+def test_a_point_of_a_turned_patch_is_found_in_the_patch(turns: int) -> None:
+    patch = np.arange(12).reshape(3, 4)
+    local = np.rot90(patch, k=turns)
+    for y, x in itertools.product(range(local.shape[0]), range(local.shape[1])):
+        px, py = art._unturned((x + 0.5, y + 0.5), (local.shape[1], local.shape[0]), turns)
+        assert patch[int(py), int(px)] == local[y, x]
+
+
+def test_the_truth_says_how_much_of_each_decoration_and_icon_shows() -> None:
+    """Miniatures 30 mm tall, photographed at a slant, hide part of what lies round them: each decoration and
+    landscape icon is a mark in the truth with the share of it that shows; with the miniatures lifted off,
+    all of every mark shows."""
+    rng = np.random.default_rng(3)
+    board = make_board(ARTIST, PROFILE, get_pack("meadow"), rng, 3.0, state(4, crowded=True))
+    parsed = rules.parse(board.state).board
+    icons = sum(len(slot) for side in rules.SIDES for slot in parsed.landscapes.side(side))
+    options = PhotoOptions(size_wh=(1152, 648), effects=False)
+    marks = photograph([board], np.random.default_rng(8), options).truth["boards"][0]["marks"]
+    assert len(marks) == len(parsed.decorations) + icons
+    labels = collections.Counter(m["label"] for m in marks if m["cell"][0] == "grid")
+    assert labels == collections.Counter(art.decoration_label(d) for d in parsed.decorations)
+    for mark in marks:
+        region, r, c = mark["cell"]
+        x0, y0, x1, y1 = cell_rect_mm(PROFILE.region(region), r, c)
+        assert x0 < mark["centre_mm"][0] < x1 and y0 < mark["centre_mm"][1] < y1, mark
+        assert 0.0 <= mark["shown"] <= 1.0
+    assert min(m["shown"] for m in marks) < 0.9
+    bare = replace(board, drawing=replace(board.drawing, pieces=()))
+    marks = photograph([bare], np.random.default_rng(8), options).truth["boards"][0]["marks"]
+    assert {m["shown"] for m in marks} == {1.0}

@@ -14,7 +14,7 @@ from vision.camera_model import CameraModel
 from vision.cells import cut_cells
 from vision.geometry import apply_homography, quad_size
 from vision.locate import Quad, find_quads
-from vision.orient import OrientationModel
+from vision.orient import OrientationModel, rotated_thumbnails, rotations, thumbnail
 from vision.pipeline import NoBoardError, read_board, read_photo
 from vision.profile import default_profile
 from vision.rectify import board_homography, rectify
@@ -68,6 +68,18 @@ def test_orientation_comes_from_the_board(game: str, seed: int) -> None:
     ]
     for found in results:
         np.testing.assert_allclose(found, ideal)
+
+
+@pytest.mark.parametrize("game", ["tang-garden", "sanssouci"])
+def test_a_square_boards_four_thumbnails_are_one_turned(game: str) -> None:
+    image, truth, camera = _photo(game, 2)
+    profile = default_profile(game)
+    ideal = camera.undistort_px(np.array(truth["boards"][0]["corners_xy"]))
+    each = np.stack([thumbnail(image, profile, c, camera) for c in rotations(ideal)]).astype(int)
+    turned = rotated_thumbnails(image, profile, ideal, camera).astype(int)
+    # Sanssouci's board is not square: each rotation is rectified alone. Tang Garden's are within a level.
+    assert np.abs(turned - each).max() <= (1 if game == "tang-garden" else 0)
+    assert len({t.tobytes() for t in turned}) == 4
 
 
 @pytest.mark.parametrize(

@@ -41,9 +41,17 @@ def margin_mm(profile: BoardProfile, context_mm: float, lean_up: bool) -> float:
 
 
 def cut_cells(
-    rectified: Rectified, regions: tuple[str, ...], context_mm: float, size_px: int, lean_up: bool = False
+    rectified: Rectified,
+    regions: tuple[str, ...],
+    context_mm: float,
+    size_px: int,
+    lean_up: bool = False,
+    offsets_mm: tuple[tuple[float, float], ...] = ((0.0, 0.0),),
+    only: frozenset[CellKey] | None = None,
 ) -> CellGrid:
-    """Each existing cell of ``regions``, grown by ``context_mm`` on every side, resized to ``size_px``.
+    """Each existing cell of ``regions`` (of those, the ones in ``only`` when given), grown by ``context_mm``
+    on every side, resized to ``size_px``; cut that far (x, y) off the cell's place at each of
+    ``offsets_mm`` in turn (the cells once each at the first offset, then at the next...).
 
     The context lets a classifier see a piece that leans out of its square and the edges of its neighbours;
     beyond the board's edge a crop shows what the rectified picture holds there (:func:`margin_mm`),
@@ -54,22 +62,28 @@ def cut_cells(
     """
     s = rectified.frame.px_per_mm
     foot = rectified.foot_mm if lean_up else None
+    off = int(np.ceil(max(abs(v) for offset in offsets_mm for v in offset) * s))
     if foot is None:
-        pad = int(np.ceil(context_mm * s)) + 1
+        pad = int(np.ceil(context_mm * s)) + 1 + off
     else:  # room for a turned crop's corners round a cell on the board's edge
-        pad = int(np.ceil(margin_mm(rectified.frame.profile, context_mm, True) * s)) + 3
+        pad = int(np.ceil(margin_mm(rectified.frame.profile, context_mm, True) * s)) + 3 + off
+    # Padded once for every offset: the board's copy is the dearest part of cutting a few cells.
     padded = rectified.padded(pad)
     crops = []
     keys: list[CellKey] = []
-    for name in regions:
-        region = rectified.frame.profile.region(name)
-        for r, c in region.cells():
-            x0, y0, x1, y1 = cell_rect_mm(region, r, c)
-            if foot is not None:
-                crops.append(_turned(padded, pad, s, (x0, y0, x1, y1), context_mm, size_px, foot))
-            else:
-                crops.append(_upright(padded, pad, s, (x0, y0, x1, y1), context_mm, size_px))
-            keys.append((name, r, c))
+    for dx, dy in offsets_mm:
+        for name in regions:
+            region = rectified.frame.profile.region(name)
+            for r, c in region.cells():
+                if only is not None and (name, r, c) not in only:
+                    continue
+                x0, y0, x1, y1 = cell_rect_mm(region, r, c)
+                box = (x0 + dx, y0 + dy, x1 + dx, y1 + dy)
+                if foot is not None:
+                    crops.append(_turned(padded, pad, s, box, context_mm, size_px, foot))
+                else:
+                    crops.append(_upright(padded, pad, s, box, context_mm, size_px))
+                keys.append((name, r, c))
     return _grid(crops, keys, size_px)
 
 

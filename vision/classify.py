@@ -18,7 +18,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from vision.cells import CellGrid, CellKey
-from vision.reader_api import TurnedLook
+from vision.reader_api import ShiftedLook, TurnedLook
 from vision.readers import Head, Reading
 
 METADATA_KEY = "garden_scorer"
@@ -203,4 +203,49 @@ def look_turned(
             probabilities[name][rows] += np.roll(again[name][part], -quarters, axis=1) / 4
         for name in look.unturned:
             probabilities[name][rows] += again[name][part] / 4
+    return CellPredictions(predictions.keys, predictions.heads, probabilities, predictions.embedding)
+
+
+def unsure_rows(
+    predictions: CellPredictions, look: ShiftedLook, region_heads: Callable[[str], tuple[str, ...]]
+) -> NDArray[np.intp]:
+    """The rows of the cells ``look`` reads again: some head of their region, ``look.skip`` aside, below
+    ``look.sure``."""
+    by_region: dict[str, list[int]] = {}
+    for i, key in enumerate(predictions.keys):
+        by_region.setdefault(key[0], []).append(i)
+    unsure = np.zeros(len(predictions.keys), bool)
+    for region, rows in by_region.items():
+        heads = [h for h in region_heads(region) if h not in look.skip]
+        if heads:
+            best = np.min([predictions.probabilities[h][rows].max(axis=1) for h in heads], axis=0)
+            unsure[rows] = best < look.sure
+    return np.flatnonzero(unsure)
+
+
+def look_shifted(
+    classifier: CellClassifier,
+    predictions: CellPredictions,
+    look: ShiftedLook,
+    region_heads: Callable[[str], tuple[str, ...]],
+    cut: Callable[[frozenset[CellKey], tuple[tuple[float, float], ...]], CellGrid],
+) -> CellPredictions:
+    """``predictions`` with the cells :func:`unsure_rows` names read again from the crops ``cut`` gives for
+    them at ``look``'s offsets: every head but ``look.skip`` the average of the cell's own reading and its
+    moved ones."""
+    rows = unsure_rows(predictions, look, region_heads)
+    if not len(rows):
+        return predictions
+    moved = cut(frozenset(predictions.keys[i] for i in rows), look.offsets_mm())
+    again = classifier.classify(moved).probabilities
+    where = {key: i for i, key in enumerate(predictions.keys)}
+    moved_rows = [where[key] for key in moved.keys]
+    reads = np.bincount(moved_rows, minlength=len(predictions.keys)).astype(np.float32)
+    probabilities = {name: p.copy() for name, p in predictions.probabilities.items()}
+    for name, p in probabilities.items():
+        if name in look.skip:
+            continue
+        total = np.zeros_like(p)
+        np.add.at(total, moved_rows, again[name])
+        p[rows] = (p[rows] + total[rows]) / (1 + reads[rows, None])
     return CellPredictions(predictions.keys, predictions.heads, probabilities, predictions.embedding)

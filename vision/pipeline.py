@@ -16,7 +16,7 @@ from numpy.typing import NDArray
 
 from vision.camera_model import CameraModel
 from vision.cells import CellKey, cut_along_lean, cut_cells, margin_mm
-from vision.classify import CellClassifier, CellPredictions, look_along_lean, look_turned
+from vision.classify import CellClassifier, CellPredictions, look_along_lean, look_shifted, look_turned
 from vision.colour import BoardColour, normalise
 from vision.geometry import Points
 from vision.locate import Quad, locate, quad_from_corners
@@ -81,6 +81,22 @@ def _read(
     cells = cut_cells(rect, reader.regions, classifier.context_mm, classifier.crop_px, classifier.lean_up)
     t2 = time.perf_counter()
     predictions = classifier.classify(cells)
+    if reader.shifted_look is not None:
+        predictions = look_shifted(
+            classifier,
+            predictions,
+            reader.shifted_look,
+            reader.region_heads,
+            lambda keys, offsets: cut_cells(
+                rect,
+                reader.regions,
+                classifier.context_mm,
+                classifier.crop_px,
+                classifier.lean_up,
+                offsets,
+                keys,
+            ),
+        )
     look = reader.turned_look
     if look is not None:
         predictions = look_turned(classifier, cells, predictions, look)

@@ -27,6 +27,7 @@ from vision.reader_api import (
     Needs,
     OneOf,
     Reading,
+    ShiftedLook,
     TurnedLook,
     class_index,
 )
@@ -95,6 +96,7 @@ class FourGardensReader:
     crop_px: int = 64
     lean_up: bool = True
     turned_look: TurnedLook | None = None
+    shifted_look: ShiftedLook | None = None
 
     def __init__(
         self,
@@ -284,6 +286,7 @@ class RewardReader:
     crop_px: int = 32
     lean_up: bool = False
     turned_look: TurnedLook | None = None
+    shifted_look: ShiftedLook | None = None
 
     def region_heads(self, region: str) -> tuple[str, ...]:
         return ("digit",)

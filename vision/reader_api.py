@@ -135,6 +135,24 @@ class TurnedLook:
         return class_index(by_name[self.gate], self.absent)
 
 
+@dataclass(frozen=True)
+class ShiftedLook:
+    """Cells read unsure (any head of their region, ``skip`` aside, below ``sure``) are read again from four
+    crops cut ``shift_mm`` off their place along each diagonal, and those heads' probabilities averaged over
+    the five: a detail a few pixels across (a small decoration in a tile's corner, an icon) is read one way
+    from one cut and another from the next, within the corner error the classifier learnt to forgive, and
+    the average errs less than any one. ``skip``: heads read otherwise (a :class:`TurnedLook`'s), left as
+    the cell's own crop reads them."""
+
+    shift_mm: float
+    sure: float
+    skip: tuple[str, ...] = ()
+
+    def offsets_mm(self) -> tuple[tuple[float, float], ...]:
+        d = self.shift_mm
+        return ((d, d), (-d, -d), (d, -d), (-d, d))
+
+
 class Reader(Protocol):
     game: str
     regions: tuple[str, ...]
@@ -145,6 +163,8 @@ class Reader(Protocol):
     lean_up: bool
     # Which cells are read again turned by quarters, and which heads are averaged (None: no second look).
     turned_look: TurnedLook | None
+    # Which cells are read again from crops cut a little off their place, averaged (None: read once).
+    shifted_look: ShiftedLook | None
 
     def targets(self, profile: BoardProfile, key: CellKey, label: str) -> dict[str, int]:
         """Class index per head for a truth cell label (:data:`IGNORE` where a head does not apply)."""

@@ -22,6 +22,7 @@ from vision.reader_api import (
     OneOf,
     Reader,
     Reading,
+    ShiftedLook,
     TurnedLook,
     class_index,
     grid_classes,
@@ -42,6 +43,7 @@ class AliceReader:
     crop_px: int = 32
     lean_up: bool = False
     turned_look: TurnedLook | None = None
+    shifted_look: ShiftedLook | None = None
     _letters: Mapping[str, str] = {
         "empty_grass": alices_garden.EMPTY,
         "empty_chess": alices_garden.EMPTY,
@@ -118,6 +120,7 @@ class SanssouciReader:
     crop_px: int = 56
     lean_up: bool = True
     turned_look: TurnedLook | None = None
+    shifted_look: ShiftedLook | None = None
 
     def region_heads(self, region: str) -> tuple[str, ...]:
         return ("noble",) if region == "terrace" else ("square", "noble")
@@ -195,6 +198,7 @@ class ZenReader:
     crop_px: int = 64
     lean_up: bool = False
     turned_look: TurnedLook | None = None
+    shifted_look: ShiftedLook | None = None
 
     def region_heads(self, region: str) -> tuple[str, ...]:
         return ("marker",) if region == "coins" else ("floor", "path", "corner", "decor")
@@ -255,6 +259,7 @@ class CustomGridReader:
     crop_px: int = 32
     lean_up: bool = False
     turned_look: TurnedLook | None = None
+    shifted_look: ShiftedLook | None = None
 
     def __init__(self, labels: tuple[str, ...]) -> None:
         self.heads: tuple[Head, ...] = (Head("cell", labels),)

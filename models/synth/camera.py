@@ -12,7 +12,7 @@ Every photo's truth holds what was drawn: board corners in the distorted image, 
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import cv2
@@ -20,7 +20,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from models.synth.art import Colour, Image
-from models.synth.scene import BoardDrawing, Piece, SyntheticBoard
+from models.synth.scene import Piece, SyntheticBoard
 from vision.camera_model import CameraModel
 from vision.geometry import as_points, cell_center_mm
 
@@ -273,7 +273,7 @@ def with_stickers(board: SyntheticBoard, index: int) -> SyntheticBoard:
     for k, (x, y) in enumerate(origins):
         sticker = marker_image(4 * index + k, side)
         image[y : y + side, x : x + side] = sticker[..., None]
-    drawing = BoardDrawing(image, s, board.drawing.pieces)
+    drawing = replace(board.drawing, image_bgr=image)
     return SyntheticBoard(board.profile, board.pack, board.state, board.cells, drawing)
 
 
@@ -317,6 +317,7 @@ SASH = (0.35, 0.7)
 def _draw_piece(
     colour: NDArray[np.float32],
     alpha: NDArray[np.float32],
+    cover: NDArray[np.float32],
     model: CameraModel,
     pose: Pose,
     placement: Placement,
@@ -366,7 +367,10 @@ def _draw_piece(
     src = np.array([(0, 0), (size, 0), (size, size), (0, size)], np.float32)
     hm = cv2.getPerspectiveTransform(src, (dst - offset).astype(np.float32))
     warped = cv2.warpPerspective(piece.top_bgra, hm, (x1 - x0, y1 - y0), flags=cv2.INTER_LINEAR)
-    _over(roi_c, roi_a, warped[..., :3].astype(np.float32), warped[..., 3].astype(np.float32) / 255.0)
+    top_mask = warped[..., 3].astype(np.float32) / 255.0
+    _over(roi_c, roi_a, warped[..., :3].astype(np.float32), top_mask)
+    roi_cover = cover[y0:y1, x0:x1]
+    np.maximum(roi_cover, np.maximum(body_mask, top_mask), out=roi_cover)
 
 
 def _hand(
@@ -490,13 +494,15 @@ class Layers:
     """The scene drawn in the ideal (pinhole) image, restricted to a window around the boards.
 
     ``colour`` is premultiplied by ``alpha`` (what covers the table); ``shade`` darkens the table beneath
-    (drop shadows). ``origin`` is the window's top-left corner in ideal pixels.
+    (drop shadows). ``origin`` is the window's top-left corner in ideal pixels. ``pieces``: where a standing
+    piece covers what lies beneath it.
     """
 
     colour: NDArray[np.float32]
     alpha: NDArray[np.float32]
     shade: NDArray[np.float32]
     origin: tuple[int, int]
+    pieces: NDArray[np.float32]
 
 
 def _window(
@@ -550,9 +556,10 @@ def _draw_layers(
     pieces = [(p, piece) for p in placements for piece in p.board.drawing.pieces]
     # Far pieces first, so near ones overlap them as they would.
     depth = [float(pose.to_camera(_world_points(p, [(pc.x_mm, pc.y_mm)]))[0, 2]) for p, pc in pieces]
+    pieces_mask = np.zeros((h, w), np.float32)
     for i in np.argsort(depth)[::-1]:
         placement, piece = pieces[i]
-        _draw_piece(colour, alpha, view, pose, placement, piece)
+        _draw_piece(colour, alpha, pieces_mask, view, pose, placement, piece)
     hand_mask = np.zeros((h, w), np.float32)
     if hand:
         placement = placements[int(rng.integers(len(placements)))]
@@ -561,7 +568,7 @@ def _draw_layers(
         pts = _ideal_project(view, pose, _world_points(placement, [target_mm, aside]))
         mm_px = float(np.linalg.norm(pts[1] - pts[0])) / 10
         hand_mask = _hand(colour, alpha, shade, pts[0], mm_px, rng)
-    return Layers(colour, alpha, shade, (x0, y0)), hand_mask
+    return Layers(colour, alpha, shade, (x0, y0), pieces_mask), hand_mask
 
 
 def photograph(
@@ -600,18 +607,56 @@ def photograph(
     ok, jpeg = cv2.imencode(".jpg", photo, [cv2.IMWRITE_JPEG_QUALITY, quality])
     if not ok:
         raise RuntimeError("JPEG encoding failed")
-    truth = _truth(model, pose, placements, layers.origin, hand_mask, quality)
+    truth = _truth(model, pose, placements, layers, hand_mask, quality)
     return Photo(jpeg.tobytes(), truth)
+
+
+# Where a mark's showing is sampled: its centre and rings of points out to its rim (fractions of its radius).
+_MARK_RINGS = ((0.0, 1), (0.35, 8), (0.7, 16), (1.0, 24))
+_MARK_POINTS = np.array(
+    [
+        (f * np.cos(t), f * np.sin(t))
+        for f, n in _MARK_RINGS
+        for t in np.linspace(0, 2 * np.pi, n, endpoint=False)
+    ]
+)
+
+
+def _marks_shown(
+    model: CameraModel, pose: Pose, placement: Placement, origin: tuple[int, int], cover: NDArray[np.float32]
+) -> list[dict[str, Any]]:
+    """Per mark of the board's drawing, its cell, label, where it lies and the share of it no piece or hand
+    covers."""
+    out = []
+    h, w = cover.shape
+    for mark in placement.board.drawing.marks:
+        pts_mm = (mark.x_mm, mark.y_mm) + _MARK_POINTS * mark.radius_mm
+        xy = np.round(_ideal_project(model, pose, _world_points(placement, pts_mm))).astype(int) - origin
+        inside = (xy[:, 0] >= 0) & (xy[:, 0] < w) & (xy[:, 1] >= 0) & (xy[:, 1] < h)
+        covered = np.zeros(len(xy), bool)
+        covered[inside] = cover[xy[inside, 1], xy[inside, 0]] > 0.5
+        out.append(
+            {
+                "cell": list(mark.cell),
+                "label": mark.label,
+                "centre_mm": [round(mark.x_mm, 2), round(mark.y_mm, 2)],
+                "radius_mm": round(mark.radius_mm, 2),
+                "shown": round(1.0 - float(covered.mean()), 3),
+            }
+        )
+    return out
 
 
 def _truth(
     model: CameraModel,
     pose: Pose,
     placements: list[Placement],
-    origin: tuple[int, int],
+    layers: Layers,
     hand_mask: NDArray[np.float32],
     quality: int,
 ) -> dict[str, Any]:
+    origin = layers.origin
+    cover = np.maximum(layers.pieces, hand_mask)
     boards = []
     for placement in placements:
         board = placement.board
@@ -633,6 +678,7 @@ def _truth(
                 "art": board.pack,
                 "corners_xy": np.round(corners, 3).tolist(),
                 "hidden_cells": hidden,
+                "marks": _marks_shown(model, pose, placement, origin, cover),
                 "state": dict(board.state),
                 "cells": {k: v for k, v in board.cells.items()},
                 "board_to_image": board_homography(model, pose, placement).tolist(),

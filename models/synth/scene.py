@@ -34,12 +34,28 @@ class Piece:
 
 
 @dataclass(frozen=True)
+class Mark:
+    """A small thing drawn flat on the board (a decoration, a landscape icon) that a standing piece may
+    hide: a disc of ``radius_mm`` round (``x_mm``, ``y_mm``) on the cell ``cell`` (region, row, column). The
+    camera simulator's truth says how much of each shows in the photo, so that a reading can be judged
+    against what a camera could see."""
+
+    cell: tuple[str, int, int]
+    label: str
+    x_mm: float
+    y_mm: float
+    radius_mm: float
+
+
+@dataclass(frozen=True)
 class BoardDrawing:
-    """A board seen from straight above at ``px_per_mm``, plus the pieces standing on it."""
+    """A board seen from straight above at ``px_per_mm``, plus the pieces standing on it and the marks they
+    may hide."""
 
     image_bgr: Image
     px_per_mm: float
     pieces: tuple[Piece, ...] = ()
+    marks: tuple[Mark, ...] = ()
 
 
 @dataclass(frozen=True)

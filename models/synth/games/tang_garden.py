@@ -41,7 +41,7 @@ from models.synth.art import (
     regular_polygon,
     stroke,
 )
-from models.synth.scene import BoardDrawing, CellLabels, Piece
+from models.synth.scene import BoardDrawing, CellLabels, Mark, Piece
 from scoring import tang_garden as rules
 from scoring.core import require_valid
 from vision.geometry import BoardFrame, cell_rect_mm
@@ -255,6 +255,7 @@ class TangArtist:
             centres[(r, c)] = ((box[0] + box[2]) / 2, (box[1] + box[3]) / 2)
         tile_px = grid.cell_mm[0] * s
         standing = {ch.cell for ch in board.characters}
+        marks: list[Mark] = []
         if len(standing) < len(board.characters):
             raise ValueError("two characters share a tile; a miniature needs a tile of its own")
         on_tile: dict[tuple[int, int], list[str]] = {}
@@ -271,10 +272,14 @@ class TangArtist:
             for label, (ax, ay) in zip(sorted(labels), anchors, strict=False):
                 centre = (cx + ax * tile_px, cy + ay * tile_px)
                 draw_decoration(image, label, centre, tile_px * size, pack, table.setup.tree_species)
+                marks.append(
+                    Mark(("grid", *cell), label, centre[0] / s, centre[1] / s, tile_px * size / 2 / s)
+                )
         for side in rules.SIDES:
             for (region, r, c), slot in landscape_slots(profile, board.landscapes, side):
                 if slot:
-                    _landscape_tile(image, cell_rect_mm(region, r, c), side, slot, pack, s)
+                    icons = _landscape_tile(image, cell_rect_mm(region, r, c), side, slot, pack, s)
+                    marks += [Mark((region.name, r, c), icon, x, y, radius) for icon, (x, y, radius) in icons]
         pieces = []
         diameter_px = round(CHARACTER_DIAMETER_MM * s)
         for ch in board.characters:
@@ -291,7 +296,7 @@ class TangArtist:
                     None if sash is None else pack.colour(sash),
                 )
             )
-        return BoardDrawing(image, px_per_mm, tuple(pieces))
+        return BoardDrawing(image, px_per_mm, tuple(pieces), tuple(marks))
 
 
 def _grow_garden(setup: rules.TangSetup, rng: np.random.Generator) -> dict[tuple[int, int], rules.Tile]:
@@ -1092,8 +1097,9 @@ def _landscape_tile(
     slot: rules.Slot,
     pack: ArtPack,
     s: float,
-) -> None:
-    """A landscape tile in its slot, drawn upright in its own frame and turned to face out of ``side``."""
+) -> list[tuple[str, tuple[float, float, float]]]:
+    """A landscape tile in its slot, drawn upright in its own frame and turned to face out of ``side``; per
+    icon, where its badge lies on the board (x, y, radius in mm)."""
     x0, y0, x1, y1 = (round(v * s) for v in rect_mm)
     turns = rules.SIDES.index(side)
     # Turn the slot's patch so the tile's top faces the table edge, draw, and turn it back (lossless).
@@ -1104,7 +1110,20 @@ def _landscape_tile(
     _fill(local, np.array(hills) * (w, h), HILLS, pack)
     _texture(local, pack, w)
     stroke(local, _rect((0, 0, w, h), 0.5), pack.ink, max(1.0, pack.line * h), closed=True)
+    badges = []
     for k, icon in enumerate(slot):
         centre = (w * (k + 0.5) / len(slot), h / 2)
         draw_icon(local, icon, centre, h * 0.85, pack)
+        x, y = _unturned(centre, (w, h), turns)
+        badges.append((icon, ((x0 + x) / s, (y0 + y) / s, h * 0.85 / 2 / s)))
     image[y0:y1, x0:x1] = np.rot90(local, k=-turns)
+    return badges
+
+
+def _unturned(point: tuple[float, float], size_wh: tuple[int, int], turns: int) -> tuple[float, float]:
+    """Where ``point`` of an image turned by ``np.rot90(patch, k=turns)`` (``size_wh``) lies in ``patch``."""
+    (x, y), (w, h) = point, size_wh
+    for _ in range(turns):
+        # One quarter back: rot90's column x of its row y is the patch's row x, counted from its right.
+        x, y, w, h = h - y, x, h, w
+    return x, y
