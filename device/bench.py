@@ -30,12 +30,14 @@ from models.synth.camera import Photo, PhotoOptions
 from models.synth.render import RenderSpec, render_photo
 from scoring.core import TableScore
 from scoring.registry import get_game
+from vision.camera_model import CameraModel
 from vision.classify import CellClassifier
 from vision.colour import BoardColour
 from vision.geometry import quad_size
 from vision.pipeline import NoBoardError
-from vision.profile import default_profile
+from vision.profile import BoardProfile, default_profile
 from vision.readers import IGNORE, get_reader
+from vision.rectify import camera_centre_mm, slant_deg
 
 FOUND_TOLERANCE = 0.02
 # A board is in view when every mark on it (a decoration, a landscape icon: models.synth.scene.Mark) shows at
@@ -75,6 +77,10 @@ class BenchResult:
     # missed is out of any camera's sight on this table.
     in_view: int = 0
     exact_in_view: int = 0
+    # Where the game's reader names a slant beyond which photos read worse (vision.reader_api.Reader
+    # .slant_limit_deg): the photos taken within it, and of those the ones scored exactly.
+    within_slant: int = 0
+    exact_within_slant: int = 0
 
     def table(self) -> dict[str, Any]:
         def pct(a: int, b: int) -> float:
@@ -99,6 +105,8 @@ class BenchResult:
             "silent_wrong_scores_pct": pct(self.silent_wrong_scores, self.boards),
             "boards_in_view_pct": pct(self.in_view, self.boards),
             "scores_exact_in_view_pct": pct(self.exact_in_view, self.in_view),
+            "boards_within_slant_pct": pct(self.within_slant, self.boards),
+            "scores_exact_within_slant_pct": pct(self.exact_within_slant, self.within_slant),
             "latency_ms": stats,
             "peak_rss_mb": round(self.peak_rss_mb, 1),
             "head_error_found_boards_pct": {
@@ -185,6 +193,12 @@ def in_sight(board_truth: dict[str, Any]) -> bool:
     return all(mark["shown"] >= MARK_SHOWN for mark in board_truth.get("marks", []))
 
 
+def truth_slant_deg(profile: BoardProfile, board_truth: dict[str, Any], camera: CameraModel) -> float:
+    """How far off straight above a rendered board was photographed (degrees), from its true pose."""
+    centre = camera_centre_mm(np.array(board_truth["board_to_image"]), camera.matrix)
+    return slant_deg(profile, centre[:2], float(centre[2]))
+
+
 def _kind(region: str) -> str:
     return region.partition(":")[0]
 
@@ -254,6 +268,9 @@ def run_bench(
         result.boards += 1
         in_view = in_sight(board)
         result.in_view += in_view
+        limit = reader.slant_limit_deg
+        within = limit is None or truth_slant_deg(profile, board, camera) <= limit
+        result.within_slant += within
         started = time.perf_counter()
         try:
             scored = score_image(
@@ -326,6 +343,7 @@ def run_bench(
             exact = _exact(game, board["state"], dict(match.state))
             result.exact += exact
             result.exact_in_view += exact and in_view
+            result.exact_within_slant += exact and within
             wrong = (
                 not exact and _totals(game, _candidate(game, board["state"], dict(match.state))) is not None
             )
@@ -367,6 +385,11 @@ def format_table(results: list[dict[str, Any]]) -> str:
         if "track_positions_exact_pct" in r:
             exact += f"; every marker placed as the truth's: {r['track_positions_exact_pct']:.2f}"
         rows.append(f"{'':<14} regions read exactly %: {exact}")
+        if r["boards_within_slant_pct"] < 100:
+            rows.append(
+                f"{'':<14} photos within the reader's slant limit: {r['boards_within_slant_pct']:.2f} %, "
+                f"their scores exact {r['scores_exact_within_slant_pct']:.2f} %"
+            )
         if r["boards_in_view_pct"] < 100:
             rows.append(
                 f"{'':<14} boards with every decoration and icon at least {MARK_SHOWN:.0%} in view: "

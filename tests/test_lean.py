@@ -6,6 +6,7 @@ from dataclasses import replace
 
 import cv2
 import numpy as np
+import pytest
 
 from models.synth.camera import PhotoOptions
 from models.synth.render import RenderSpec, render_photo
@@ -140,3 +141,17 @@ def test_a_crop_moved_along_the_lean_holds_the_top_of_a_piece_standing_on_its_ce
     above = replace(rect, foot_mm=centre + np.array([5.0, 0.0]))
     for none in (above, replace(rect, camera_height_mm=None), replace(rect, camera_height_mm=50.0)):
         assert cut_along_lean(none, (key,), 14.0, 64, 30.0).keys == ()
+
+
+def test_the_slant_is_how_far_off_straight_above_the_camera_saw_the_boards_centre() -> None:
+    frame = BoardFrame(PROFILE, 1.0)
+    w, h = PROFILE.size_mm
+    image = np.zeros((frame.size_wh[1], frame.size_wh[0], 3), np.uint8)
+
+    def slant(foot: tuple[float, float] | None, height: float | None) -> float | None:
+        foot_mm = None if foot is None else np.array(foot)
+        return Rectified(image, frame, np.eye(3), foot_mm, camera_height_mm=height).slant_deg()
+
+    assert slant((w / 2, h / 2), 600.0) == pytest.approx(0.0)
+    assert slant((w / 2 + 300.0, h / 2 + 400.0), 500.0) == pytest.approx(45.0)
+    assert slant(None, None) is None

@@ -135,6 +135,7 @@ def test_bench_prints_a_table_and_writes_json(capsys: pytest.CaptureFixture[str]
     assert "track_positions_exact_pct" not in result  # a Four Gardens figure
     # Nothing on an Alice's Garden board stands over anything else.
     assert result["boards_in_view_pct"] == 100.0
+    assert result["boards_within_slant_pct"] == 100.0  # read alike at any slant
     assert result["scores_exact_in_view_pct"] == result["scores_exact_pct"]
 
 

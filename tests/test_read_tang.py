@@ -9,12 +9,13 @@ from typing import Any
 import numpy as np
 import pytest
 
+from device.bench import truth_slant_deg
 from device.photo import score_image
 from examples import EXAMPLES_DIR
 from models import model_path, orient_model_path
 from models.dataset import CellSet
 from models.synth.art import get_pack
-from models.synth.camera import truth_camera
+from models.synth.camera import PhotoOptions, truth_camera
 from models.synth.games import get_artist
 from models.synth.games.tang_garden import character_top
 from models.synth.render import RenderSpec, render_photo
@@ -409,3 +410,22 @@ def test_the_hands_cards_decide_how_many_decorations_a_photo_shows() -> None:
     for player in unsaid["players"]:
         del player["cards"]
     assert _birds(_example_photo_read(unsaid)) == seen
+
+
+@pytest.mark.parametrize(("index", "slant"), [(0, 3.9), (9, 40.4)])
+def test_a_photo_taken_at_a_slant_says_to_take_it_from_above(index: int, slant: float) -> None:
+    photo = render_photo(RenderSpec((GAME,), 20261121, options=PhotoOptions()), index)
+    board = photo.truth["boards"][0]
+    (scored,) = score_image(photo.decode(), GAME, board["state"], photo.camera())
+    assert scored.reading.rectified.slant_deg() == pytest.approx(slant, abs=1.0)
+    # The benchmark's slant, from the truth's pose, is the one read off the located board.
+    assert truth_slant_deg(default_profile(GAME), board, photo.camera()) == pytest.approx(slant, abs=0.1)
+    told = [f for f in scored.flags if "degrees off straight above" in f]
+    assert told == (
+        [
+            f"the photo was taken {slant:.0f} degrees off straight above, where standing pieces hide "
+            "more of the board: take it from above"
+        ]
+        if slant > 30
+        else []
+    )

@@ -149,6 +149,12 @@ def read_board(
             flags.append("which way up the board lies is uncertain: check the reading or turn the board")
     rect, predictions = _read(image, profile, classifier, corners, camera, timings, reference)
     reader = reader_for(profile)
+    slant = rect.slant_deg()
+    if reader.slant_limit_deg is not None and slant is not None and slant > reader.slant_limit_deg:
+        flags.append(
+            f"the photo was taken {slant:.0f} degrees off straight above, where standing pieces hide more of "
+            "the board: take it from above"
+        )
     entered = hand or {}
     readings = settle(
         predictions,

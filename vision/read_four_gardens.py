@@ -97,6 +97,7 @@ class FourGardensReader:
     lean_up: bool = True
     turned_look: TurnedLook | None = None
     shifted_look: ShiftedLook | None = None
+    slant_limit_deg: float | None = None
 
     def __init__(
         self,
@@ -287,6 +288,7 @@ class RewardReader:
     lean_up: bool = False
     turned_look: TurnedLook | None = None
     shifted_look: ShiftedLook | None = None
+    slant_limit_deg: float | None = None
 
     def region_heads(self, region: str) -> tuple[str, ...]:
         return ("digit",)

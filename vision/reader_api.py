@@ -165,6 +165,9 @@ class Reader(Protocol):
     turned_look: TurnedLook | None
     # Which cells are read again from crops cut a little off their place, averaged (None: read once).
     shifted_look: ShiftedLook | None
+    # Beyond how many degrees off straight above a photo reads its boards measurably worse (its standing
+    # pieces hide more), so that the player is told to take it from above (None: any slant reads alike).
+    slant_limit_deg: float | None
 
     def targets(self, profile: BoardProfile, key: CellKey, label: str) -> dict[str, int]:
         """Class index per head for a truth cell label (:data:`IGNORE` where a head does not apply)."""

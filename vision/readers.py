@@ -44,6 +44,7 @@ class AliceReader:
     lean_up: bool = False
     turned_look: TurnedLook | None = None
     shifted_look: ShiftedLook | None = None
+    slant_limit_deg: float | None = None
     _letters: Mapping[str, str] = {
         "empty_grass": alices_garden.EMPTY,
         "empty_chess": alices_garden.EMPTY,
@@ -121,6 +122,7 @@ class SanssouciReader:
     lean_up: bool = True
     turned_look: TurnedLook | None = None
     shifted_look: ShiftedLook | None = None
+    slant_limit_deg: float | None = None
 
     def region_heads(self, region: str) -> tuple[str, ...]:
         return ("noble",) if region == "terrace" else ("square", "noble")
@@ -199,6 +201,7 @@ class ZenReader:
     lean_up: bool = False
     turned_look: TurnedLook | None = None
     shifted_look: ShiftedLook | None = None
+    slant_limit_deg: float | None = None
 
     def region_heads(self, region: str) -> tuple[str, ...]:
         return ("marker",) if region == "coins" else ("floor", "path", "corner", "decor")
@@ -260,6 +263,7 @@ class CustomGridReader:
     lean_up: bool = False
     turned_look: TurnedLook | None = None
     shifted_look: ShiftedLook | None = None
+    slant_limit_deg: float | None = None
 
     def __init__(self, labels: tuple[str, ...]) -> None:
         self.heads: tuple[Head, ...] = (Head("cell", labels),)

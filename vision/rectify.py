@@ -36,6 +36,12 @@ class Rectified:
     # How high above the board's plane the camera stands (mm), when known.
     camera_height_mm: float | None = None
 
+    def slant_deg(self) -> float | None:
+        """How far off straight above the camera saw the board's centre (degrees), when its place is known."""
+        if self.foot_mm is None or not self.camera_height_mm:
+            return None
+        return slant_deg(self.frame.profile, self.foot_mm, self.camera_height_mm)
+
     def padded(self, pad: int) -> NDArray[np.uint8]:
         """The board with ``pad`` pixels round it: what the photo shows there as far as it was rectified,
         the outermost pixels repeated beyond."""
@@ -98,6 +104,14 @@ def rectify(
         return Rectified(out, frame, board_to_ideal, foot, camera_height_mm=height)
     board = np.ascontiguousarray(out[m : m + h, m : m + w])
     return Rectified(board, frame, board_to_ideal, foot, out, m, height)
+
+
+def slant_deg(profile: BoardProfile, foot_mm: NDArray[np.float64], height_mm: float) -> float:
+    """How far off straight above (degrees) a camera ``height_mm`` above ``foot_mm`` (board mm; see
+    :func:`camera_centre_mm`) sees the centre of a board of ``profile``."""
+    width, depth = profile.size_mm
+    aside = float(np.hypot(foot_mm[0] - width / 2, foot_mm[1] - depth / 2))
+    return float(np.degrees(np.arctan2(aside, height_mm)))
 
 
 def camera_centre_mm(board_to_ideal: NDArray[np.float64], matrix: NDArray[np.float64]) -> NDArray[np.float64]:
