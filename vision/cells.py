@@ -67,7 +67,7 @@ def cut_cells(
         pad = int(np.ceil(context_mm * s)) + 1 + off
     else:  # room for a turned crop's corners round a cell on the board's edge
         pad = int(np.ceil(margin_mm(rectified.frame.profile, context_mm, True) * s)) + 3 + off
-    # Padded once for every offset: the board's copy is the dearest part of cutting a few cells.
+    # One padded copy of the whole board serves every offset.
     padded = rectified.padded(pad)
     crops = []
     keys: list[CellKey] = []
