@@ -287,7 +287,12 @@ def cmd_debug(args: argparse.Namespace) -> int:
             predictions = board.reading.predictions
             pieces = tuple(predictions.keys[i] for i in gated(predictions, look))
             moved = cut_along_lean(
-                board.reading.rectified, pieces, classifier.context_mm, classifier.crop_px, look.top_mm
+                board.reading.rectified,
+                pieces,
+                classifier.context_mm,
+                classifier.crop_px,
+                look.top_mm,
+                look.along,
             )
             if moved.keys:
                 cv2.imwrite(str(out / f"3-board{i}-moved.png"), cell_sheet(moved))

@@ -120,27 +120,29 @@ def test_a_turned_crop_of_an_edge_cell_shows_the_table_beyond_the_board() -> Non
 
 def test_a_crop_moved_along_the_lean_holds_the_top_of_a_piece_standing_on_its_cell() -> None:
     """A camera 600 mm up, far to the west: a 30 mm piece on cell (2, 4) is seen leaning east by its
-    distance times 30 / 570. A dot drawn where half that lean ends lies in the middle of the moved crop."""
+    distance times 30 / 570. A dot drawn where a share of that lean ends lies in the middle of the crop moved
+    that share along it."""
     frame = BoardFrame(PROFILE, 2.0)
     w, h = frame.size_wh
     x0, y0, x1, y1 = cell_rect_mm(PROFILE.region("grid"), 2, 4)
     centre = np.array([(x0 + x1) / 2, (y0 + y1) / 2])
     foot = np.array([-400.0, centre[1]])
-    half_lean = (centre - foot) * 30.0 / 570.0 / 2
-    image = np.zeros((h, w, 3), np.uint8)
-    dot = np.rint((centre + half_lean) * 2.0).astype(int)
-    cv2.circle(image, (int(dot[0]), int(dot[1])), 3, (255, 255, 255), -1)
-    rect = Rectified(image, frame, np.eye(3), foot, camera_height_mm=600.0)
+    lean = (centre - foot) * 30.0 / 570.0
     key = ("grid", 2, 4)
-    moved = cut_along_lean(rect, (key,), 14.0, 64, 30.0)
-    assert moved.keys == (key,)
-    ys, xs = np.nonzero(moved.crops_bgr[0, ..., 0] > 100)
-    assert abs(xs.mean() - 31.5) < 1.5 and abs(ys.mean() - 31.5) < 1.5
+    for along in (0.5, 0.8, 1.0):
+        image = np.zeros((h, w, 3), np.uint8)
+        dot = np.rint((centre + lean * along) * 2.0).astype(int)
+        cv2.circle(image, (int(dot[0]), int(dot[1])), 3, (255, 255, 255), -1)
+        rect = Rectified(image, frame, np.eye(3), foot, camera_height_mm=600.0)
+        moved = cut_along_lean(rect, (key,), 14.0, 64, 30.0, along)
+        assert moved.keys == (key,)
+        ys, xs = np.nonzero(moved.crops_bgr[0, ..., 0] > 100)
+        assert abs(xs.mean() - 31.5) < 1.5 and abs(ys.mean() - 31.5) < 1.5, along
     # A camera right above the cell sees no lean beyond the context; one whose place is not known, or that
     # stands too low to see a top from above, gives none to follow.
     above = replace(rect, foot_mm=centre + np.array([5.0, 0.0]))
     for none in (above, replace(rect, camera_height_mm=None), replace(rect, camera_height_mm=50.0)):
-        assert cut_along_lean(none, (key,), 14.0, 64, 30.0).keys == ()
+        assert cut_along_lean(none, (key,), 14.0, 64, 30.0, 0.8).keys == ()
 
 
 def test_the_slant_is_how_far_off_straight_above_the_camera_saw_the_boards_centre() -> None:

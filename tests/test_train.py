@@ -66,8 +66,55 @@ def test_every_recipe_weighs_and_turns_only_heads_its_reader_has() -> None:
         config = config_for(game)
         names = {h.name for h in get_reader(game).heads}
         assert {name for name, _ in config.loss_weights} <= names, game
+        assert {name for name, _ in config.beside_piece} <= names, game
         assert set(config.turned_heads) <= names, game
     assert dict(config_for("tang-garden").loss_weights)["tree-5"] == 2.0
+    assert dict(config_for("tang-garden").beside_piece)["tree-5"] == 4.0
+
+
+def test_a_head_weighed_beside_a_piece_counts_its_crops_with_a_miniature_more() -> None:
+    torch = pytest.importorskip("torch")
+    from models.train import config_for, recipe_loss
+    from vision.readers import get_reader
+
+    reader = get_reader("tang-garden")
+    heads = reader.heads
+    bird = next(h for h in heads if h.name == "bird")
+    character = next(h for h in heads if h.name == "character")
+    # Two crops: a miniature stands on the first, none on the second. Only the bird and the character have
+    # targets; the bird is read wrongly (sure "no") on one crop and rightly on the other.
+    outs = tuple(torch.zeros(2, len(h.classes)) for h in heads)
+    outs[heads.index(bird)][:] = torch.tensor([3.0, -3.0])
+    targets = {h.name: torch.full((2,), IGNORE) for h in heads}
+    targets["character"] = torch.tensor([character.classes.index("poet"), 0])
+
+    def loss(config: Any, wrong_on: int) -> float:
+        t = dict(targets)
+        t["bird"] = torch.tensor([0, 0])
+        t["bird"][wrong_on] = 1
+        return float(recipe_loss(reader, config)(outs, t))
+
+    plain = config_for("tang-garden", beside_piece=(), loss_weights=())
+    weighed = config_for("tang-garden", beside_piece=(("bird", 4.0),), loss_weights=())
+    wrong, right = (
+        float(torch.nn.functional.cross_entropy(outs[heads.index(bird)][:1], torch.tensor([k])))
+        for k in (1, 0)
+    )
+    chars = float(torch.nn.functional.cross_entropy(outs[heads.index(character)], targets["character"]))
+    # Unweighed, it is the same mistake wherever it is made; beside the miniature it counts four times.
+    assert loss(plain, 0) == pytest.approx(loss(plain, 1))
+    assert loss(plain, 0) == pytest.approx(chars + (wrong + right) / 2)
+    assert loss(weighed, 0) == pytest.approx(chars + (4 * wrong + right) / 2)
+    assert loss(weighed, 1) == pytest.approx(chars + (wrong + 4 * right) / 2)
+
+
+def test_a_head_cannot_be_weighed_beside_a_piece_on_a_board_without_pieces() -> None:
+    pytest.importorskip("torch")
+    from models.train import config_for, recipe_loss
+    from vision.readers import get_reader
+
+    with pytest.raises(ValueError, match="no piece"):
+        recipe_loss(get_reader("alices-garden"), config_for("alices-garden", beside_piece=(("tile", 2.0),)))
 
 
 def test_training_in_bfloat16_learns_the_same_weights_run_to_run_and_reads_in_float32() -> None:

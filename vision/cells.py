@@ -88,12 +88,17 @@ def cut_cells(
 
 
 def cut_along_lean(
-    rectified: Rectified, keys: tuple[CellKey, ...], context_mm: float, size_px: int, top_mm: float
+    rectified: Rectified,
+    keys: tuple[CellKey, ...],
+    context_mm: float,
+    size_px: int,
+    top_mm: float,
+    along: float,
 ) -> CellGrid:
     """Those of the cells ``keys`` where a piece ``top_mm`` tall standing on the centre is seen leaning by
     more than the context (its top may leave the cell's own crop), cut as :func:`cut_cells` cuts them
-    upright but moved half-way along that lean: the top lies whole in the crop, nearer its middle. None
-    where the camera's place is not known."""
+    upright but moved ``along`` that lean (a share of it: at 1 the top lies in the crop's middle, at 0.5
+    half-way between the middle and the foot). None where the camera's place is not known."""
     s = rectified.frame.px_per_mm
     foot, height = rectified.foot_mm, rectified.camera_height_mm
     # A camera not well above the tops would see them from the side: no lean to follow then.
@@ -105,9 +110,10 @@ def cut_along_lean(
         lean = (np.array([(x0 + x1) / 2, (y0 + y1) / 2]) - foot) * top_mm / (height - top_mm)
         if np.abs(lean).max() <= context_mm:
             continue
-        boxes.append((x0 + lean[0] / 2, y0 + lean[1] / 2, x1 + lean[0] / 2, y1 + lean[1] / 2))
+        shift = lean * along
+        boxes.append((x0 + shift[0], y0 + shift[1], x1 + shift[0], y1 + shift[1]))
         moved.append(key)
-        furthest = max(furthest, float(np.abs(lean).max()) / 2)
+        furthest = max(furthest, float(np.abs(shift).max()))
     # Room round the board for a moved crop of an edge cell (what the photo shows there is repeated).
     pad = int(np.ceil((furthest + context_mm) * s)) + 1
     padded = rectified.padded(pad)

@@ -107,7 +107,7 @@ def _read(
                 predictions,
                 look,
                 lambda keys: cut_along_lean(
-                    rect, keys, classifier.context_mm, classifier.crop_px, look.top_mm
+                    rect, keys, classifier.context_mm, classifier.crop_px, look.top_mm, look.along
                 ),
             )
     t3 = time.perf_counter()

@@ -110,14 +110,15 @@ class TurnedLook:
     four does not.
 
     ``top_mm``: how tall the pieces stand. When given, the compass heads are read (four ways) from crops
-    moved along a piece's lean instead (:func:`vision.cells.cut_along_lean`), so that a top leaning out
-    of its cell's crop is seen whole, and the unturned heads from both crops, averaged."""
+    moved ``along`` (a share) of a piece's lean instead (:func:`vision.cells.cut_along_lean`), so that a
+    top leaning out of its cell's crop is seen whole, and the unturned heads from both crops, averaged."""
 
     gate: str
     absent: str
     compass: tuple[str, ...] = ()
     unturned: tuple[str, ...] = ()
     top_mm: float = 0.0
+    along: float = 0.5
     # The regions whose cells may hold a piece (every region when empty): elsewhere the gate head was never
     # taught, and what it says means nothing.
     regions: tuple[str, ...] = ()
