@@ -473,6 +473,8 @@ def recipe_loss(reader: Reader, config: TrainConfig) -> Callable[[tuple[Any, ...
             f"{reader.game} has no piece to weigh heads beside (beside_piece needs a turned look)"
         )
 
+    absent = look.absent_index(reader.heads) if look is not None and beside else None
+
     def head_loss(name: str, out: Any, target: Any, piece: Any) -> Any:
         if piece is None or name not in beside:
             return loss_fn(out, target)
@@ -481,9 +483,9 @@ def recipe_loss(reader: Reader, config: TrainConfig) -> Callable[[tuple[Any, ...
 
     def loss(outs: tuple[Any, ...], t: dict[str, Any]) -> Any:
         piece = None
-        if look is not None and beside:
+        if look is not None and absent is not None:
             gate = t[look.gate]
-            piece = (gate != IGNORE) & (gate != look.absent_index(reader.heads))
+            piece = (gate != IGNORE) & (gate != absent)
         return sum(
             weights.get(h.name, 1.0) * head_loss(h.name, out, t[h.name], piece)
             for h, out in zip(reader.heads, outs, strict=False)
