@@ -11,11 +11,13 @@ import cv2
 import numpy as np
 import pytest
 
-from device.bench import _tracks_placed, in_sight
+from device.bench import _tracks_placed, in_sight, run_bench
 from models.synth.camera import PhotoOptions
 from models.synth.render import RenderSpec, render_photo
+from scoring import tang_garden
 from scoring.registry import get_game
 from tests.support import ALICE_PHOTO, ALICE_TRUTH, load_example, run_cli
+from vision.read_tang import EDGE_HEADS, TangReader
 
 PHOTO, TRUTH = ALICE_PHOTO, ALICE_TRUTH
 _run = run_cli
@@ -189,3 +191,25 @@ def test_debug_shows_the_crops_a_miniatures_facing_was_read_from(
     for name in ("3-board1-moved.png", "3-board1-shifted.png"):
         sheet = cv2.imread(str(out / name))
         assert sheet is not None and sheet.shape[0] >= 96
+
+
+def test_bench_counts_a_tile_by_what_its_state_takes_not_its_matched_edges(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A Tang Garden tile's edges are read to be matched with their neighbours': every one of them read
+    wrong shows in their own rows of the per-head table, and leaves the cells' and boards' counts alone."""
+    plain = run_bench("tang-garden", 1, 5, workers=1)
+    targets = TangReader.targets
+
+    def edges_wrong(self: TangReader, profile: Any, key: Any, label: str) -> dict[str, int]:
+        out = targets(self, profile, key, label)
+        return {
+            h: (t + 1) % len(tang_garden.EDGES) if h in EDGE_HEADS and t >= 0 else t for h, t in out.items()
+        }
+
+    monkeypatch.setattr(TangReader, "targets", edges_wrong)
+    shifted = run_bench("tang-garden", 1, 5, workers=1)
+    assert plain.found == shifted.found == 1
+    assert all(shifted.heads[h][0] == shifted.heads[h][1] > 0 for h in EDGE_HEADS)
+    assert all(plain.heads[h][0] < plain.heads[h][1] for h in EDGE_HEADS)
+    assert (shifted.found_cell_errors, shifted.perfect) == (plain.found_cell_errors, plain.perfect)

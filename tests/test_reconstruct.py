@@ -9,7 +9,7 @@ import pytest
 
 from vision.classify import CellPredictions
 from vision.profile import default_profile
-from vision.reader_api import Counted, Distinct, Head, Known, Needs, OneOf, Summed, likeliest
+from vision.reader_api import Counted, Distinct, Head, Known, Needs, OneOf, Summed, Touching, likeliest
 from vision.readers import get_reader
 from vision.reconstruct import PLACED_BY_COUNT, settle
 
@@ -146,11 +146,24 @@ def test_an_owner_seen_with_every_piece_on_the_board_keeps_its_least_likely_one_
     kept = Distinct("character", "none", pred.keys, frozenset().union(*owners), owners)
     readings = settle(pred, [], [kept]).readings()
     assert [readings[k]["character"][0] for k in pred.keys] == ["emperor", "poet", "none"]
-    assert readings[pred.keys[0]]["character"][1] == pytest.approx(0.90 / 0.95)
+    # The poet, held by the second cell, is struck; the monk, on Ann's card, could be here instead.
+    assert readings[pred.keys[0]]["character"][1] == pytest.approx(0.90 / 0.98)
     assert readings[pred.keys[1]]["character"][1] == pytest.approx(PLACED_BY_COUNT)
     # Without the owners, Ann's two readings would stand.
     alone = settle(pred, [], [Distinct("character", "none", pred.keys)]).readings()
     assert [alone[k]["character"][0] for k in pred.keys] == ["emperor", "monk", "none"]
+
+
+def test_which_of_an_owners_pieces_stands_stays_as_unsure_as_its_cell_read_it() -> None:
+    """Ann owns the monk and the poet and keeps one on her card: the one tile read with a miniature shows the
+    monk at 0.54, the poet at 0.44. The arrangement stands the monk there, but nothing else on the board
+    says which of her two she kept, so the tile stays unsure (and flagged) rather than sure of the monk."""
+    pred = _predictions((FIGURE,), {"character": [[0.02, 0.0, 0.54, 0.44], [0.97, 0.01, 0.01, 0.01]]})
+    owners = (frozenset({"monk", "poet"}),)
+    readings = settle(pred, [], [Distinct("character", "none", pred.keys, owners[0], owners)]).readings()
+    name, confidence = readings[pred.keys[0]]["character"]
+    assert name == "monk" and confidence == pytest.approx(0.54)
+    assert readings[pred.keys[1]]["character"][0] == "none"
 
 
 BIRD = Head("bird", ("no", "yes"))
@@ -239,6 +252,71 @@ def test_a_decoration_needs_its_terrain_and_is_evidence_for_it() -> None:
         np.testing.assert_allclose(settled[name].sum(axis=1), 1.0, rtol=1e-6)
     with pytest.raises(ValueError, match="no yes/no head 'water' with a class 'yes' to read a need by"):
         settle(pred, [], needs=[Needs(("tree",), "water", "yes", pred.keys)])
+
+
+EDGE_CLASSES = ("footpath", "rock", "wall")
+TILE, ROCK = Head("tile", YES_NO), Head("rock", YES_NO)
+EAST, WEST = Head("edge-E", EDGE_CLASSES), Head("edge-W", EDGE_CLASSES)
+
+
+def _two_tiles(
+    tile: list[list[float]], rock: list[list[float]], east0: list[float], west1: list[float]
+) -> CellPredictions:
+    """Two tiles side by side, 0 west of 1: only 0's east edge and 1's west edge are read (the others
+    read footpath surely)."""
+    path = [1.0, 0.0, 0.0]
+    return _predictions(
+        (TILE, ROCK, EAST, WEST),
+        {"tile": tile, "rock": rock, "edge-E": [east0, path], "edge-W": [path, west1]},
+    )
+
+
+def _touch(pred: CellPredictions) -> Touching:
+    k = pred.keys
+    return Touching(
+        "tile",
+        "yes",
+        ((k[0], "edge-E", k[1], "edge-W"),),
+        frozenset({"wall"}),
+        k,
+        ("edge-E", "edge-W"),
+        ("rock",),
+    )
+
+
+def test_touching_edges_read_together_and_tell_what_a_tile_shows() -> None:
+    sure, half = [[0.0, 1.0], [0.0, 1.0]], [[0.5, 0.5], [0.5, 0.5]]
+    # Tile 0's east edge is barely read as rock (a miniature hides it), tile 1's west edge surely.
+    pred = _two_tiles(sure, half, [0.6, 0.35, 0.05], [0.02, 0.96, 0.02])
+    settled = settle(pred, [], touching=[_touch(pred)]).probabilities
+    a, b = np.array([0.6, 0.35, 0.05]), np.array([0.02, 0.96, 0.02])
+    allowed = np.array([[1, 0, 1], [0, 1, 1], [1, 1, 1]])
+    joint = a[:, None] * b[None, :] * allowed
+    np.testing.assert_allclose(settled["edge-E"][0], joint.sum(axis=1) / joint.sum(), rtol=1e-5)
+    np.testing.assert_allclose(settled["edge-W"][1], joint.sum(axis=0) / joint.sum(), rtol=1e-5)
+    assert settled["edge-E"][0].argmax() == 1
+    # The crop's whole said nothing of rock (0.5): what the edges show decides, q = 1 - (1 - s_E)(1 - s_W).
+    q = settled["edge-E"][0, 1]
+    assert settled["rock"][0, 1] == pytest.approx(q, rel=1e-5)
+    assert settled["rock"][0, 1] > 0.8 and settled["rock"][1, 1] > 0.9
+    for name in ("edge-E", "edge-W", "rock"):
+        np.testing.assert_allclose(settled[name].sum(axis=1), 1.0, rtol=1e-6)
+
+
+def test_an_edge_with_no_tile_across_it_keeps_its_own_reading() -> None:
+    # Cell 1 holds no tile (its gate reads no surely): its edge head's reading says nothing of cell 0's.
+    pred = _two_tiles([[0.0, 1.0], [1.0, 0.0]], [[0.9, 0.1], [1.0, 0.0]], [0.7, 0.3, 0.0], [0.0, 1.0, 0.0])
+    settled = settle(pred, [], touching=[_touch(pred)]).probabilities
+    np.testing.assert_allclose(settled["edge-E"][0], [0.7, 0.3, 0.0], atol=1e-6)
+    # Nor does a space without a tile come to show rock from its edges.
+    assert settled["rock"][1, 1] == pytest.approx(0.0, abs=1e-5)
+    # A wall lies against anything: a sure wall leaves the other edge as it was read.
+    walled = _two_tiles([[0.0, 1.0], [0.0, 1.0]], [[0.9, 0.1], [0.9, 0.1]], [0.7, 0.3, 0.0], [0.0, 0.0, 1.0])
+    np.testing.assert_allclose(
+        settle(walled, [], touching=[_touch(walled)]).probabilities["edge-E"][0], [0.7, 0.3, 0.0], atol=1e-6
+    )
+    with pytest.raises(ValueError, match="no heads 'edge-N'"):
+        settle(pred, [], touching=[replace(_touch(pred), sides=("edge-N",))])
 
 
 def test_a_decoration_the_cards_place_brings_its_terrain_flagged() -> None:

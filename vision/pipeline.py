@@ -163,6 +163,7 @@ def read_board(
         reader.known(profile),
         reader.counted(profile, entered),
         reader.needs(profile),
+        reader.touching(profile),
     ).readings()
     confidences = {
         key: min(reading[head][1] for head in reader.region_heads(key[0]))

@@ -28,6 +28,7 @@ from vision.reader_api import (
     OneOf,
     Reading,
     ShiftedLook,
+    Touching,
     TurnedLook,
     class_index,
 )
@@ -127,6 +128,9 @@ class FourGardensReader:
         return ()
 
     def needs(self, profile: BoardProfile) -> tuple[Needs, ...]:
+        return ()
+
+    def touching(self, profile: BoardProfile) -> tuple[Touching, ...]:
         return ()
 
     def known(self, profile: BoardProfile) -> tuple[Known, ...]:
@@ -303,6 +307,9 @@ class RewardReader:
         return ()
 
     def needs(self, profile: BoardProfile) -> tuple[Needs, ...]:
+        return ()
+
+    def touching(self, profile: BoardProfile) -> tuple[Touching, ...]:
         return ()
 
     def known(self, profile: BoardProfile) -> tuple[Known, ...]:

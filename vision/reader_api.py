@@ -101,6 +101,27 @@ class Needs:
 
 
 @dataclass(frozen=True)
+class Touching:
+    """A fact of play, not of a cell: pieces laid side by side show the same along the edges that touch,
+    unless either edge is one of ``free``, as two Tang Garden tiles show the same terrain along their shared
+    edge unless one is a wall (the rulebook's Build the Garden). ``pairs``: (a cell, the head reading its
+    edge that touches, the other cell, the head reading its edge); the edge heads share their classes. An
+    edge holds another only where the yes/no head ``gate`` reads ``yes`` on both cells.
+
+    ``shows``: yes/no heads named after an edge class (a terrain), each reading whether some edge of a
+    cell's piece shows that class; ``sides``: the heads of a cell's edges, on each of ``keys``. A piece's
+    edges are evidence of what it shows, so each cell's ``shows`` heads are read with its ``sides``."""
+
+    gate: str
+    yes: str
+    pairs: tuple[tuple[CellKey, str, CellKey, str], ...]
+    free: frozenset[str] = frozenset()
+    keys: tuple[CellKey, ...] = ()
+    sides: tuple[str, ...] = ()
+    shows: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
 class TurnedLook:
     """Cells likely to hold a piece (head ``gate`` below even odds of ``absent``) are read again from their
     crop turned by each quarter, and some heads' readings averaged over the four: those whose model learnt
@@ -199,6 +220,11 @@ class Reader(Protocol):
 
     def needs(self, profile: BoardProfile) -> tuple[Needs, ...]:
         """Which pieces stand only with another thing on their cell (read with
+        :func:`vision.reconstruct.settle`)."""
+        ...
+
+    def touching(self, profile: BoardProfile) -> tuple[Touching, ...]:
+        """Which pieces' edges show the same where they touch (read with
         :func:`vision.reconstruct.settle`)."""
         ...
 

@@ -23,6 +23,7 @@ from vision.reader_api import (
     Reader,
     Reading,
     ShiftedLook,
+    Touching,
     TurnedLook,
     class_index,
     grid_classes,
@@ -68,6 +69,9 @@ class AliceReader:
         return ()
 
     def needs(self, profile: BoardProfile) -> tuple[Needs, ...]:
+        return ()
+
+    def touching(self, profile: BoardProfile) -> tuple[Touching, ...]:
         return ()
 
     def known(self, profile: BoardProfile) -> tuple[Known, ...]:
@@ -142,6 +146,9 @@ class SanssouciReader:
         return ()
 
     def needs(self, profile: BoardProfile) -> tuple[Needs, ...]:
+        return ()
+
+    def touching(self, profile: BoardProfile) -> tuple[Touching, ...]:
         return ()
 
     def known(self, profile: BoardProfile) -> tuple[Known, ...]:
@@ -219,6 +226,9 @@ class ZenReader:
     def needs(self, profile: BoardProfile) -> tuple[Needs, ...]:
         return ()
 
+    def touching(self, profile: BoardProfile) -> tuple[Touching, ...]:
+        return ()
+
     def known(self, profile: BoardProfile) -> tuple[Known, ...]:
         return ()
 
@@ -281,6 +291,9 @@ class CustomGridReader:
         return ()
 
     def needs(self, profile: BoardProfile) -> tuple[Needs, ...]:
+        return ()
+
+    def touching(self, profile: BoardProfile) -> tuple[Touching, ...]:
         return ()
 
     def known(self, profile: BoardProfile) -> tuple[Known, ...]:

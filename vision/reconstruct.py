@@ -21,7 +21,7 @@ from scipy.optimize import linear_sum_assignment
 
 from vision.cells import CellKey
 from vision.classify import CellPredictions
-from vision.reader_api import Counted, Distinct, Known, Needs, OneOf, Summed
+from vision.reader_api import Counted, Distinct, Known, Needs, OneOf, Summed, Touching
 
 # Probabilities are kept this far from 0 and 1, so one cell read with certainty cannot divide by zero.
 _EPSILON = 1e-6
@@ -43,6 +43,7 @@ def settle(
     known: Sequence[Known] = (),
     counted: Sequence[Counted | Summed] = (),
     needs: Sequence[Needs] = (),
+    touching: Sequence[Touching] = (),
 ) -> CellPredictions:
     """``predictions`` with each group's cells read as one.
 
@@ -67,11 +68,16 @@ def settle(
     a fact's heads read yes only with the head they need (:func:`_needs`); and last, where a count put a
     piece on a cell read without what it needs, that reads :data:`PLACED_BY_COUNT` sure.
 
+    ``touching`` (edges that touch show the same): first of all, each edge's reading and the one it touches
+    read together, then what a cell's piece shows read with its edges (:func:`_touching`).
+
     Cells in no group are unchanged."""
-    if not groups and not distinct and not known and not counted and not needs:
+    if not groups and not distinct and not known and not counted and not needs and not touching:
         return predictions
     index = {key: i for i, key in enumerate(predictions.keys)}
     probabilities = {name: p.copy() for name, p in predictions.probabilities.items()}
+    for edges in touching:
+        _touching(predictions, index, probabilities, edges)
     for need in needs:
         _needs(predictions, index, probabilities, need)
     for fact in known:
@@ -139,8 +145,9 @@ def _carded(
     one of its pieces (class indices) off the board, on its card, and every other piece it owns stands on
     one cell: an assignment of cells to pieces or "absent", and of each card to one of its owner's pieces,
     of greatest joint log-probability by the cells' readings (the ``struck`` classes are no piece that can
-    be there). A cell then reads its piece against nothing; one the arrangement reads otherwise than its own
-    likeliest class reads :data:`PLACED_BY_COUNT` sure, so that it is flagged."""
+    be there). A cell then reads its piece against what else may be there (the pieces other cells hold
+    struck); one the arrangement reads otherwise than its own likeliest class reads :data:`PLACED_BY_COUNT`
+    sure, so that it is flagged."""
     n = len(p)
     pieces = [i for owned in owners for i in owned]
     allowed = p.copy()
@@ -153,18 +160,24 @@ def _carded(
     spare = len(pieces) - len(owners)
     fillers = np.hstack([np.full((spare, len(pieces)), _CARD), np.zeros((spare, n))])
     rows, columns = linear_sum_assignment(np.vstack([cells, cards, fillers]))
+    placed = {
+        row: pieces[column] if column < len(pieces) else absent
+        for row, column in zip(rows, columns, strict=True)
+        if row < n
+    }
     out = np.zeros_like(p)
-    for row, column in zip(rows, columns, strict=True):
-        if row >= n:
-            continue
-        piece = pieces[column] if column < len(pieces) else absent
+    for row, piece in placed.items():
         own = int(p[row].argmax())
         if own != piece:
             _turn(out[row], piece, own)
-        elif piece == absent:
-            out[row, absent] = 1.0
-        else:
-            out[row, [piece, absent]] = p[row, [piece, absent]] / p[row, [piece, absent]].sum()
+            continue
+        # Struck: what cannot be there, and the pieces other cells hold. A piece the arrangement keeps on a
+        # card stays a rival: which of an owner's pieces is the kept one, the cells alone decide (a tile
+        # read 0.54 lady, 0.46 officer, both one player's, is still unsure, and flagged).
+        elsewhere = [other for cell, other in placed.items() if cell != row and other != absent]
+        kept = allowed[row].copy()
+        kept[elsewhere] = 0.0
+        out[row] = kept / max(float(kept.sum()), _EPSILON)
     return out
 
 
@@ -279,6 +292,57 @@ def _needed_after_counts(
     own = probabilities[fact.needed]
     for row in rows[shown & (own[rows].argmax(axis=1) != needed)]:
         _turn(own[row], needed, 1 - needed)
+
+
+def _touching(
+    predictions: CellPredictions,
+    index: dict[CellKey, int],
+    probabilities: dict[str, NDArray[np.float32]],
+    fact: Touching,
+) -> None:
+    """Two touching edges read a and b: of the ways they may be together (each taken as independent of the
+    other), those where they differ and neither is free cannot be, so each edge reads its share of the
+    ways left. Where the other cell may hold no piece (its gate reads yes g), the edge keeps its own
+    reading with the chance 1 - g. Then a cell's ``shows`` head read p, and its edges shown the class with
+    the chance q = 1 - prod(1 - s_k), reads p q / (p q + (1 - p)(1 - q)): two readings of one thing, the
+    crop's whole and its edges', pooled where it holds a piece (with the chance 1 - g it keeps p). Changes
+    ``probabilities`` in place."""
+    heads = {h.name: h for h in predictions.heads}
+    missing = [n for n in (fact.gate, *fact.sides, *fact.shows) if n not in heads]
+    missing += [n for _, a, _, b in fact.pairs for n in (a, b) if n not in heads]
+    if missing or fact.yes not in heads[fact.gate].classes:
+        named = ", ".join(repr(n) for n in sorted(set(missing)))
+        raise ValueError(f"no heads {named} or no class {fact.yes!r} of {fact.gate!r} to read edges by")
+    yes = heads[fact.gate].classes.index(fact.yes)
+    gate = probabilities[fact.gate][:, yes].astype(np.float64)
+    grouped: dict[tuple[str, str], list[tuple[int, int]]] = {}
+    for key, head, other, other_head in fact.pairs:
+        grouped.setdefault((head, other_head), []).append((index[key], index[other]))
+    before = {name: probabilities[name].copy() for pair in grouped for name in pair}
+    for (head, other_head), cells in grouped.items():
+        classes = heads[head].classes
+        if heads[other_head].classes != classes:
+            raise ValueError(f"edge heads {head!r} and {other_head!r} read different classes")
+        free = np.array([c in fact.free for c in classes])
+        allowed = np.eye(len(classes), dtype=bool) | free[:, None] | free[None, :]
+        i, j = np.array(cells, dtype=np.intp).T
+        a = before[head][i].astype(np.float64)
+        b = before[other_head][j].astype(np.float64)
+        joint = a[:, :, None] * b[:, None, :] * allowed
+        total = np.clip(joint.sum(axis=(1, 2)), _EPSILON, None)[:, None]
+        probabilities[head][i] = gate[j, None] * joint.sum(axis=2) / total + (1.0 - gate[j, None]) * a
+        probabilities[other_head][j] = gate[i, None] * joint.sum(axis=1) / total + (1.0 - gate[i, None]) * b
+    rows = np.array([index[key] for key in fact.keys], dtype=np.intp)
+    for name in fact.shows:
+        shown = heads[name].classes.index(fact.yes)
+        none = np.ones(len(rows))
+        for side in fact.sides:
+            none *= 1.0 - probabilities[side][rows, heads[side].classes.index(name)]
+        q = np.clip(1.0 - none, _EPSILON, 1.0 - _EPSILON)
+        p = probabilities[name][rows, shown].astype(np.float64)
+        pooled = gate[rows] * p * q / (p * q + (1.0 - p) * (1.0 - q)) + (1.0 - gate[rows]) * p
+        probabilities[name][rows, shown] = pooled
+        probabilities[name][rows, 1 - shown] = 1.0 - pooled
 
 
 def _turn(cell: NDArray[np.float32], to: int, against: int) -> None:
