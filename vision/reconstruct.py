@@ -165,19 +165,19 @@ def _carded(
         for row, column in zip(rows, columns, strict=True)
         if row < n
     }
-    out = np.zeros_like(p)
+    # Struck: what cannot be there, and the pieces other cells hold. A piece the arrangement keeps on a card
+    # stays a rival: which of an owner's pieces is the kept one, the cells alone decide (a tile read 0.54
+    # lady, 0.46 officer, both one player's, is still unsure, and flagged).
+    taken = np.zeros_like(p)
+    for row, piece in placed.items():
+        if piece != absent:
+            taken[row, piece] = 1.0
+    out: NDArray[np.float32] = allowed * (1.0 - (taken.sum(axis=0, keepdims=True) - taken))
+    out /= np.clip(out.sum(axis=1, keepdims=True), _EPSILON, None)
     for row, piece in placed.items():
         own = int(p[row].argmax())
         if own != piece:
             _turn(out[row], piece, own)
-            continue
-        # Struck: what cannot be there, and the pieces other cells hold. A piece the arrangement keeps on a
-        # card stays a rival: which of an owner's pieces is the kept one, the cells alone decide (a tile
-        # read 0.54 lady, 0.46 officer, both one player's, is still unsure, and flagged).
-        elsewhere = [other for cell, other in placed.items() if cell != row and other != absent]
-        kept = allowed[row].copy()
-        kept[elsewhere] = 0.0
-        out[row] = kept / max(float(kept.sum()), _EPSILON)
     return out
 
 
