@@ -295,12 +295,21 @@ def test_touching_edges_read_together_and_tell_what_a_tile_shows() -> None:
     np.testing.assert_allclose(settled["edge-E"][0], joint.sum(axis=1) / joint.sum(), rtol=1e-5)
     np.testing.assert_allclose(settled["edge-W"][1], joint.sum(axis=0) / joint.sum(), rtol=1e-5)
     assert settled["edge-E"][0].argmax() == 1
-    # The crop's whole said nothing of rock (0.5): what the edges show decides, q = 1 - (1 - s_E)(1 - s_W).
+    # The crop's whole said nothing of rock (0.5): the edges show it, q = 1 - (1 - s_E)(1 - s_W), averaged.
     q = settled["edge-E"][0, 1]
-    assert settled["rock"][0, 1] == pytest.approx(q, rel=1e-5)
-    assert settled["rock"][0, 1] > 0.8 and settled["rock"][1, 1] > 0.9
+    assert settled["rock"][0, 1] == pytest.approx((0.5 + q) / 2, rel=1e-5)
+    assert settled["rock"][0, 1] > 0.6 and settled["rock"][1, 1] > 0.7
     for name in ("edge-E", "edge-W", "rock"):
         np.testing.assert_allclose(settled[name].sum(axis=1), 1.0, rtol=1e-6)
+
+
+def test_a_terrain_read_surely_against_its_edges_reads_unsure() -> None:
+    # Tile 0's crop reads no rock at 0.999, its east edge rock at 0.75 and tile 1's west edge rock surely.
+    pred = _two_tiles(
+        [[0.0, 1.0], [0.0, 1.0]], [[0.999, 0.001], [0.01, 0.99]], [0.25, 0.75, 0.0], [0.0, 1.0, 0.0]
+    )
+    rock = settle(pred, [], touching=[_touch(pred)]).probabilities["rock"]
+    assert 0.4 < rock[0, 1] < 0.6  # the reading is either way, so the tile is flagged
 
 
 def test_an_edge_with_no_tile_across_it_keeps_its_own_reading() -> None:

@@ -304,9 +304,12 @@ def _touching(
     other), those where they differ and neither is free cannot be, so each edge reads its share of the
     ways left. Where the other cell may hold no piece (its gate reads yes g), the edge keeps its own
     reading with the chance 1 - g. Then a cell's ``shows`` head read p, and its edges shown the class with
-    the chance q = 1 - prod(1 - s_k), reads p q / (p q + (1 - p)(1 - q)): two readings of one thing, the
-    crop's whole and its edges', pooled where it holds a piece (with the chance 1 - g it keeps p). Changes
-    ``probabilities`` in place."""
+    the chance q = 1 - prod(1 - s_k), reads (p + q) / 2 where it holds a piece (with the chance 1 - g it
+    keeps p): two readings of one thing, the crop's whole and its edges', averaged, so that where they
+    disagree the cell reads unsure and is flagged. Pooled as independent evidence instead (p q / (p q +
+    (1 - p)(1 - q))), a terrain head sure at 0.999 outweighed edges at 0.75 and the tile read surely wrong:
+    on 500 photos, 199 terrains misread at 0.9 or more against 96 averaged, scores exact alike (411, 412);
+    a second seed 398 both, one wrong with no flag against none. Changes ``probabilities`` in place."""
     heads = {h.name: h for h in predictions.heads}
     missing = [n for n in (fact.gate, *fact.sides, *fact.shows) if n not in heads]
     missing += [n for _, a, _, b in fact.pairs for n in (a, b) if n not in heads]
@@ -340,7 +343,7 @@ def _touching(
             none *= 1.0 - probabilities[side][rows, heads[side].classes.index(name)]
         q = np.clip(1.0 - none, _EPSILON, 1.0 - _EPSILON)
         p = probabilities[name][rows, shown].astype(np.float64)
-        pooled = gate[rows] * p * q / (p * q + (1.0 - p) * (1.0 - q)) + (1.0 - gate[rows]) * p
+        pooled = gate[rows] * (p + q) / 2.0 + (1.0 - gate[rows]) * p
         probabilities[name][rows, shown] = pooled
         probabilities[name][rows, 1 - shown] = 1.0 - pooled
 
