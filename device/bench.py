@@ -251,6 +251,9 @@ def run_bench(
         if report:
             report(f"enrolled from {enrolment.photos} photos ({enrolment.cells} cells) in {enroll_s:.1f} s")
     heads = {h.name: h for h in reader.heads}
+    # A tile's edges (Tang Garden's) are read to be matched with the edges they touch, as evidence for what
+    # the tile shows: the per-head table shows them, a cell's count leaves them out.
+    matched_only = {side for fact in reader.touching(profile) for side in fact.sides}
     spec = RenderSpec((game,), seed, packs=packs, options=PhotoOptions())
     stages = ("locate", "orient", "rectify", "cells", "classify")
     timings: dict[str, list[float]] = {s: [] for s in (*stages, "photo_to_score")}
@@ -308,9 +311,6 @@ def run_bench(
                 report(f"photo {i}: board not found")
             continue
         result.found += 1
-        # A tile's edges (Tang Garden's) are read to be matched with the edges they touch, as evidence for
-        # what the tile shows: the per-head table shows them, a cell's count leaves them out.
-        matched_only = {side for fact in reader.touching(profile) for side in fact.sides}
         for stage in stages:
             result.timings_ms[stage].append(match.reading.timings_ms.get(stage, 0.0))
         readings = match.reading.readings

@@ -341,11 +341,10 @@ def _touching(
         none = np.ones(len(rows))
         for side in fact.sides:
             none *= 1.0 - probabilities[side][rows, heads[side].classes.index(name)]
-        q = np.clip(1.0 - none, _EPSILON, 1.0 - _EPSILON)
         p = probabilities[name][rows, shown].astype(np.float64)
-        pooled = gate[rows] * (p + q) / 2.0 + (1.0 - gate[rows]) * p
-        probabilities[name][rows, shown] = pooled
-        probabilities[name][rows, 1 - shown] = 1.0 - pooled
+        averaged = gate[rows] * (p + 1.0 - none) / 2.0 + (1.0 - gate[rows]) * p
+        probabilities[name][rows, shown] = averaged
+        probabilities[name][rows, 1 - shown] = 1.0 - averaged
 
 
 def _turn(cell: NDArray[np.float32], to: int, against: int) -> None:
