@@ -225,6 +225,25 @@ def test_a_cells_counts_add_up_to_one_of_its_totals_the_likeliest_way() -> None:
         settle(pred, [], [], [], [Summed(("sun", "colour"), pred.keys, frozenset({1}))])
 
 
+def test_a_slot_whose_one_icon_is_unsure_still_holds_one() -> None:
+    pred = _predictions(
+        ICONS,
+        {
+            "sun": [[0.68, 0.32, 0.0], [0.9, 0.1, 0.0]],
+            "moon": [[0.7, 0.3, 0.0], [0.9, 0.1, 0.0]],
+            "temple": [[0.7, 0.3, 0.0], [0.9, 0.1, 0.0]],
+        },
+    )
+    readings = settle(pred, [], [], [], [Summed(("sun", "moon", "temple"), pred.keys, frozenset({0, 1}))])
+    counts = [[readings.readings()[k][h][0] for h in ("sun", "moon", "temple")] for k in pred.keys]
+    # Slot 0: no icon is 0.68 x 0.7^2 = 0.33, one icon 0.44, though the likeliest, a sun alone, reads
+    # 0.32 x 0.7^2 = 0.16.
+    assert counts[0] == ["1", "0", "0"]
+    assert readings.readings()[pred.keys[0]]["sun"][1] == pytest.approx(PLACED_BY_COUNT)
+    # Slot 1: no icon is 0.73, one 0.27.
+    assert counts[1] == ["0", "0", "0"]
+
+
 YES_NO = ("no", "yes")
 GRASS, TREE, BIRD = Head("greenery", YES_NO), Head("tree", YES_NO), Head("bird", YES_NO)
 

