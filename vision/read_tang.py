@@ -139,7 +139,11 @@ class TangReader:
     # Sanssouci one's time; 76.7 % below 0.9 (5). Offsets of 0.5 and 1.5 mm read less on 100 photos, as did
     # two offsets and eight. The miniature's identity is read so too, before its turned look (500 photos:
     # misread 0.71 -> 0.51 %, scores exact 75.8 -> 76.2 %, under one cell more a photo); its facing is not.
-    shifted_look: ShiftedLook | None = ShiftedLook(1.0, 0.95, skip=("facing",))
+    # The model learnt from 1200 photos is surer: 4.4 cells a photo read below 0.95, 7.2 below 0.99 (60
+    # photos), and below 0.99 is read again, as time allows: scores exact 85.2 -> 86.0 % (500 photos), a
+    # second seed 83.6 -> 84.8 %, the held-out pack 64.0 -> 67.0 %; a photo took 1.89 and 1.81 times a
+    # Sanssouci one in two quiet runs (1.86 below 0.95).
+    shifted_look: ShiftedLook | None = ShiftedLook(1.0, 0.99, skip=("facing",))
     # Photos taken at a slant hide more under the miniatures and lean them further over their neighbours:
     # of the 500 benchmark photos (tilted up to 45 degrees), scores were exact on 86.7, 83.8, 86.1 % of those
     # 0-10, 10-20, 20-30 degrees off straight above, 68.5 % at 30-40 and 41.4 % beyond.
