@@ -140,7 +140,10 @@ GAME_CONFIG["four-gardens"] = {"photos": 1200, "epochs": 12, "stem_stride": 2, "
 # exact 82.4 -> 85.0 %, cells misread 1.41 -> 1.07 %, identity 0.44 -> 0.20 %, facing 0.27 -> 0.24 %; second
 # seed 79.6 -> 83.4 %; held-out pack 44.0 -> 64.0 %). 1400 photos in 14 epochs read the seen packs better
 # still (87.2 and 85.6 %) and the held-out pack worse (60.5 %), but took 1245 s with other work beside it
-# (some 1170 s alone by its epochs' pace): too near the 20 minutes on a slow day.
+# (some 1170 s alone by its epochs' pace): too near the 20 minutes on a slow day. The share of boards drawn
+# crowded, with 1200 photos, read as the committed reader reads (scores exact of the two seeds' 500 photos,
+# the held-out pack's 200, seed 7's 100): 0.6 (kept) 430, 424, 134, 88; 0.8 412, 397, 115, 78; 0.4 430,
+# 431, 121, 91 (987 s).
 # Sanssouci: wide context for noblemen leaning over their neighbours (see its reader), read as Tang Garden's
 # is: a strided first layer, pooling by place; more photos, as the leaning nobleman is a rare sight. Its
 # crops are cut turned (lean_up), so a square's art shows at any angle: half of each batch is turned by
