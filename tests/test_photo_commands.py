@@ -210,6 +210,9 @@ def test_bench_counts_a_tile_by_what_its_state_takes_not_its_matched_edges(
     monkeypatch.setattr(TangReader, "targets", edges_wrong)
     shifted = run_bench("tang-garden", 1, 5, workers=1)
     assert plain.found == shifted.found == 1
-    assert all(shifted.heads[h][0] == shifted.heads[h][1] > 0 for h in EDGE_HEADS)
-    assert all(plain.heads[h][0] < plain.heads[h][1] for h in EDGE_HEADS)
+    # Every edge read right is now read wrong; one read wrong may happen to be read as the shifted truth.
+    assert all(shifted.heads[h][1] == plain.heads[h][1] > 0 for h in EDGE_HEADS)
+    assert all(
+        plain.heads[h][0] < plain.heads[h][1] - plain.heads[h][0] <= shifted.heads[h][0] for h in EDGE_HEADS
+    )
     assert (shifted.found_cell_errors, shifted.perfect) == (plain.found_cell_errors, plain.perfect)

@@ -244,6 +244,31 @@ def test_a_slot_whose_one_icon_is_unsure_still_holds_one() -> None:
     assert counts[1] == ["0", "0", "0"]
 
 
+def test_a_slot_seen_to_hold_a_tile_holds_its_icons_though_they_are_hidden() -> None:
+    """Two slots read no icon likeliest (0.73 and 0.77): the first's tile is seen
+    (0.97), so it holds one icon, the likeliest (the moon); the second's is not (0.1), so it stays empty. A
+    third reads its sun surely but no tile: the two disagree, and the icon's is the surer evidence."""
+    tile = Head("tile", YES_NO)
+    pred = _predictions(
+        (tile, *ICONS),
+        {
+            "tile": [[0.03, 0.97], [0.9, 0.1], [0.7, 0.3]],
+            "sun": [[0.9, 0.1, 0.0], [0.9, 0.1, 0.0], [0.02, 0.98, 0.0]],
+            "moon": [[0.85, 0.15, 0.0], [0.9, 0.1, 0.0], [1.0, 0.0, 0.0]],
+            "temple": [[0.95, 0.05, 0.0], [0.95, 0.05, 0.0], [1.0, 0.0, 0.0]],
+        },
+    )
+    fact = Summed(("sun", "moon", "temple"), pred.keys, frozenset({0, 1}), present=("tile", "yes"))
+    readings = settle(pred, [], [], [], [fact]).readings()
+    counts = [[readings[k][h][0] for h in ("tile", "sun", "moon", "temple")] for k in pred.keys]
+    assert counts == [["yes", "0", "1", "0"], ["no", "0", "0", "0"], ["yes", "1", "0", "0"]]
+    assert readings[pred.keys[0]]["moon"][1] == pytest.approx(PLACED_BY_COUNT)
+    assert readings[pred.keys[2]]["tile"][1] == pytest.approx(PLACED_BY_COUNT)
+    assert readings[pred.keys[1]]["tile"][1] == pytest.approx(0.9)
+    with pytest.raises(ValueError, match="yes/no head 'sun'"):
+        settle(pred, [], [], [], [Summed(("moon",), pred.keys, frozenset({0, 1}), present=("sun", "yes"))])
+
+
 YES_NO = ("no", "yes")
 GRASS, TREE, BIRD = Head("greenery", YES_NO), Head("tree", YES_NO), Head("bird", YES_NO)
 

@@ -87,6 +87,9 @@ class Summed:
     heads: tuple[str, ...]
     keys: tuple[CellKey, ...]
     totals: frozenset[int]
+    # A yes/no head that reads whether the piece is there at all, and its "yes" class: the total is 0 just
+    # where it reads otherwise (a landscape tile whose icon a miniature hides is still seen as a tile).
+    present: tuple[str, str] | None = None
 
 
 @dataclass(frozen=True)

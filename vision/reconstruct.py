@@ -213,6 +213,13 @@ def _summed(
     except (KeyError, ValueError):
         raise ValueError(f"heads {', '.join(fact.heads)} must all be there and count to be summed") from None
     ceiling = max(fact.totals, default=0)
+    present = None
+    if fact.present is not None:
+        name, yes = fact.present
+        head = heads.get(name)
+        if head is None or len(head.classes) != 2 or yes not in head.classes:
+            raise ValueError(f"no yes/no head {name!r} with a class {yes!r} to read a total by")
+        present = (name, head.classes.index(yes))
     rows = [index[key] for key in fact.keys]
     every = [
         np.log(np.clip(probabilities[name][rows].astype(np.float64), _EPSILON, 1.0)) for name in fact.heads
@@ -239,11 +246,21 @@ def _summed(
         allowed = [t for t in fact.totals if t in best]
         if not allowed:
             continue
-        _, chosen = best[max(allowed, key=lambda t: mass[t])]
+        if present is not None:
+            # The presence head's reading is one more piece of evidence on "none" against "some".
+            there = float(np.clip(probabilities[present[0]][row, present[1]], _EPSILON, 1.0 - _EPSILON))
+            mass = {t: m + np.log(there if t else 1.0 - there) for t, m in mass.items()}
+        total = max(allowed, key=lambda t: mass[t])
+        _, chosen = best[total]
         for name, k in zip(fact.heads, chosen, strict=True):
             own = int(probabilities[name][row].argmax())
             if own != k:
                 _turn(probabilities[name][row], k, own)
+        if present is not None:
+            there_p = probabilities[present[0]][row]
+            shows = (present[1], 1 - present[1]) if total else (1 - present[1], present[1])
+            if int(there_p.argmax()) != shows[0]:
+                _turn(there_p, *shows)
 
 
 def _need_classes(predictions: CellPredictions, fact: Needs) -> tuple[int, dict[str, int]]:
