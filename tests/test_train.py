@@ -29,6 +29,29 @@ def test_turned_crops_teach_only_the_heads_whose_art_has_no_up() -> None:
     assert int((targets["noble"] == IGNORE).sum()) == 0
 
 
+def test_a_moved_batch_is_its_crops_moved_together_their_edges_repeated() -> None:
+    torch = pytest.importorskip("torch")
+    from models.train import shift_some
+
+    x = torch.arange(2 * 3 * 6 * 6, dtype=torch.float32).reshape(2, 3, 6, 6)
+    generator = torch.Generator().manual_seed(0)
+    moves = set()
+    for _ in range(40):
+        moved = shift_some(x, 2, generator)
+        # Pixel (i, j) of a crop moved by (dx, dy) is the original's (i + dy, j + dx), the edge's own
+        # pixel beyond it; exactly one move within 2 pixels explains the whole batch.
+        found = []
+        for dx in range(-2, 3):
+            for dy in range(-2, 3):
+                rows = torch.clamp(torch.arange(6) + dy, 0, 5)
+                cols = torch.clamp(torch.arange(6) + dx, 0, 5)
+                if torch.equal(moved, x[:, :, rows][:, :, :, cols]):
+                    found.append((dx, dy))
+        assert len(found) == 1
+        moves.add(found[0])
+    assert len(moves) > 10
+
+
 def test_the_middle_maximum_sees_a_thing_alike_anywhere_on_the_cell_and_not_round_it() -> None:
     torch = pytest.importorskip("torch")
     from models.train import _pooling

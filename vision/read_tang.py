@@ -144,8 +144,11 @@ class TangReader:
     # The model learnt from 1200 photos is surer: 4.4 cells a photo read below 0.95, 7.2 below 0.99 (60
     # photos), and below 0.99 is read again, as time allows: scores exact 85.2 -> 86.0 % (500 photos), a
     # second seed 83.6 -> 84.8 %, the held-out pack 64.0 -> 67.0 %; a photo took 1.89 and 1.81 times a
-    # Sanssouci one in two quiet runs (1.86 below 0.95).
-    shifted_look: ShiftedLook | None = ShiftedLook(1.0, 0.99, skip=("facing",))
+    # Sanssouci one in two quiet runs (1.86 below 0.95). The model whose training crops are moved a little is
+    # less sure: 9.9 cells a photo below 0.99, 7.7 below 0.98 (60 photos), which reads the same (500 photos:
+    # 436 exact either way, second seed 434, held-out pack 147 and 146 of 200) in about the time 0.99 took
+    # with the model before.
+    shifted_look: ShiftedLook | None = ShiftedLook(1.0, 0.98, skip=("facing",))
     # Photos taken at a slant hide more under the miniatures and lean them further over their neighbours:
     # of the 500 benchmark photos (tilted up to 45 degrees), scores were exact on 86.7, 83.8, 86.1 % of those
     # 0-10, 10-20, 20-30 degrees off straight above, 68.5 % at 30-40 and 41.4 % beyond.
