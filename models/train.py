@@ -324,7 +324,7 @@ def augment(batch: Any, generator: Any) -> Any:
     return (batch * gain * cast).clamp(0, 1)
 
 
-def shift_some(x: Any, most_px: int, generator: Any) -> Any:
+def shift_batch(x: Any, most_px: int, generator: Any) -> Any:
     """The crops ``x`` (N, C, H, W) moved together by a whole number of pixels up to ``most_px`` along each
     axis, the edge pixels repeated where they moved away from them (one move a batch: per crop it cost as
     much as the step itself)."""
@@ -568,9 +568,9 @@ def train(game: str, config: TrainConfig, out: Path | None = None, log: Any = pr
     )
     loss = recipe_loss(reader, config)
 
-    def turn(x: Any, t: dict[str, Any], generator: Any) -> tuple[Any, dict[str, Any]]:
+    def move(x: Any, t: dict[str, Any], generator: Any) -> tuple[Any, dict[str, Any]]:
         if config.shift_px:
-            x = shift_some(x, config.shift_px, generator)
+            x = shift_batch(x, config.shift_px, generator)
         return turn_some(x, t, config.turned_heads, generator) if config.turned_heads else (x, t)
 
     def report(net: Any) -> str:
@@ -582,7 +582,7 @@ def train(game: str, config: TrainConfig, out: Path | None = None, log: Any = pr
         _HeadTargets({h.name: torch.from_numpy(data.targets[h.name]) for h in reader.heads}),
         config,
         loss,
-        turn,
+        move,
         report,
         log,
         config.threads,

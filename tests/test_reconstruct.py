@@ -244,10 +244,14 @@ def test_a_slot_whose_one_icon_is_unsure_still_holds_one() -> None:
     assert counts[1] == ["0", "0", "0"]
 
 
+YES_NO = ("no", "yes")
+GRASS, TREE, BIRD = Head("greenery", YES_NO), Head("tree", YES_NO), Head("bird", YES_NO)
+
+
 def test_a_slot_seen_to_hold_a_tile_holds_its_icons_though_they_are_hidden() -> None:
-    """Two slots read no icon likeliest (0.73 and 0.77): the first's tile is seen
-    (0.97), so it holds one icon, the likeliest (the moon); the second's is not (0.1), so it stays empty. A
-    third reads its sun surely but no tile: the two disagree, and the icon's is the surer evidence."""
+    """Two slots read no icon likeliest (0.73 and 0.77): the first's tile is seen (0.97), so it holds one
+    icon, the likeliest (the moon); the second's is not (0.1), so it stays empty. A third reads its sun
+    surely but no tile: the two disagree, and the icon's is the surer evidence."""
     tile = Head("tile", YES_NO)
     pred = _predictions(
         (tile, *ICONS),
@@ -267,10 +271,6 @@ def test_a_slot_seen_to_hold_a_tile_holds_its_icons_though_they_are_hidden() -> 
     assert readings[pred.keys[1]]["tile"][1] == pytest.approx(0.9)
     with pytest.raises(ValueError, match="yes/no head 'sun'"):
         settle(pred, [], [], [], [Summed(("moon",), pred.keys, frozenset({0, 1}), present=("sun", "yes"))])
-
-
-YES_NO = ("no", "yes")
-GRASS, TREE, BIRD = Head("greenery", YES_NO), Head("tree", YES_NO), Head("bird", YES_NO)
 
 
 def test_a_decoration_needs_its_terrain_and_is_evidence_for_it() -> None:

@@ -31,13 +31,13 @@ def test_turned_crops_teach_only_the_heads_whose_art_has_no_up() -> None:
 
 def test_a_moved_batch_is_its_crops_moved_together_their_edges_repeated() -> None:
     torch = pytest.importorskip("torch")
-    from models.train import shift_some
+    from models.train import shift_batch
 
     x = torch.arange(2 * 3 * 6 * 6, dtype=torch.float32).reshape(2, 3, 6, 6)
     generator = torch.Generator().manual_seed(0)
     moves = set()
     for _ in range(40):
-        moved = shift_some(x, 2, generator)
+        moved = shift_batch(x, 2, generator)
         # Pixel (i, j) of a crop moved by (dx, dy) is the original's (i + dy, j + dx), the edge's own
         # pixel beyond it; exactly one move within 2 pixels explains the whole batch.
         found = []
