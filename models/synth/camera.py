@@ -199,11 +199,13 @@ def board_homography(model: CameraModel, pose: Pose, placement: Placement) -> Ma
 def _table(size_wh: tuple[int, int], rng: np.random.Generator) -> NDArray[np.float32]:
     w, h = size_wh
     kind = rng.integers(3)
-    yy, xx = np.mgrid[0:h, 0:w].astype(np.float32)
     low = cv2.resize(rng.normal(0, 1, (h // 32 + 2, w // 32 + 2)).astype(np.float32), (w, h))
+    image = np.empty((h, w, 3), np.float32)
     if kind == 0:  # wood: long grain lines across planks, gently wavering
         base = np.array(rng.choice([(60, 100, 150), (40, 70, 110), (90, 140, 190)]), np.float32)
         a = rng.uniform(0, np.pi)
+        # A row and a column broadcast: the same sums as whole grids of coordinates, without building them.
+        yy, xx = np.arange(h, dtype=np.float32)[:, None], np.arange(w, dtype=np.float32)[None, :]
         v = -xx * np.sin(a) + yy * np.cos(a)
         smooth = cv2.resize(rng.normal(0, 1, (h // 128 + 2, w // 128 + 2)).astype(np.float32), (w, h))
         period = rng.uniform(10, 25)
@@ -216,7 +218,10 @@ def _table(size_wh: tuple[int, int], rng: np.random.Generator) -> NDArray[np.flo
     else:  # laminate
         base = np.array(rng.choice([(225, 225, 220), (200, 205, 210), (170, 180, 185)]), np.float32)
         shade = 1.0 + 0.03 * low
-    return np.asarray(base[None, None, :] * shade[..., None], dtype=np.float32)
+    # Written straight into the float32 frame (a wood grain's shade is float64): a whole frame in float64
+    # is twice the memory, faulted in page by page.
+    np.multiply(shade[..., None], base, out=image, casting="same_kind")
+    return image
 
 
 def _soft(image: NDArray[np.float32], sigma: float) -> NDArray[np.float32]:
@@ -485,8 +490,14 @@ def _sensor(image: Image, rng: np.random.Generator) -> Image:
         out = cv2.GaussianBlur(out, (0, 0), sigma)
     f = out.astype(np.float32)
     read, shot = rng.uniform(1.0, 5.0), rng.uniform(0.02, 0.2)
-    f += rng.standard_normal(f.shape, dtype=np.float32) * np.sqrt(read**2 + shot * f)
-    return np.clip(f, 0, 255).astype(np.uint8)
+    # Read and shot noise, sqrt(read^2 + shot * f) times a normal draw, in place: each frame-sized
+    # temporary is a fresh mapping the kernel faults in (models/heap.py).
+    spread = f * shot
+    spread += read**2
+    np.sqrt(spread, out=spread)
+    spread *= rng.standard_normal(f.shape, dtype=np.float32)
+    f += spread
+    return np.clip(f, 0, 255, out=f).astype(np.uint8)
 
 
 @dataclass(frozen=True)
@@ -596,11 +607,14 @@ def photograph(
         return np.asarray(out, dtype=np.float32)
 
     # The table has no geometry worth bending, so it is drawn straight in the photo's own pixels.
-    image = _table(options.size_wh, rng) * bend(layers.shade, 1.0)[..., None]
-    image = image * (1 - bend(layers.alpha, 0.0)[..., None]) + bend(layers.colour, 0.0)
+    # Composited in place, as _sensor is.
+    image = _table(options.size_wh, rng)
+    image *= bend(layers.shade, 1.0)[..., None]
+    image *= (1 - bend(layers.alpha, 0.0))[..., None]
+    image += bend(layers.colour, 0.0)
     if options.effects:
         _light(image, rng)
-    photo = np.clip(image, 0, 255).astype(np.uint8)
+    photo = np.clip(image, 0, 255, out=image).astype(np.uint8)
     if options.effects:
         photo = _sensor(photo, rng)
     quality = int(rng.integers(options.jpeg_quality[0], options.jpeg_quality[1] + 1))
