@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Any
 
 import numpy as np
@@ -131,6 +132,55 @@ def test_a_head_weighed_beside_a_piece_counts_its_crops_with_a_miniature_more() 
     assert loss(weighed, 1) == pytest.approx(chars + (wrong + 4 * right) / 2)
 
 
+def test_a_crops_own_loss_weighs_its_heads_as_the_batch_loss_does() -> None:
+    torch = pytest.importorskip("torch")
+    from models.train import config_for, recipe_loss
+    from vision.readers import get_reader
+
+    reader = get_reader("tang-garden")
+    heads = reader.heads
+    names = [h.name for h in heads]
+    generator = torch.Generator().manual_seed(4)
+    outs = tuple(torch.randn(3, len(h.classes), generator=generator) for h in heads)
+    targets = {h.name: torch.full((3,), IGNORE) for h in heads}
+    # A poet stands on crop 0 only; the bird head has a target on all three crops, the fish head on crop 2.
+    targets["character"] = torch.tensor([heads[names.index("character")].classes.index("poet"), 0, 0])
+    targets["bird"] = torch.tensor([1, 0, 1])
+    targets["fish"] = torch.tensor([IGNORE, IGNORE, 0])
+    config = config_for("tang-garden", beside_piece=(("bird", 4.0),), loss_weights=(("fish", 3.0),))
+    each = recipe_loss(reader, config, per_crop=True)(outs, targets)
+
+    def ce(head: str, i: int) -> float:
+        out = outs[names.index(head)][i : i + 1]
+        return float(torch.nn.functional.cross_entropy(out, targets[head][i : i + 1]))
+
+    assert each.shape == (3,)
+    assert float(each[0]) == pytest.approx(ce("character", 0) + 4 * ce("bird", 0))
+    assert float(each[1]) == pytest.approx(ce("character", 1) + ce("bird", 1))
+    assert float(each[2]) == pytest.approx(ce("character", 2) + ce("bird", 2) + 3 * ce("fish", 2))
+
+
+def test_a_focused_epoch_takes_the_hardest_crops_and_a_random_share_of_the_rest() -> None:
+    torch = pytest.importorskip("torch")
+    from models.train import Focus
+
+    last = torch.randperm(100, generator=torch.Generator().manual_seed(1)).float()
+    focus = Focus(3, hard_share=0.3, easy_share=0.5, each=lambda outs, t: None)
+    picked = [focus.pick(last, torch.Generator().manual_seed(seed)) for seed in (7, 7, 8)]
+    assert torch.equal(picked[0], picked[1])
+    hardest = set(torch.argsort(last, descending=True)[:30].tolist())
+    for chosen in picked:
+        # 30 hardest and half the other 70, each once, in a random order.
+        assert len(chosen) == focus.size(100) == 65
+        assert len(set(chosen.tolist())) == 65
+        assert hardest <= set(chosen.tolist())
+        assert sorted(chosen[:30].tolist()) != sorted(hardest)
+    assert set(picked[0].tolist()) != set(picked[2].tolist())
+    # Crops never seen count as the hardest.
+    last[[5, 9]] = float("inf")
+    assert {5, 9} <= set(focus.pick(last, torch.Generator().manual_seed(0)).tolist())
+
+
 def test_a_head_cannot_be_weighed_beside_a_piece_on_a_board_without_pieces() -> None:
     pytest.importorskip("torch")
     from models.train import config_for, recipe_loss
@@ -140,11 +190,12 @@ def test_a_head_cannot_be_weighed_beside_a_piece_on_a_board_without_pieces() -> 
         recipe_loss(get_reader("alices-garden"), config_for("alices-garden", beside_piece=(("tile", 2.0),)))
 
 
-def test_training_in_bfloat16_learns_the_same_weights_run_to_run_and_reads_in_float32() -> None:
+@pytest.mark.parametrize("focused", [False, True])
+def test_training_in_bfloat16_learns_the_same_weights_run_to_run_and_reads_in_float32(focused: bool) -> None:
     torch = pytest.importorskip("torch")
     from types import SimpleNamespace
 
-    from models.train import fit_loop
+    from models.train import Focus, fit_loop
 
     # Dark crops are class 0, bright ones class 1: a task any working loop learns in a few epochs.
     generator = torch.Generator().manual_seed(0)
@@ -163,6 +214,10 @@ def test_training_in_bfloat16_learns_the_same_weights_run_to_run_and_reads_in_fl
             torch.nn.Linear(4, 2),
         )
 
+    # Focused, the later epochs train on the crops of highest loss and some of the others.
+    each = partial(torch.nn.functional.cross_entropy, reduction="none")
+    focus = Focus(3, hard_share=0.2, easy_share=0.2, each=each) if focused else None
+
     def train() -> Any:
         return fit_loop(
             network,
@@ -174,6 +229,7 @@ def test_training_in_bfloat16_learns_the_same_weights_run_to_run_and_reads_in_fl
             lambda net: "",
             lambda line: None,
             bf16=True,
+            focus=focus,
         )
 
     first, second = train(), train()
