@@ -161,7 +161,8 @@ GAME_CONFIG["four-gardens"] = {"photos": 1200, "epochs": 12, "stem_stride": 2, "
 # its fifth epoch on, an epoch trains on the 40 % of the crops whose loss was highest when last seen and a
 # fifth of the others (hard_from: 52 % of the crops), which buys 1500 photos within the 16 epochs (1014 s):
 # 455, 441, 153, 90. 1800 photos on 30 % and 15 % of the others (1090 s): 448, 446, 142, 91; 1700 photos,
-# focused from the third epoch (1042 s): 438, 446, 153, 91.
+# focused from the third epoch (1042 s): 438, 446, 153, 91; 1500 photos in 18 epochs (1044 s): 447, 449, 159,
+# 94 (the miniatures' identity misread 0.07 -> 0.20 %).
 # Sanssouci: wide context for noblemen leaning over their neighbours (see its reader), read as Tang Garden's
 # is: a strided first layer, pooling by place; more photos, as the leaning nobleman is a rare sight. Its
 # crops are cut turned (lean_up), so a square's art shows at any angle: half of each batch is turned by
