@@ -159,7 +159,7 @@ GAME_CONFIG["four-gardens"] = {"photos": 1200, "epochs": 12, "stem_stride": 2, "
 # on one seed, the miniatures' identity worse (0.20 -> 1.26 % misread), the held-out pack much worse. Its
 # training crops moved by up to 2 pixels a batch (shift_px), at no cost an epoch: 436, 434, 147, 90. From
 # its fifth epoch on, an epoch trains on the 40 % of the crops whose loss was highest when last seen and a
-# fifth of the others (hard_from: 52 % of the crops), which buys 1500 photos within the 16 epochs (1014 s):
+# fifth of the others (hard_from: 52 % of the crops), which buys 1500 photos within the 16 epochs (977 s):
 # 455, 441, 153, 90. 1800 photos on 30 % and 15 % of the others (1090 s): 448, 446, 142, 91; 1700 photos,
 # focused from the third epoch (1042 s): 438, 446, 153, 91; 1500 photos in 18 epochs (1044 s): 447, 449, 159,
 # 94 (the miniatures' identity misread 0.07 -> 0.20 %).
@@ -455,11 +455,7 @@ def fit_loop(
     net = net.to(memory_format=layout)
     optimiser = torch.optim.AdamW(net.parameters(), lr=config.lr, weight_decay=1e-4)
     n = len(x_all)
-
-    def focused(epoch: int) -> bool:
-        return focus is not None and epoch >= focus.from_epoch
-
-    sizes = [focus.size(n) if focus is not None and focused(e) else n for e in range(config.epochs)]
+    sizes = [focus.size(n) if focus and e >= focus.from_epoch else n for e in range(config.epochs)]
     steps = sum(size // config.batch + 1 for size in sizes)
     schedule = torch.optim.lr_scheduler.OneCycleLR(optimiser, max_lr=config.lr, total_steps=steps)
     generator = torch.Generator().manual_seed(config.seed)
@@ -467,7 +463,7 @@ def fit_loop(
     for epoch in range(config.epochs):
         net.train()
         order = torch.randperm(n, generator=generator)
-        if focus is not None and focused(epoch):
+        if focus and epoch >= focus.from_epoch:
             order = focus.pick(last, generator)
         total = 0.0
         for start in range(0, len(order), config.batch):
