@@ -219,10 +219,7 @@ def _summed(
     present = None
     if fact.present is not None:
         name, yes = fact.present
-        head = heads.get(name)
-        if head is None or len(head.classes) != 2 or yes not in head.classes:
-            raise ValueError(f"no yes/no head {name!r} with a class {yes!r} to read a total by")
-        present = (name, head.classes.index(yes))
+        present = (name, _yes_index(predictions, name, yes, "a total"))
     rows = [index[key] for key in fact.keys]
     every = [
         np.log(np.clip(probabilities[name][rows].astype(np.float64), _EPSILON, 1.0)) for name in fact.heads
@@ -266,14 +263,19 @@ def _summed(
                 _turn(seen, *shows)
 
 
+def _yes_index(predictions: CellPredictions, name: str, yes: str, purpose: str) -> int:
+    """The index of class ``yes`` on the yes/no head ``name``, which reads ``purpose``."""
+    head = next((h for h in predictions.heads if h.name == name), None)
+    if head is None or len(head.classes) != 2 or yes not in head.classes:
+        raise ValueError(f"no yes/no head {name!r} with a class {yes!r} to read {purpose} by")
+    return head.classes.index(yes)
+
+
 def _need_classes(predictions: CellPredictions, fact: Needs) -> tuple[int, dict[str, int]]:
     """The index of class ``fact.yes`` on the needed head, and on each of the heads that need it."""
 
     def yes(name: str) -> int:
-        head = next((h for h in predictions.heads if h.name == name), None)
-        if head is None or len(head.classes) != 2 or fact.yes not in head.classes:
-            raise ValueError(f"no yes/no head {name!r} with a class {fact.yes!r} to read a need by")
-        return head.classes.index(fact.yes)
+        return _yes_index(predictions, name, fact.yes, "a need")
 
     return yes(fact.needed), {name: yes(name) for name in fact.heads}
 
