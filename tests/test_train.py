@@ -241,6 +241,38 @@ def test_training_in_bfloat16_learns_the_same_weights_run_to_run_and_reads_in_fl
     assert bool((read == labels).all())
 
 
+def test_the_recipes_weight_decay_reaches_the_optimiser_and_keeps_the_weights_smaller() -> None:
+    torch = pytest.importorskip("torch")
+    from types import SimpleNamespace
+
+    from models.train import fit_loop
+
+    generator = torch.Generator().manual_seed(0)
+    labels = torch.arange(128) % 2
+    x_all = (
+        0.2 + 0.5 * labels.float().reshape(-1, 1, 1, 1) + 0.1 * torch.rand(128, 3, 4, 4, generator=generator)
+    )
+    config = SimpleNamespace(epochs=8, batch=32, lr=3e-2, seed=5)
+
+    def norm(weight_decay: float) -> float:
+        net = fit_loop(
+            lambda: torch.nn.Sequential(
+                torch.nn.Flatten(), torch.nn.Linear(48, 8), torch.nn.ReLU(), torch.nn.Linear(8, 2)
+            ),
+            x_all,
+            labels,
+            config,
+            torch.nn.functional.cross_entropy,
+            lambda x, t, g: (x, t),
+            lambda net: "",
+            lambda line: None,
+            weight_decay=weight_decay,
+        )
+        return float(sum(p.detach().square().sum() for p in net.parameters()))
+
+    assert norm(0.5) < 0.9 * norm(0.0)
+
+
 def test_a_classifier_exported_in_8_bits_reads_as_its_float_model_does(tmp_path: Any) -> None:
     torch = pytest.importorskip("torch")
     pytest.importorskip("onnx")

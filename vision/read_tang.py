@@ -147,8 +147,11 @@ class TangReader:
     # Sanssouci one in two quiet runs (1.86 below 0.95). The model whose training crops are moved a little is
     # less sure: 9.9 cells a photo below 0.99, 7.7 below 0.98 (60 photos), which reads the same (500 photos:
     # 436 exact either way, second seed 434, held-out pack 147 and 146 of 200) in about the time 0.99 took
-    # with the model before.
-    shifted_look: ShiftedLook | None = ShiftedLook(1.0, 0.98, skip=("facing",))
+    # with the model before. The model learnt with weight decay (models/train.py) is less sure again: 12.3
+    # cells a photo below 0.98, 6.8 below 0.95 (60 photos). Read again below 0.95 it scores as below 0.98
+    # (the two seeds' 500 photos and the held-out pack's 200: 457, 456, 164 exact against 457, 457, 164;
+    # none read again, 442, 454, 146), with fewer cells read again than the model before read below 0.98.
+    shifted_look: ShiftedLook | None = ShiftedLook(1.0, 0.95, skip=("facing",))
     # Photos taken at a slant hide more under the miniatures and lean them further over their neighbours:
     # of the 500 benchmark photos (tilted up to 45 degrees), scores were exact on 86.7, 83.8, 86.1 % of those
     # 0-10, 10-20, 20-30 degrees off straight above, 68.5 % at 30-40 and 41.4 % beyond.
