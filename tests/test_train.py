@@ -190,20 +190,40 @@ def test_a_head_cannot_be_weighed_beside_a_piece_on_a_board_without_pieces() -> 
         recipe_loss(get_reader("alices-garden"), config_for("alices-garden", beside_piece=(("tile", 2.0),)))
 
 
+def _fit_toy(network: Any, n: int, **given: Any) -> tuple[Any, Any, Any]:
+    """``fit_loop`` (``given``: its keyword arguments) on ``n`` toy crops, dark ones class 0 and bright ones
+    class 1, a task any working loop learns in a few epochs; the trained net, the crops and their labels."""
+    from types import SimpleNamespace
+
+    import torch
+
+    from models.train import fit_loop
+
+    generator = torch.Generator().manual_seed(0)
+    labels = torch.arange(n) % 2
+    x_all = (
+        0.2 + 0.5 * labels.float().reshape(-1, 1, 1, 1) + 0.1 * torch.rand(n, 3, 8, 8, generator=generator)
+    )
+    config = SimpleNamespace(epochs=10, batch=32, lr=3e-2, seed=5)
+    net = fit_loop(
+        network,
+        x_all,
+        labels,
+        config,
+        torch.nn.functional.cross_entropy,
+        lambda x, t, g: (x, t),
+        lambda net: "",
+        lambda line: None,
+        **given,
+    )
+    return net, x_all, labels
+
+
 @pytest.mark.parametrize("focused", [False, True])
 def test_training_in_bfloat16_learns_the_same_weights_run_to_run_and_reads_in_float32(focused: bool) -> None:
     torch = pytest.importorskip("torch")
-    from types import SimpleNamespace
 
-    from models.train import Focus, fit_loop
-
-    # Dark crops are class 0, bright ones class 1: a task any working loop learns in a few epochs.
-    generator = torch.Generator().manual_seed(0)
-    labels = torch.arange(256) % 2
-    x_all = (
-        0.2 + 0.5 * labels.float().reshape(-1, 1, 1, 1) + 0.1 * torch.rand(256, 3, 8, 8, generator=generator)
-    )
-    config = SimpleNamespace(epochs=10, batch=32, lr=3e-2, seed=5)
+    from models.train import Focus
 
     def network() -> Any:
         return torch.nn.Sequential(
@@ -217,22 +237,8 @@ def test_training_in_bfloat16_learns_the_same_weights_run_to_run_and_reads_in_fl
     # Focused, the later epochs train on the crops of highest loss and some of the others.
     each = partial(torch.nn.functional.cross_entropy, reduction="none")
     focus = Focus(3, hard_share=0.2, easy_share=0.2, each=each) if focused else None
-
-    def train() -> Any:
-        return fit_loop(
-            network,
-            x_all,
-            labels,
-            config,
-            torch.nn.functional.cross_entropy,
-            lambda x, t, g: (x, t),
-            lambda net: "",
-            lambda line: None,
-            bf16=True,
-            focus=focus,
-        )
-
-    first, second = train(), train()
+    first, x_all, labels = _fit_toy(network, 256, bf16=True, focus=focus)
+    second, _, _ = _fit_toy(network, 256, bf16=True, focus=focus)
     for a, b in zip(first.state_dict().values(), second.state_dict().values(), strict=True):
         assert a.dtype != torch.bfloat16
         torch.testing.assert_close(a, b, rtol=0, atol=0)
@@ -243,31 +249,14 @@ def test_training_in_bfloat16_learns_the_same_weights_run_to_run_and_reads_in_fl
 
 def test_the_recipes_weight_decay_reaches_the_optimiser_and_keeps_the_weights_smaller() -> None:
     torch = pytest.importorskip("torch")
-    from types import SimpleNamespace
-
-    from models.train import fit_loop
-
-    generator = torch.Generator().manual_seed(0)
-    labels = torch.arange(128) % 2
-    x_all = (
-        0.2 + 0.5 * labels.float().reshape(-1, 1, 1, 1) + 0.1 * torch.rand(128, 3, 4, 4, generator=generator)
-    )
-    config = SimpleNamespace(epochs=8, batch=32, lr=3e-2, seed=5)
 
     def norm(weight_decay: float) -> float:
-        net = fit_loop(
-            lambda: torch.nn.Sequential(
-                torch.nn.Flatten(), torch.nn.Linear(48, 8), torch.nn.ReLU(), torch.nn.Linear(8, 2)
-            ),
-            x_all,
-            labels,
-            config,
-            torch.nn.functional.cross_entropy,
-            lambda x, t, g: (x, t),
-            lambda net: "",
-            lambda line: None,
-            weight_decay=weight_decay,
-        )
+        def network() -> Any:
+            return torch.nn.Sequential(
+                torch.nn.Flatten(), torch.nn.Linear(192, 8), torch.nn.ReLU(), torch.nn.Linear(8, 2)
+            )
+
+        net, _, _ = _fit_toy(network, 128, weight_decay=weight_decay)
         return float(sum(p.detach().square().sum() for p in net.parameters()))
 
     assert norm(0.5) < 0.9 * norm(0.0)
