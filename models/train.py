@@ -473,6 +473,8 @@ def fit_loop(
     last = torch.full((n,), float("inf"))  # each crop's loss when last seen; never seen: the highest
     for epoch in range(config.epochs):
         net.train()
+        # Drawn on focused epochs too, though unused there: the generator's stream, and so the committed
+        # models' weights, stay what they were built with.
         order = torch.randperm(n, generator=generator)
         if focus and epoch >= focus.from_epoch:
             order = focus.pick(last, generator)
