@@ -356,6 +356,20 @@ def test_a_terrain_read_surely_against_its_edges_reads_unsure() -> None:
     assert 0.4 < rock[0, 1] < 0.6  # the reading is either way, so the tile is flagged
 
 
+def test_a_terrain_an_edge_reads_likeliest_reads_just_yes() -> None:
+    # Tile 0's crop reads no rock at 0.9, its east edge rock likeliest (0.6); cell 1 holds no tile. Averaged,
+    # rock would read no (0.35), against the edge: it reads yes, just, and so is flagged.
+    tiles, rock_read, far = [[0.0, 1.0], [1.0, 0.0]], [[0.9, 0.1], [1.0, 0.0]], [0.0, 1.0, 0.0]
+    pred = _two_tiles(tiles, rock_read, [0.35, 0.6, 0.05], far)
+    readings = settle(pred, [], touching=[_touch(pred)]).readings()
+    read, sure = readings[pred.keys[0]]["rock"]
+    assert read == "yes" and sure == pytest.approx(PLACED_BY_COUNT)
+    # An edge that reads rock only second likeliest leaves the average as it is.
+    second = _two_tiles(tiles, rock_read, [0.55, 0.4, 0.05], far)
+    averaged = settle(second, [], touching=[_touch(second)]).probabilities["rock"]
+    assert averaged[0, 1] == pytest.approx((0.1 + 0.4) / 2, rel=1e-5)
+
+
 def test_an_edge_with_no_tile_across_it_keeps_its_own_reading() -> None:
     # Cell 1 holds no tile (its gate reads no surely): its edge head's reading says nothing of cell 0's.
     pred = _two_tiles([[0.0, 1.0], [1.0, 0.0]], [[0.9, 0.1], [1.0, 0.0]], [0.7, 0.3, 0.0], [0.0, 1.0, 0.0])
