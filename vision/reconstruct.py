@@ -377,14 +377,14 @@ def _touching(
     for name in fact.shows:
         shown = heads[name].classes.index(fact.yes)
         none = np.ones(len(rows))
+        edge_shows = np.zeros(len(rows), dtype=bool)
         for side in fact.sides:
-            none *= 1.0 - probabilities[side][rows, heads[side].classes.index(name)]
+            edges, k = probabilities[side][rows], heads[side].classes.index(name)
+            none *= 1.0 - edges[:, k]
+            edge_shows |= edges.argmax(axis=1) == k
         p = probabilities[name][rows, shown].astype(np.float64)
         both = (p + 1.0 - none) / 2.0
         # The reading stays whole: a cell shows what one of its edges reads likeliest, if only just.
-        edge_shows = np.zeros(len(rows), dtype=bool)
-        for side in fact.sides:
-            edge_shows |= probabilities[side][rows].argmax(axis=1) == heads[side].classes.index(name)
         both = np.where(edge_shows, np.maximum(both, PLACED_BY_COUNT), both)
         averaged = gate[rows] * both + (1.0 - gate[rows]) * p
         probabilities[name][rows, shown] = averaged
