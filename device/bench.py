@@ -82,6 +82,8 @@ class BenchResult:
     # .slant_limit_deg): the photos taken within it, and of those the ones scored exactly.
     within_slant: int = 0
     exact_within_slant: int = 0
+    # Photos of each board, read together (1: the one photo).
+    views: int = 1
 
     def table(self) -> dict[str, Any]:
         def pct(a: int, b: int) -> float:
@@ -96,6 +98,7 @@ class BenchResult:
             "game": self.game,
             "art_packs": list(self.packs),
             "photos": self.photos,
+            "views": self.views,
             "boards": self.boards,
             "board_found_pct": pct(self.found, self.boards),
             "cell_error_pct": pct(self.cell_errors, self.cells),
@@ -204,8 +207,9 @@ def _kind(region: str) -> str:
     return region.partition(":")[0]
 
 
-def _render(args: tuple[RenderSpec, int]) -> Photo:
-    return render_photo(*args)
+def _render(args: tuple[RenderSpec, int, int]) -> list[Photo]:
+    spec, index, views = args
+    return [render_photo(spec, index, view) for view in range(views)]
 
 
 def enroll_from_renders(
@@ -238,7 +242,11 @@ def run_bench(
     report: Callable[[str], None] | None = None,
     workers: int = 2,
     enroll: int = 0,
+    views: int = 1,
 ) -> BenchResult:
+    """``views`` > 1: each board is photographed that many times, from wherever each camera stands, and the
+    photos read together (:func:`device.photo.score_image` ``also``); the slant and the marks in view are
+    the first photo's."""
     reader = get_reader(game)
     classifier: CellClassifier = load_classifier(game)
     profile = default_profile(game)
@@ -257,15 +265,18 @@ def run_bench(
     spec = RenderSpec((game,), seed, packs=packs, options=PhotoOptions())
     stages = ("locate", "orient", "rectify", "cells", "classify")
     timings: dict[str, list[float]] = {s: [] for s in (*stages, "photo_to_score")}
-    result = BenchResult(game, packs, count, timings_ms=timings, enroll_s=enroll_s)
+    result = BenchResult(game, packs, count, timings_ms=timings, enroll_s=enroll_s, views=views)
     assert result.timings_ms is not None
     # Rendering first, in parallel, so that nothing else runs while photos are read and timed.
     with ProcessPoolExecutor(max_workers=workers) as pool:
-        photos: list[Photo] = list(pool.map(_render, [(spec, i) for i in range(count)], chunksize=4))
+        photos: list[list[Photo]] = list(
+            pool.map(_render, [(spec, i, views) for i in range(count)], chunksize=4)
+        )
     if report:
-        report(f"rendered {count} photos")
-    for i, photo in enumerate(photos):
+        report(f"rendered {count * views} photos")
+    for i, (photo, *others) in enumerate(photos):
         image = photo.decode()
+        also = [other.decode() for other in others]
         truth = photo.truth
         board = truth["boards"][0]
         camera = photo.camera()
@@ -285,6 +296,7 @@ def run_bench(
                 [profile],
                 {game: classifier},
                 references=references,
+                also=also,
             )
         except NoBoardError:
             scored = []
@@ -389,6 +401,9 @@ def format_table(results: list[dict[str, Any]]) -> str:
         if "track_positions_exact_pct" in r:
             exact += f"; every marker placed as the truth's: {r['track_positions_exact_pct']:.2f}"
         rows.append(f"{'':<14} regions read exactly %: {exact}")
+        views = r.get("views", 1)
+        if views > 1:
+            rows.append(f"{'':<14} {views} photos of each board read together (slant, in view: the first's)")
         if r["boards_within_slant_pct"] < 100:
             rows.append(
                 f"{'':<14} photos within the reader's slant limit: {r['boards_within_slant_pct']:.2f} %, "

@@ -208,6 +208,7 @@ def cmd_score(args: argparse.Namespace) -> int:
 
     get_game(args.game)
     image = read_image(str(args.photo))
+    also = [read_image(str(path)) for path in args.also]
     corners = np.array(args.corners, float) if args.corners else None
     boards = score_image(
         image,
@@ -216,6 +217,7 @@ def cmd_score(args: argparse.Namespace) -> int:
         _camera(args),
         corners_xy=corners,
         stickers=args.stickers,
+        also=also,
         **_profile_models(args),
     )
     if args.json:
@@ -384,6 +386,8 @@ def cmd_bench(args: argparse.Namespace) -> int:
     if args.live:
         return _bench_live(args, games)
     packs = _names(args.art) if args.art else TRAINING_PACKS
+    if args.views < 1:
+        raise StateError(f"--views {args.views}: give 1 or more photos of each board")
     results = []
     for game in games:
         get_game(game)
@@ -394,6 +398,7 @@ def cmd_bench(args: argparse.Namespace) -> int:
             packs,
             report=lambda line: print(line, file=sys.stderr),
             enroll=args.enroll,
+            views=args.views,
         )
         results.append(result.table())
     print(format_table(results))
@@ -622,6 +627,15 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("score", help="score the boards in a photo")
     photo_options(p)
+    p.add_argument(
+        "--also",
+        type=Path,
+        action="append",
+        default=[],
+        metavar="PHOTO",
+        help="another photo of the same board from another side, read with the first (repeatable): what "
+        "miniatures hide in one, another shows",
+    )
     p.add_argument("--json", action="store_true", help="print JSON")
     p.set_defaults(func=cmd_score)
 
@@ -640,6 +654,13 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--json", type=Path, help="also write the figures as JSON")
     p.add_argument(
         "--enroll", type=int, default=0, help="enrol the classifier from K photos of the art first"
+    )
+    p.add_argument(
+        "--views",
+        type=int,
+        default=1,
+        help="photograph each board this many times, each from wherever its camera stands, and read the "
+        "photos together (as score --also)",
     )
     p.add_argument("--live", action="store_true", help="frames per second of the live loop (--count frames)")
     p.add_argument("--camera", help="with --live: a camera spec to measure instead of replayed renders")

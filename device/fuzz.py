@@ -819,14 +819,18 @@ def _check_image(result: Any) -> str | None:
     return None
 
 
-def _fake_score(image: Any, game: str, hand: Mapping[str, Any], profile: str | None, /) -> list[Any]:
+def _fake_score(
+    image: Any, game: str, hand: Mapping[str, Any], profile: str | None, also: Sequence[Any] = (), /
+) -> list[Any]:
     return []  # accepted, no board: what is under test is everything around the scorer
 
 
-def _real_score(image: Any, game: str, hand: Mapping[str, Any], profile: str | None, /) -> list[Any]:
+def _real_score(
+    image: Any, game: str, hand: Mapping[str, Any], profile: str | None, also: Sequence[Any] = (), /
+) -> list[Any]:
     from device.photo import score_image
 
-    return score_image(image, game, hand)
+    return score_image(image, game, hand, also=also)
 
 
 def _client(ctx: Context, real: bool) -> Any:

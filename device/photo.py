@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -25,7 +25,7 @@ from vision.camera_model import CameraModel
 from vision.classify import CellClassifier, OnnxCellClassifier
 from vision.colour import BoardColour
 from vision.orient import OrientationModel
-from vision.pipeline import BoardReading, NoBoardError, read_photo
+from vision.pipeline import BoardReading, NoBoardError, read_photo, read_together
 from vision.profile import BoardProfile, default_profile
 from vision.readers import Head, reader_for
 from vision.segment import BoardSegmenter
@@ -211,27 +211,57 @@ def score_image(
     stickers: bool = False,
     references: Mapping[str, BoardColour] | None = None,
     known_boards: Sequence[NDArray[np.float64]] | None = None,
+    also: Sequence[NDArray[np.uint8]] = (),
 ) -> list[ScoredBoard]:
-    """Read every board of ``game`` in the photo and score it (a table game scores the boards together)."""
+    """Read every board of ``game`` in the photo and score it (a table game scores the boards together).
+
+    ``also``: more photos of the same one board, taken from other sides, read with the first (see
+    :func:`vision.pipeline.read_together`): what one photo sees hidden behind a miniature, another shows.
+    Each photo must then show that board alone; ``corners_xy`` and ``known_boards`` place it in the first."""
     hand = hand or {}
     profiles = profiles or [default_profile(game)]
     # Models are keyed by reader: a Four Gardens Extra-rewards tile has its own, though its game is the same.
     keys = sorted({reader_for(p).game for p in profiles})
     classifiers = classifiers or {k: load_classifier(k) for k in keys}
     orienters = {k: load_orienter(k) for k in keys} if orienters is None else orienters
-    readings = read_photo(
-        image,
-        profiles,
-        classifiers,
-        orienters,
-        camera,
-        hand,
-        corners_xy=corners_xy,
-        stickers=stickers,
-        references=references,
-        known_boards=known_boards,
-        segmenter=load_segmenter(),
-    )
+
+    def read(photo: NDArray[np.uint8], number: int, **where: Any) -> list[BoardReading]:
+        readings = read_photo(
+            photo,
+            profiles,
+            classifiers,
+            orienters,
+            camera,
+            hand,
+            stickers=stickers,
+            references=references,
+            segmenter=load_segmenter(),
+            **where,
+        )
+        if also and len(readings) > 1:
+            raise ValueError(
+                f"photo {number} shows {len(readings)} boards: photos read together must each show the "
+                "one board alone"
+            )
+        return readings
+
+    readings = read(image, 1, corners_xy=corners_xy, known_boards=known_boards)
+    if also:
+        views, unread = [(1, r) for r in readings], []
+        for number, photo in enumerate(also, start=2):
+            try:
+                views += [(number, r) for r in read(photo, number)]
+            except NoBoardError as exc:
+                # The board is read all the same, from the photos that show it.
+                unread.append(f"photo {number} was not read: {exc}")
+        if any(r.trusted and r.in_frame for _, r in views):
+            unread += [
+                f"photo {number} was left out: its board is cut off or unclear there"
+                for number, r in views
+                if not (r.trusted and r.in_frame)
+            ]
+        together = read_together([r for _, r in views], hand)
+        readings = [replace(together, flags=(*together.flags, *unread))]
     if game in TABLE_GAMES:
         return _score_table(game, readings, hand)
     return [_score_board(r) for r in readings]

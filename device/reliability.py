@@ -66,7 +66,9 @@ QUICK = Plan(
 # --- the security audit ---------------------------------------------------------------------------------
 
 
-def _no_boards(image: NDArray[np.uint8], game: str, hand: object, profile: str | None, /) -> list[Any]:
+def _no_boards(
+    image: NDArray[np.uint8], game: str, hand: object, profile: str | None, also: object = (), /
+) -> list[Any]:
     return []
 
 

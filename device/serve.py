@@ -43,11 +43,16 @@ def upload_scorer(state: StateDir) -> Any:
     """What the web app calls for an uploaded photo: read and score it, with the named stored profile."""
 
     def score(
-        image: NDArray[np.uint8], game: str, hand: Mapping[str, Any], profile: str | None, /
+        image: NDArray[np.uint8],
+        game: str,
+        hand: Mapping[str, Any],
+        profile: str | None,
+        also: Sequence[NDArray[np.uint8]] = (),
+        /,
     ) -> list[ScoredBoard]:
         # Read per photo, like the profile: a calibration made on the calibration page counts at once.
         camera = state_camera(state)
-        return score_image(image, game, hand, camera, **profile_models(state, game, profile))
+        return score_image(image, game, hand, camera, also=also, **profile_models(state, game, profile))
 
     return score
 

@@ -33,7 +33,7 @@ GAME = "alices-garden"
 
 
 def _not_scoring(
-    image: NDArray[np.uint8], game: str, hand: Mapping[str, Any], profile: str | None, /
+    image: NDArray[np.uint8], game: str, hand: Mapping[str, Any], profile: str | None, also: object = (), /
 ) -> list[ScoredBoard]:
     raise AssertionError("the calibration pages never score")
 

@@ -10,7 +10,7 @@ import json
 import struct
 import time
 import zlib
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -27,7 +27,7 @@ from device.cli import main
 from device.history import CSV_FIELDS
 from device.photo import ScoredBoard, score_image
 from device.web import AppConfig, create_app
-from device.web.score import ResultStore, enrolment_state, rescore
+from device.web.score import MAX_ALSO, ResultStore, enrolment_state, rescore
 from device.web.security import MAX_FAILURES, PIN_HEADER
 from scoring.core import ScoreBreakdown, TableScore
 from scoring.registry import get_game, read_state
@@ -59,11 +59,20 @@ class FakeScore:
     boards: list[ScoredBoard] = field(default_factory=list)
     error: Exception | None = None
     calls: list[tuple[tuple[int, ...], str, dict[str, Any], str | None]] = field(default_factory=list)
+    # The shapes of the photos given with each call's first, to be read together with it.
+    also: list[list[tuple[int, ...]]] = field(default_factory=list)
 
     def __call__(
-        self, image: NDArray[np.uint8], game: str, hand: Mapping[str, Any], profile: str | None, /
+        self,
+        image: NDArray[np.uint8],
+        game: str,
+        hand: Mapping[str, Any],
+        profile: str | None,
+        also: Sequence[NDArray[np.uint8]] = (),
+        /,
     ) -> list[ScoredBoard]:
         self.calls.append((image.shape, game, dict(hand), profile))
+        self.also.append([a.shape for a in also])
         if self.error is not None:
             raise self.error
         return self.boards
@@ -135,6 +144,42 @@ def _upload(
     return client.post(f"/api/score?game={game}", files={"file": ("photo.jpg", content, kind)}, data=data)
 
 
+def test_more_photos_of_the_board_are_sent_with_the_first_to_be_read_together(
+    local: TestClient, fake: FakeScore
+) -> None:
+    files = [
+        ("file", ("photo.jpg", _jpeg(), "image/jpeg")),
+        ("also", ("side.jpg", _jpeg(80, 60), "image/jpeg")),
+        ("also", ("other.png", cv2.imencode(".png", np.zeros((30, 40, 3), np.uint8))[1].tobytes())),
+    ]
+    response = local.post("/api/score?game=alices-garden", files=files)
+    assert response.status_code == 200, response.text
+    assert fake.calls[0][0] == (48, 64, 3)
+    assert fake.also == [[(60, 80, 3), (30, 40, 3)]]
+    # Without more photos, the first is read alone.
+    assert _upload(local, _jpeg()).status_code == 200
+    assert fake.also[-1] == []
+
+
+def test_more_photos_than_a_pi_decodes_at_once_or_not_photos_are_refused(
+    local: TestClient, fake: FakeScore
+) -> None:
+    first = ("file", ("photo.jpg", _jpeg(), "image/jpeg"))
+    many = [first]
+    many += [("also", (f"side{k}.jpg", _jpeg(), "image/jpeg")) for k in range(MAX_ALSO + 1)]
+    response = local.post("/api/score?game=alices-garden", files=many)
+    assert response.status_code == 400
+    text = [first, ("also", ("notes.txt", b"hello", "text/plain"))]
+    response = local.post("/api/score?game=alices-garden", files=text)
+    assert response.status_code == 415 and "not a photo" in response.json()["detail"]
+    response = local.post("/api/score?game=alices-garden", files=[first], data={"also": "a text"})
+    assert response.status_code == 400 and "also: expected a photo file" in response.json()["detail"]
+    broken = [first, ("also", ("side.jpg", b"not a jpeg", "image/jpeg"))]
+    response = local.post("/api/score?game=alices-garden", files=broken)
+    assert response.status_code == 400
+    assert fake.calls == []
+
+
 def _huge_png() -> bytes:
     ihdr = struct.pack(">II", 100_000, 100_000) + bytes([8, 2, 0, 0, 0])
     chunk = struct.pack(">I", len(ihdr)) + b"IHDR" + ihdr + struct.pack(">I", zlib.crc32(b"IHDR" + ihdr))
@@ -171,9 +216,14 @@ def test_the_real_pipeline_gives_what_score_json_prints(
     make_app: AppFactory, capsys: pytest.CaptureFixture[str]
 ) -> None:
     def real(
-        image: NDArray[np.uint8], game: str, hand: Mapping[str, Any], profile: str | None, /
+        image: NDArray[np.uint8],
+        game: str,
+        hand: Mapping[str, Any],
+        profile: str | None,
+        also: Sequence[NDArray[np.uint8]] = (),
+        /,
     ) -> list[ScoredBoard]:
-        return score_image(image, game, hand)
+        return score_image(image, game, hand, also=also)
 
     with TestClient(make_app(real), client=LOCAL) as client:
         response = _upload(client, PHOTO.read_bytes())

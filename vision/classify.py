@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
@@ -22,6 +22,9 @@ from vision.reader_api import ShiftedLook, TurnedLook
 from vision.readers import Head, Reading
 
 METADATA_KEY = "garden_scorer"
+# Photos read together average their log-probabilities: one a model rounded to zero is taken as this, so
+# that a class one photo rules out outright stays a class another photo can still show.
+PROBABILITY_FLOOR = 1e-6
 
 
 def open_model(path: Path, threads: int = 1) -> tuple[Any, dict[str, Any]]:
@@ -81,6 +84,25 @@ class CellPredictions:
             key: {h.name: (h.classes[best[h.name][0][i]], best[h.name][1][i]) for h in self.heads}
             for i, key in enumerate(self.keys)
         }
+
+
+def together(views: Sequence[CellPredictions]) -> CellPredictions:
+    """One board's cells as several photos of it read them (the same cells, heads and classes in each):
+    per head, the geometric mean of the photos' probabilities, normalised. A photo that sees a piece
+    plainly outweighs one to which it is hidden and which reads every cell near alike: of 436 Tang Garden
+    boards photographed twice from anywhere (up to 45 degrees off straight above), 427 were scored exactly
+    with both read so, against 406 from the first photo alone; the mean of the probabilities did as well,
+    and no board read right from the first photo was read wrong from both. The embedding is the first's."""
+    first = views[0]
+    for view in views[1:]:
+        if view.keys != first.keys or view.heads != first.heads:
+            raise ValueError("the photos' readings are of different cells or heads: read one board's photos")
+    probabilities = {}
+    for head in first.heads:
+        logs = np.mean([np.log(np.maximum(v.probabilities[head.name], PROBABILITY_FLOOR)) for v in views], 0)
+        p = np.exp(logs - logs.max(axis=1, keepdims=True))
+        probabilities[head.name] = (p / p.sum(axis=1, keepdims=True)).astype(np.float32)
+    return CellPredictions(first.keys, first.heads, probabilities, first.embedding)
 
 
 class CellClassifier(Protocol):

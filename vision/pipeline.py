@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
@@ -16,7 +16,14 @@ from numpy.typing import NDArray
 
 from vision.camera_model import CameraModel
 from vision.cells import CellKey, cut_along_lean, cut_cells, margin_mm
-from vision.classify import CellClassifier, CellPredictions, look_along_lean, look_shifted, look_turned
+from vision.classify import (
+    CellClassifier,
+    CellPredictions,
+    look_along_lean,
+    look_shifted,
+    look_turned,
+    together,
+)
 from vision.colour import BoardColour, normalise
 from vision.geometry import Points
 from vision.locate import Quad, locate, quad_from_corners
@@ -60,6 +67,9 @@ class BoardReading:
     predictions: CellPredictions
     readings: Mapping[CellKey, Reading]
     timings_ms: Mapping[str, float] = field(default_factory=dict)
+    # Of the flags, those its photo raised (which way up, out of frame, unclear edges) before any cell was
+    # read: what a reading put together from several photos keeps of each.
+    photo_flags: tuple[str, ...] = ()
 
 
 def _read(
@@ -148,8 +158,40 @@ def read_board(
         elif orientation.certainty < DOUBTFUL_ORIENTATION:
             flags.append("which way up the board lies is uncertain: check the reading or turn the board")
     rect, predictions = _read(image, profile, classifier, corners, camera, timings, reference)
+    if not quad.in_frame:
+        flags.append("the board is partly out of the photo: move the camera or the board")
+    if quad.doubt:
+        trusted = False
+        flags.append(quad.doubt)
+    corners_xy = camera.distort_px(corners) if camera is not None else corners
+    view = BoardReading(
+        game=profile.game,
+        profile=profile,
+        corners_xy=corners_xy,
+        in_frame=quad.in_frame,
+        trusted=trusted,
+        state={},
+        confidence=0.0,
+        low_confidence=(),
+        flags=tuple(flags),
+        rectified=rect,
+        predictions=predictions,
+        readings={},
+        timings_ms=timings,
+        photo_flags=tuple(flags),
+    )
+    return _concluded(view, predictions, rect.slant_deg(), hand)
+
+
+def _concluded(
+    view: BoardReading, predictions: CellPredictions, slant: float | None, hand: Mapping[str, Any] | None
+) -> BoardReading:
+    """``view`` (its photo's flags and trust) with its cells read from ``predictions`` together, as the
+    board's facts have them, its state assembled, and what to check flagged. ``slant``: how far off straight
+    above the board was seen (degrees; the least of its photos')."""
+    profile = view.profile
     reader = reader_for(profile)
-    slant = rect.slant_deg()
+    flags = list(view.photo_flags)
     if reader.slant_limit_deg is not None and slant is not None and slant > reader.slant_limit_deg:
         flags.append(
             f"the photo was taken {slant:.0f} degrees off straight above, where standing pieces hide more of "
@@ -187,29 +229,43 @@ def read_board(
             "seen twice, one nobody owns, more or fewer than the cards say, against the printing): check them"
         )
     low = tuple(sorted(unsure | overruled))
-    if not quad.in_frame:
-        flags.append("the board is partly out of the photo: move the camera or the board")
-    if quad.doubt:
-        trusted = False
-        flags.append(quad.doubt)
     state = reader.assemble(profile, readings, entered)
     flags.extend(reader.notes(profile, readings))
-    corners_xy = camera.distort_px(corners) if camera is not None else corners
-    return BoardReading(
-        game=profile.game,
-        profile=profile,
-        corners_xy=corners_xy,
-        in_frame=quad.in_frame,
-        trusted=trusted,
+    return replace(
+        view,
         state=state,
         confidence=min(confidences.values(), default=0.0),
         low_confidence=low,
         flags=tuple(flags),
-        rectified=rect,
         predictions=predictions,
         readings=readings,
-        timings_ms=timings,
     )
+
+
+def read_together(views: Sequence[BoardReading], hand: Mapping[str, Any] | None = None) -> BoardReading:
+    """One board read from several photos of it, each taken from another side (``views``: the first photo's
+    reading, then the others'; one profile): a piece one photo sees hidden behind a miniature, or lost in a
+    glare, is read where another shows it (:func:`vision.classify.together`). Only views read whole and
+    trusted are put together, as an unclear one's corners or orientation may be wrong; with fewer than two
+    of those, the first such (else the first photo's) reading stands alone. The reading is the first such
+    view's (its corners, its rectified board) with the cells of all, and flagged as taken at a slant only
+    where every view was."""
+    if not views:
+        raise ValueError("no photo of the board to read")
+    if any(v.profile != views[0].profile for v in views):
+        raise ValueError("the photos show different boards: give photos of one board only")
+    kept = [v for v in views if v.trusted and v.in_frame]
+    if len(kept) < 2:
+        return kept[0] if kept else views[0]
+    slants = [s for v in kept if (s := v.rectified.slant_deg()) is not None]
+    slant = min(slants) if slants else None
+    timings: dict[str, float] = {}
+    for v in kept:
+        for stage, ms in v.timings_ms.items():
+            timings[stage] = timings.get(stage, 0.0) + ms
+    photo_flags = tuple(dict.fromkeys(f for v in kept for f in v.photo_flags))
+    first = replace(kept[0], photo_flags=photo_flags, timings_ms=timings)
+    return _concluded(first, together([v.predictions for v in kept]), slant, hand)
 
 
 def _key(profile: BoardProfile) -> str:

@@ -69,8 +69,11 @@ INBOX_ITEM = (
 META_FILE = "result.json"
 KEEP_RESULTS = 20
 CORRECTED = "corrected by hand"
-# The file, the hand-entry fields, and room for a browser's extras; more is not a photo upload.
-MAX_FORM_FIELDS = 4
+# Photos of one board from other sides, read with the first (device.photo.score_image ``also``). Each is
+# decoded whole before any is read, so the limit is what a Pi holds at once (a 12-megapixel photo: 36 MB).
+MAX_ALSO = 3
+# The files, the hand-entry fields, and room for a browser's extras; more is not a photo upload.
+MAX_FORM_FIELDS = 4 + MAX_ALSO
 
 # The history's ids are SQLite integers: a larger one in a URL would fail the query with a 500, not a 422.
 SQLITE_MAX_INT = 2**63 - 1
@@ -78,11 +81,18 @@ GameId = Annotated[int, PathParam(ge=1, le=SQLITE_MAX_INT, description="the game
 
 
 class ScoreFn(Protocol):
-    """Reads and scores every board of ``game`` in a decoded BGR photo; the CLI passes the real pipeline
-    (with the state dir's camera calibration and ``profile``'s enrolment), tests a fake."""
+    """Reads and scores every board of ``game`` in a decoded BGR photo (``also``: more photos of its one
+    board, read with it); the CLI passes the real pipeline (with the state dir's camera calibration and
+    ``profile``'s enrolment), tests a fake."""
 
     def __call__(
-        self, image: NDArray[np.uint8], game: str, hand: Mapping[str, Any], profile: str | None, /
+        self,
+        image: NDArray[np.uint8],
+        game: str,
+        hand: Mapping[str, Any],
+        profile: str | None,
+        also: Sequence[NDArray[np.uint8]] = (),
+        /,
     ) -> list[ScoredBoard]: ...
 
 
@@ -343,6 +353,13 @@ _UPLOAD_BODY: dict[str, Any] = {
                     "required": ["file"],
                     "properties": {
                         "file": {"type": "string", "format": "binary", "description": "a JPEG or PNG photo"},
+                        "also": {
+                            "type": "array",
+                            "items": {"type": "string", "format": "binary"},
+                            "maxItems": MAX_ALSO,
+                            "description": "more photos of the same one board from other sides, read with "
+                            "the first: what its pieces hide in one, another shows",
+                        },
                         "hand": {
                             "type": "string",
                             "description": "JSON object of hand-entry fields, e.g. "
@@ -370,25 +387,33 @@ def _record(history: History, game_id: int) -> GameRecord:
         raise HTTPException(404, str(exc)) from None
 
 
-async def _read_upload(request: Request) -> tuple[bytes, str | None]:
-    """The photo's bytes and the ``hand`` field's text, from a multipart form."""
+async def _read_upload(request: Request) -> tuple[bytes, list[bytes], str | None]:
+    """The photo's bytes, those of the ``also`` photos, and the ``hand`` field's text, from a multipart
+    form."""
     content_type = request.headers.get("content-type", "")
     if not content_type.lower().startswith("multipart/form-data"):
         raise HTTPException(
             415,
             f"send the photo as multipart/form-data in the field 'file', not {content_type or 'no type'}",
         )
-    async with request.form(max_files=1, max_fields=MAX_FORM_FIELDS) as form:
+    async with request.form(max_files=1 + MAX_ALSO, max_fields=MAX_FORM_FIELDS) as form:
         upload = form.get("file")
         if not isinstance(upload, UploadFile):
             raise HTTPException(400, "no photo: send it in the multipart field 'file'")
-        kind = (upload.content_type or "").split(";")[0].strip().lower()
-        if kind and not kind.startswith("image/") and kind != "application/octet-stream":
-            raise HTTPException(415, f"the file is {kind}, not a photo; send a .jpg or .png")
+        also = form.getlist("also")
+        if len(also) > MAX_ALSO:
+            raise HTTPException(400, f"also: {len(also)} more photos; send at most {MAX_ALSO}")
+        for field_name, item in (("file", upload), *(("also", a) for a in also)):
+            if not isinstance(item, UploadFile):
+                raise HTTPException(400, f"{field_name}: expected a photo file, not a text field")
+            kind = (item.content_type or "").split(";")[0].strip().lower()
+            if kind and not kind.startswith("image/") and kind != "application/octet-stream":
+                raise HTTPException(415, f"the file is {kind}, not a photo; send a .jpg or .png")
         hand = form.get("hand")
         if hand is not None and not isinstance(hand, str):
             raise HTTPException(400, "hand: expected a JSON text field, not a file")
-        return await upload.read(), hand
+        more = [await a.read() for a in also if isinstance(a, UploadFile)]
+        return await upload.read(), more, hand
 
 
 def router(
@@ -399,10 +424,12 @@ def router(
     scoring = threading.Lock()
 
     def score_photo(
-        data: bytes, game: str, hand: Mapping[str, Any], profile: str | None
+        data: bytes, also: Sequence[bytes], game: str, hand: Mapping[str, Any], profile: str | None
     ) -> list[ScoredBoard]:
         with scoring:
-            return score(decode_image(data), game, hand, profile)
+            image = decode_image(data)
+            more = [decode_image(photo) for photo in also]
+            return score(image, game, hand, profile, more)
 
     def keep(
         game: str, photo: bytes, boards: list[ScoredBoard], hand: Mapping[str, Any], profile: str | None
@@ -425,21 +452,22 @@ def router(
 
     @api.post("/api/score", openapi_extra=_UPLOAD_BODY, responses=_UPLOAD_ERRORS)
     async def upload(request: Request, game: str, profile: str | None = None) -> ScoreResult:
-        """Read and score every board of ``game`` in the photo; ``profile`` names a stored board profile."""
+        """Read and score every board of ``game`` in the photo (with the ``also`` photos of its one board,
+        read together); ``profile`` names a stored board profile."""
         try:
             get_game(game)
             if profile is not None:
                 check_name(profile)
         except (StateError, StoreError) as exc:
             raise HTTPException(400, str(exc)) from None
-        photo, hand_text = await _read_upload(request)
+        photo, also, hand_text = await _read_upload(request)
         hand = (
             json_object_field(hand_text, "hand", '{"track_score": 38}')
             if hand_text and hand_text.strip()
             else setup.hand_for(game)
         )
         try:
-            boards = await run_in_threadpool(score_photo, photo, game, hand, profile)
+            boards = await run_in_threadpool(score_photo, photo, also, game, hand, profile)
         except NoBoardError as exc:
             raise HTTPException(422, str(exc)) from None
         except ValueError as exc:  # ImageError, StateError, StoreError: each says what to do

@@ -17,7 +17,7 @@ import cv2
 import numpy as np
 
 from models.synth.art import TRAINING_PACKS, Image, get_pack, varied
-from models.synth.camera import Photo, PhotoOptions, photograph
+from models.synth.camera import Photo, PhotoOptions, photograph, random_camera
 from models.synth.games import get_artist
 from models.synth.scene import CrowdingArtist, SyntheticBoard, make_board
 from vision.profile import default_profile
@@ -54,8 +54,10 @@ class RenderSpec:
                 raise ValueError(f"no crowded boards are drawn for {', '.join(plain)}: draw them plain")
 
 
-def render_photo(spec: RenderSpec, index: int) -> Photo:
-    """Photo ``index`` of the set: deterministic in ``(spec, index)``."""
+def render_photo(spec: RenderSpec, index: int, view: int = 0) -> Photo:
+    """Photo ``index`` of the set: deterministic in ``(spec, index)``. ``view`` k > 0: the same boards,
+    laid out and photographed again by another camera from wherever its own stream puts it (a player's
+    second photo of the table, from another side)."""
     rng = np.random.default_rng([spec.seed, index])
     boards: list[SyntheticBoard] = []
     for b in range(spec.boards):
@@ -73,8 +75,12 @@ def render_photo(spec: RenderSpec, index: int) -> Photo:
             assert isinstance(artist, CrowdingArtist), "checked when the spec was made"
             state = artist.crowded_state(profile, rng)
         boards.append(make_board(artist, profile, pack, rng, DRAW_PX_PER_MM, state))
-    photo = photograph(boards, rng, spec.options)
-    photo.truth = {"seed": spec.seed, "index": index, **photo.truth}
+    # One camera (one calibration) takes every view; drawn as photograph() would draw it, so view 0 stays the
+    # photo it always was.
+    model = random_camera(rng, spec.options.size_wh)
+    camera_rng = np.random.default_rng([spec.seed, index, 97, view]) if view else rng
+    photo = photograph(boards, camera_rng, spec.options, model)
+    photo.truth = {"seed": spec.seed, "index": index, **({"view": view} if view else {}), **photo.truth}
     return photo
 
 

@@ -41,6 +41,7 @@ form.addEventListener("submit", async (event) => {
   message.replaceChildren();
   const data = new FormData();
   data.append("file", document.getElementById("file").files[0]);
+  for (const photo of document.getElementById("also").files) data.append("also", photo);
   if (handBox.value.trim()) data.append("hand", handBox.value);
   const query = new URLSearchParams({ game: gameSelect.value });
   if (profileSelect.value) query.set("profile", profileSelect.value);

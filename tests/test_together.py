@@ -1,0 +1,157 @@
+"""Several photos of one board read together: the cells' probabilities combined, then the board read once."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+import cv2
+import numpy as np
+import pytest
+
+from calibration.camera import Calibration, save
+from device.bench import _exact, format_table, run_bench
+from device.photo import score_image
+from models.synth.art import TRAINING_PACKS
+from models.synth.camera import Photo, PhotoOptions
+from models.synth.render import RenderSpec, render_photo
+from tests.support import run_cli
+from vision.classify import CellPredictions, together
+from vision.geometry import quad_size
+from vision.pipeline import BoardReading, read_together
+from vision.readers import Head
+
+GAME = "tang-garden"
+HEAD = Head("bird", ("no", "yes"))
+KEYS = (("grid", 0, 0), ("grid", 0, 1))
+SPEC = RenderSpec((GAME,), 20261121, packs=TRAINING_PACKS, options=PhotoOptions())
+
+
+def _predictions(rows: list[list[float]], embedding: float = 0.0) -> CellPredictions:
+    return CellPredictions(
+        KEYS, (HEAD,), {"bird": np.array(rows, np.float32)}, np.full((len(KEYS), 2), embedding, np.float32)
+    )
+
+
+def test_a_piece_one_photo_sees_plainly_outweighs_one_that_sees_it_hidden() -> None:
+    # Cell 0: hidden behind a miniature in the first photo (read near even), plain in the second. Cell 1:
+    # bare in both.
+    first = _predictions([[0.7, 0.3], [0.99, 0.01]], embedding=1.0)
+    second = _predictions([[0.02, 0.98], [0.98, 0.02]], embedding=2.0)
+    both = together([first, second])
+    p = both.probabilities["bird"]
+    assert p[0].argmax() == 1 and p[1].argmax() == 0
+    np.testing.assert_allclose(p.sum(axis=1), 1.0, rtol=1e-6)
+    # The geometric mean, normalised: sqrt(0.3 * 0.98) against sqrt(0.7 * 0.02).
+    yes, no = np.sqrt(0.3 * 0.98), np.sqrt(0.7 * 0.02)
+    assert p[0, 1] == pytest.approx(yes / (yes + no), rel=1e-5)
+    assert both.keys == KEYS and both.embedding[0, 0] == 1.0
+
+
+def test_a_class_one_photo_rules_out_at_zero_can_still_be_read_from_another() -> None:
+    sure = _predictions([[1.0, 0.0], [1.0, 0.0]])
+    seen = _predictions([[1e-9, 1.0], [1.0, 0.0]])
+    p = together([sure, seen]).probabilities["bird"]
+    assert np.isfinite(p).all()
+    assert p[0, 1] == pytest.approx(0.5, abs=1e-3)
+
+
+def test_photos_of_other_cells_are_not_read_together() -> None:
+    other = CellPredictions(
+        (("grid", 5, 5), ("grid", 0, 1)),
+        (HEAD,),
+        {"bird": np.full((2, 2), 0.5, np.float32)},
+        np.zeros((2, 2), np.float32),
+    )
+    with pytest.raises(ValueError, match="different cells"):
+        together([_predictions([[0.5, 0.5], [0.5, 0.5]]), other])
+
+
+def _views(index: int, views: int) -> tuple[list[Photo], dict[str, Any]]:
+    photos = [render_photo(SPEC, index, view) for view in range(views)]
+    return photos, photos[0].truth["boards"][0]
+
+
+def test_every_view_is_the_same_board_taken_by_the_same_camera_from_elsewhere() -> None:
+    (first, second), board = _views(12, 2)
+    # View 0 is the photo the set always had.
+    assert first.jpeg == render_photo(SPEC, 12).jpeg
+    assert second.truth["boards"][0]["state"] == board["state"]
+    assert second.truth["camera"] == first.truth["camera"]
+    assert second.truth["boards"][0]["corners_xy"] != board["corners_xy"]
+
+
+def test_a_board_photographed_steeply_is_read_with_a_second_photo_from_above() -> None:
+    # Benchmark photo 12 (Tang Garden): taken 41 degrees off straight above, where the miniatures hide what
+    # the score needs (read alone, its score was wrong, flagged); its second view, 5 degrees off, sees it.
+    (first, second), board = _views(12, 2)
+    hand = board["state"]
+    (scored,) = score_image(first.decode(), GAME, hand, first.camera(), also=[second.decode()])
+    assert scored.reading.trusted
+    assert _exact(GAME, board["state"], dict(scored.state))
+    # Read from above too, the board is no longer flagged as seen only at a slant.
+    assert not any("degrees off straight above" in f for f in scored.flags)
+    # The reading is the first photo's board (its corners), with every photo's cells.
+    truth = np.array(board["corners_xy"])
+    assert np.abs(scored.reading.corners_xy - truth).max() < 0.02 * quad_size(truth)
+
+
+def _reading(trusted: bool) -> BoardReading:
+    (first,), board = _views(0, 1)
+    (scored,) = score_image(first.decode(), GAME, board["state"], first.camera())
+    return replace(scored.reading, trusted=trusted)
+
+
+def test_a_photo_whose_board_is_unclear_is_left_out_and_one_photo_stands_alone() -> None:
+    good = _reading(True)
+    bad = _reading(False)
+    assert read_together([bad, good]) is good
+    assert read_together([bad]) is bad
+    with pytest.raises(ValueError, match="no photo"):
+        read_together([])
+
+
+def test_photos_of_boards_of_other_games_are_not_read_together() -> None:
+    good = _reading(True)
+    other = replace(good, profile=replace(good.profile, game="alices-garden"))
+    with pytest.raises(ValueError, match="different boards"):
+        read_together([good, other])
+
+
+def test_score_reads_more_photos_of_the_board_given_with_also(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    (first, second), board = _views(12, 2)
+    paths = []
+    for k, photo in enumerate((first, second)):
+        path = tmp_path / f"view{k}.jpg"
+        path.write_bytes(photo.jpeg)
+        paths.append(path)
+    hand = tmp_path / "hand.json"
+    hand.write_text(json.dumps(board["state"]))
+    camera = first.camera()
+    calibration = tmp_path / "camera.json"
+    save(Calibration(camera.matrix, camera.dist, camera.size_wh, 0.0, "standard"), calibration)
+    common = ("--game", GAME, "--hand", str(hand), "--calibration", str(calibration), "--json")
+    code, printed, _ = run_cli(capsys, "score", str(paths[0]), "--also", str(paths[1]), *common)
+    assert code == 0
+    (read,) = json.loads(printed)["boards"]
+    assert _exact(GAME, board["state"], read["state"])
+    # A second photo with no board in it is named, and the board read from the photos that show it.
+    blank = tmp_path / "table.png"
+    cv2.imwrite(str(blank), np.full((camera.size_wh[1], camera.size_wh[0], 3), (40, 110, 60), np.uint8))
+    code, printed, _ = run_cli(capsys, "score", str(paths[0]), "--also", str(blank), *common)
+    assert code == 0
+    (alone,) = json.loads(printed)["boards"]
+    assert any(f.startswith("photo 2 was not read: no board found") for f in alone["flags"])
+
+
+def test_the_bench_reads_each_board_from_as_many_photos_as_asked() -> None:
+    one = run_bench(GAME, 1, 20261121, workers=1).table()
+    two = run_bench(GAME, 1, 20261121, workers=1, views=2).table()
+    assert one["views"] == 1 and two["views"] == 2
+    assert "2 photos of each board read together" in format_table([two])
+    assert "photos of each board" not in format_table([one])
+    assert two["boards"] == one["boards"] == 1 and two["board_found_pct"] == 100.0
