@@ -13,6 +13,7 @@ something on its cell (a Tang Garden tree stands on greenery), the cell's two re
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 
 import numpy as np
@@ -197,6 +198,12 @@ def _counted(p: NDArray[np.float32], present: int, count: int) -> NDArray[np.flo
     return out
 
 
+def _logaddexp(a: float, b: float) -> float:
+    """log(exp(a) + exp(b)), for Python floats (-inf for a nothing)."""
+    high, low = (a, b) if a >= b else (b, a)
+    return high if low == -math.inf else high + math.log1p(math.exp(low - high))
+
+
 def _summed(
     predictions: CellPredictions,
     index: dict[CellKey, int],
@@ -222,8 +229,10 @@ def _summed(
         name, yes = fact.present
         present = (name, _yes_index(predictions, name, yes, "a total"))
     rows = [index[key] for key in fact.keys]
+    # As Python floats: the search below adds them one by one, where numpy's scalars cost ten times as much.
     every = [
-        np.log(np.clip(probabilities[name][rows].astype(np.float64), _EPSILON, 1.0)) for name in fact.heads
+        np.log(np.clip(probabilities[name][rows].astype(np.float64), _EPSILON, 1.0)).tolist()
+        for name in fact.heads
     ]
     for j, row in enumerate(rows):
         logs = [head_logs[j] for head_logs in every]
@@ -240,9 +249,8 @@ def _summed(
                         continue
                     if total + value not in grown or score + head_logs[k] > grown[total + value][0]:
                         grown[total + value] = (score + head_logs[k], (*chosen, k))
-                    summed[total + value] = np.logaddexp(
-                        summed.get(total + value, -np.inf), mass[total] + head_logs[k]
-                    )
+                    here = mass[total] + head_logs[k]
+                    summed[total + value] = _logaddexp(summed.get(total + value, -math.inf), here)
             best, mass = grown, summed
         allowed = [t for t in fact.totals if t in best]
         if not allowed:
