@@ -17,7 +17,7 @@ from calibration.statedir import StateDir
 from device.photo import ScoredBoard
 from device.report import breakdown_text, result_json, result_text
 from device.statefile import load_state_json
-from examples import example_photos, example_states
+from examples import example_photos, example_states, example_views
 from scoring.core import InvalidState, StateError
 from scoring.registry import GAMES, get_game, read_state
 from vision.camera_model import CameraModel
@@ -42,7 +42,7 @@ def cmd_score_state(args: argparse.Namespace) -> int:
 
 
 def cmd_demo(args: argparse.Namespace) -> int:
-    from device.photo import SHARED_BOARD_GAMES, score_image
+    from device.photo import SHARED_BOARD_GAMES, load_camera, score_image
     from models import model_path
     from models.synth.camera import truth_camera
     from vision.image_io import read_image
@@ -68,6 +68,14 @@ def cmd_demo(args: argparse.Namespace) -> int:
         # `calibrate camera` measures; crops turned by where the camera stands need it.
         for board in score_image(read_image(str(photo)), game, hand, truth_camera(rendered)):
             _print_board(f"Photo {photo.name}", board)
+    # One board photographed from two sides: what the miniatures hide in one photo, the other shows.
+    for game, views in example_views().items():
+        first, *others = (read_image(str(view)) for view in views)
+        folder = views[0].parent
+        hand = json.loads((folder / f"{game}.json").read_text())
+        camera = load_camera(folder / "camera.json")
+        for board in score_image(first, game, hand, camera, also=others):
+            _print_board(f"Photos {' and '.join(view.name for view in views)}, read together", board)
     return 0
 
 

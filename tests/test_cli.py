@@ -101,6 +101,12 @@ def test_demo_scores_every_example(capsys: pytest.CaptureFixture[str]) -> None:
         (at,) = [i for i, line in enumerate(lines) if line.startswith(f"Photo {name}.jpg:")]
         assert float(lines[at].rsplit(" ", 1)[1]) > 0.9, lines[at]
         assert not lines[at + 1].startswith("  !"), lines[at + 1]
+    # Photos of one board from two sides are read together, and the slant of the first is not flagged, as
+    # the second was taken from above.
+    pair = "Photos tang-garden-1.jpg and tang-garden-2.jpg, read together"
+    (at,) = [i for i, line in enumerate(lines) if line.startswith(pair)]
+    flags = [line for line in lines[at + 1 : at + 8] if line.startswith("  !")]
+    assert flags and not any("degrees off straight above" in line for line in flags)
 
 
 def test_console_entry_point_runs() -> None:

@@ -11,15 +11,16 @@ import cv2
 import numpy as np
 import pytest
 
-from calibration.camera import Calibration, save
 from device.bench import _exact, format_table, run_bench
 from device.photo import score_image
+from examples import example_views
 from models.synth.art import TRAINING_PACKS
 from models.synth.camera import Photo, PhotoOptions
 from models.synth.render import RenderSpec, render_photo
 from tests.support import run_cli
 from vision.classify import CellPredictions, together
 from vision.geometry import quad_size
+from vision.image_io import read_image
 from vision.pipeline import BoardReading, read_together
 from vision.readers import Head
 
@@ -120,32 +121,30 @@ def test_photos_of_boards_of_other_games_are_not_read_together() -> None:
         read_together([good, other])
 
 
-def test_score_reads_more_photos_of_the_board_given_with_also(
+def test_score_reads_the_example_photos_of_one_board_together(
     capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:
-    (first, second), board = _views(12, 2)
-    paths = []
-    for k, photo in enumerate((first, second)):
-        path = tmp_path / f"view{k}.jpg"
-        path.write_bytes(photo.jpeg)
-        paths.append(path)
-    hand = tmp_path / "hand.json"
-    hand.write_text(json.dumps(board["state"]))
-    camera = first.camera()
-    calibration = tmp_path / "camera.json"
-    save(Calibration(camera.matrix, camera.dist, camera.size_wh, 0.0, "standard"), calibration)
-    common = ("--game", GAME, "--hand", str(hand), "--calibration", str(calibration), "--json")
-    code, printed, _ = run_cli(capsys, "score", str(paths[0]), "--also", str(paths[1]), *common)
+    # The bundled pair (the README's command): benchmark photo 12 and its second view, as above.
+    views = example_views()["tang-garden"]
+    folder = views[0].parent
+    truth = json.loads((folder / "tang-garden.json").read_text())
+    hand, camera = str(folder / "tang-garden.json"), str(folder / "camera.json")
+    common = ("--game", GAME, "--hand", hand, "--calibration", camera, "--json")
+    code, printed, _ = run_cli(capsys, "score", str(views[0]), "--also", str(views[1]), *common)
     assert code == 0
     (read,) = json.loads(printed)["boards"]
-    assert _exact(GAME, board["state"], read["state"])
+    assert _exact(GAME, truth, read["state"])
     # A second photo with no board in it is named, and the board read from the photos that show it.
+    size = read_image(str(views[0])).shape
     blank = tmp_path / "table.png"
-    cv2.imwrite(str(blank), np.full((camera.size_wh[1], camera.size_wh[0], 3), (40, 110, 60), np.uint8))
-    code, printed, _ = run_cli(capsys, "score", str(paths[0]), "--also", str(blank), *common)
+    cv2.imwrite(str(blank), np.full(size, (40, 110, 60), np.uint8))
+    code, printed, _ = run_cli(capsys, "score", str(views[0]), "--also", str(blank), *common)
     assert code == 0
     (alone,) = json.loads(printed)["boards"]
     assert any(f.startswith("photo 2 was not read: no board found") for f in alone["flags"])
+    # A first photo with no board is an error that names it.
+    code, _, err = run_cli(capsys, "score", str(blank), "--also", str(views[1]), *common)
+    assert code == 2 and "no board found" in err
 
 
 def test_the_bench_reads_each_board_from_as_many_photos_as_asked() -> None:
