@@ -4,9 +4,10 @@
 (what ``garden-scorer score --json`` prints), and records the boards in the history.
 
 Per result the app keeps a folder ``web-results/GAME_ID/`` in the state dir: the photo as uploaded (for an
-enrolment the player consents to later), ``board-I.png`` per board (``vision.debug.draw_reading``: each
-cell's label, doubtful cells in orange) and ``result.json`` (the hand-entry fields and profile used, each
-board's state as read and where its cells lie in the picture, as fractions of the board). The pictures are
+enrolment the player consents to later; the first, when more photos of its board came with it),
+``board-I.png`` per board (``vision.debug.draw_reading``: each cell's label, doubtful cells in orange) and
+``result.json`` (the hand-entry fields and profile used, each board's state as read and where its cells lie
+in the picture, as fractions of the board). The pictures are
 drawn at upload because re-reading the photo later costs the Pi's CPU and could read differently once the
 board is enrolled. Only the newest ``KEEP_RESULTS`` folders are kept, so photos never fill the card: an
 older result still shows its breakdown from the history, without picture, cell picker or photo.
