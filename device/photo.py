@@ -247,20 +247,15 @@ def score_image(
 
     readings = read(image, 1, corners_xy=corners_xy, known_boards=known_boards)
     if also:
-        views, unread = [(1, r) for r in readings], []
+        # One board each: read() refuses photos of several.
+        views, unread = {1: readings[0]}, []
         for number, photo in enumerate(also, start=2):
             try:
-                views += [(number, r) for r in read(photo, number)]
+                (views[number],) = read(photo, number)
             except NoBoardError as exc:
                 # The board is read all the same, from the photos that show it.
                 unread.append(f"photo {number} was not read: {exc}")
-        if any(r.trusted and r.in_frame for _, r in views):
-            unread += [
-                f"photo {number} was left out: its board is cut off or unclear there"
-                for number, r in views
-                if not (r.trusted and r.in_frame)
-            ]
-        together = read_together([r for _, r in views], hand)
+        together = read_together(views, hand)
         readings = [replace(together, flags=(*together.flags, *unread))]
     if game in TABLE_GAMES:
         return _score_table(game, readings, hand)

@@ -18,7 +18,7 @@ from models.synth.art import TRAINING_PACKS
 from models.synth.camera import Photo, PhotoOptions
 from models.synth.render import RenderSpec, render_photo
 from tests.support import run_cli
-from vision.classify import CellPredictions, together
+from vision.classify import CellPredictions, sure_disagreements, together
 from vision.geometry import quad_size
 from vision.image_io import read_image
 from vision.pipeline import BoardReading, read_together
@@ -57,6 +57,32 @@ def test_a_class_one_photo_rules_out_at_zero_can_still_be_read_from_another() ->
     p = together([sure, seen]).probabilities["bird"]
     assert np.isfinite(p).all()
     assert p[0, 1] == pytest.approx(0.5, abs=1e-3)
+
+
+def test_cells_read_surely_otherwise_are_counted_once_each() -> None:
+    first = CellPredictions(
+        KEYS,
+        (HEAD, Head("fish", ("no", "yes"))),
+        {"bird": np.array([[0.95, 0.05], [0.95, 0.05]]), "fish": np.array([[0.95, 0.05], [0.6, 0.4]])},
+        np.zeros((2, 2), np.float32),
+    )
+    # Cell 0 differs surely on both heads; cell 1 on the bird only surely, its fish unsure in the first.
+    flipped = {"bird": np.array([[0.05, 0.95], [0.02, 0.98]]), "fish": np.array([[0.1, 0.9], [0.1, 0.9]])}
+    other = replace(first, probabilities=flipped)
+    assert sure_disagreements(first, other, 0.9) == 2
+    assert sure_disagreements(first, first, 0.9) == 0
+    assert sure_disagreements(first, other, 0.99) == 0
+
+
+def test_a_photo_of_another_board_is_left_out_and_named() -> None:
+    (first,), board = _views(0, 1)
+    (second,), _ = _views(1, 1)
+    (alone,) = score_image(first.decode(), GAME, board["state"], first.camera())
+    (scored,) = score_image(first.decode(), GAME, board["state"], first.camera(), also=[second.decode()])
+    (named,) = [f for f in scored.flags if f.startswith("photo 2 was left out")]
+    assert "seems to show another board" in named
+    # The first photo's board is read as from it alone.
+    assert scored.state == alone.state
 
 
 def test_photos_of_other_cells_are_not_read_together() -> None:
@@ -99,26 +125,29 @@ def test_a_board_photographed_steeply_is_read_with_a_second_photo_from_above() -
     assert np.abs(scored.reading.corners_xy - truth).max() < 0.02 * quad_size(truth)
 
 
-def _reading(trusted: bool) -> BoardReading:
+def _reading(trusted: bool) -> tuple[BoardReading, dict[str, Any]]:
+    """Photo 0's reading, as trusted as asked, and its hand entry."""
     (first,), board = _views(0, 1)
     (scored,) = score_image(first.decode(), GAME, board["state"], first.camera())
-    return replace(scored.reading, trusted=trusted)
+    return replace(scored.reading, trusted=trusted), board["state"]
 
 
 def test_a_photo_whose_board_is_unclear_is_left_out_and_one_photo_stands_alone() -> None:
-    good = _reading(True)
-    bad = _reading(False)
-    assert read_together([bad, good]) is good
-    assert read_together([bad]) is bad
+    good, hand = _reading(True)
+    bad, _ = _reading(False)
+    together = read_together({1: bad, 2: good}, hand)
+    assert together.readings == good.readings and together.corners_xy is good.corners_xy
+    assert "photo 1 was left out: its board is cut off or unclear there" in together.flags
+    assert read_together({1: bad}) is bad
     with pytest.raises(ValueError, match="no photo"):
-        read_together([])
+        read_together({})
 
 
 def test_photos_of_boards_of_other_games_are_not_read_together() -> None:
-    good = _reading(True)
+    good, _ = _reading(True)
     other = replace(good, profile=replace(good.profile, game="alices-garden"))
     with pytest.raises(ValueError, match="different boards"):
-        read_together([good, other])
+        read_together({1: good, 2: other})
 
 
 def test_score_reads_the_example_photos_of_one_board_together(

@@ -105,6 +105,16 @@ def together(views: Sequence[CellPredictions]) -> CellPredictions:
     return CellPredictions(first.keys, first.heads, probabilities, first.embedding)
 
 
+def sure_disagreements(first: CellPredictions, other: CellPredictions, sure: float) -> int:
+    """How many cells the two readings (of the same cells and heads) each read at least ``sure`` as
+    different classes on some head."""
+    differ = np.zeros(len(first.keys), bool)
+    for head in first.heads:
+        a, b = first.probabilities[head.name], other.probabilities[head.name]
+        differ |= (a.argmax(axis=1) != b.argmax(axis=1)) & (a.max(axis=1) >= sure) & (b.max(axis=1) >= sure)
+    return int(differ.sum())
+
+
 class CellClassifier(Protocol):
     """Anything that turns a frame's cell crops into per-head class probabilities."""
 

@@ -22,6 +22,7 @@ from vision.classify import (
     look_along_lean,
     look_shifted,
     look_turned,
+    sure_disagreements,
     together,
 )
 from vision.colour import BoardColour, normalise
@@ -42,6 +43,11 @@ DOUBTFUL_ORIENTATION = 0.99
 # Below this share, no rotation stands out: likely no board of this game at all (another game's board reads
 # 0.27-0.84 to a model that is not its own, on the same photos).
 NO_ORIENTATION = 0.9
+# Photos read together whose readings differ surely (each at LOW_CONFIDENCE or more) on more than this share
+# of the cells show different boards: two photos of one board differed so on at most 7 of Tang Garden's 84
+# cells, 1 of Four Gardens' 48 and none of Alice's Garden's 48 (40, 15 and 15 pairs), two photos of two
+# boards on at least 73, 15 and 36.
+OTHER_BOARD_SHARE = 0.2
 
 
 class NoBoardError(ValueError):
@@ -242,30 +248,49 @@ def _concluded(
     )
 
 
-def read_together(views: Sequence[BoardReading], hand: Mapping[str, Any] | None = None) -> BoardReading:
-    """One board read from several photos of it, each taken from another side (``views``: the first photo's
-    reading, then the others'; one profile): a piece one photo sees hidden behind a miniature, or lost in a
-    glare, is read where another shows it (:func:`vision.classify.together`). Only views read whole and
-    trusted are put together, as an unclear one's corners or orientation may be wrong; with fewer than two
-    of those, the first such (else the first photo's) reading stands alone. The reading is the first such
-    view's (its corners, its rectified board) with the cells of all, and flagged as taken at a slant only
-    where every view was."""
+def read_together(views: Mapping[int, BoardReading], hand: Mapping[str, Any] | None = None) -> BoardReading:
+    """One board read from several photos of it, each taken from another side (``views``: each photo's
+    reading by the photo's number, the first photo's first; one profile): a piece one photo sees hidden
+    behind a miniature, or lost in a glare, is read where another shows it (:func:`vision.classify.together`).
+
+    Only views read whole and trusted are put together, as an unclear one's corners or orientation may be
+    wrong, and of those only the ones that read the first such view's cells alike, as another's may be of
+    another board (:data:`OTHER_BOARD_SHARE`); each photo left out is named in the flags. With fewer than
+    two views to put together, the first such (else the first photo's) reading stands alone. The reading is
+    the first such view's (its corners, its rectified board) with the cells of all, and flagged as taken at
+    a slant only where every view put together was."""
     if not views:
         raise ValueError("no photo of the board to read")
-    if any(v.profile != views[0].profile for v in views):
+    readings = list(views.values())
+    if any(v.profile != readings[0].profile for v in readings):
         raise ValueError("the photos show different boards: give photos of one board only")
-    kept = [v for v in views if v.trusted and v.in_frame]
-    if len(kept) < 2:
-        return kept[0] if kept else views[0]
+    whole = {n: v for n, v in views.items() if v.trusted and v.in_frame}
+    if not whole:
+        return readings[0]
+    base = next(iter(whole.values()))
+    cells = len(base.predictions.keys)
+    left_out = [
+        f"photo {n} was left out: its board is cut off or unclear there" for n in views if n not in whole
+    ]
+    kept = []
+    for number, view in whole.items():
+        differ = sure_disagreements(base.predictions, view.predictions, LOW_CONFIDENCE)
+        if differ > OTHER_BOARD_SHARE * cells:
+            left_out.append(
+                f"photo {number} was left out: it seems to show another board ({differ} of {cells} cells "
+                "read surely otherwise)"
+            )
+        else:
+            kept.append(view)
     slants = [s for v in kept if (s := v.rectified.slant_deg()) is not None]
-    slant = min(slants) if slants else None
     timings: dict[str, float] = {}
     for v in kept:
         for stage, ms in v.timings_ms.items():
             timings[stage] = timings.get(stage, 0.0) + ms
-    photo_flags = tuple(dict.fromkeys(f for v in kept for f in v.photo_flags))
-    first = replace(kept[0], photo_flags=photo_flags, timings_ms=timings)
-    return _concluded(first, together([v.predictions for v in kept]), slant, hand)
+    photo_flags = (*dict.fromkeys(f for v in kept for f in v.photo_flags), *left_out)
+    first = replace(base, photo_flags=photo_flags, timings_ms=timings)
+    predictions = together([v.predictions for v in kept]) if len(kept) > 1 else base.predictions
+    return _concluded(first, predictions, min(slants) if slants else None, hand)
 
 
 def _key(profile: BoardProfile) -> str:
