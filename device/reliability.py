@@ -24,8 +24,15 @@ import numpy as np
 from fastapi import FastAPI
 from numpy.typing import NDArray
 
-# What every player at the table may do from their phone: score a photo and correct its reading.
-PLAYER_ACTIONS = frozenset({("POST", "/api/score"), ("POST", "/api/result/{game_id}/correct")})
+# What every player at the table may do from their phone: score a photo, correct its reading, and read its
+# board again with more photos.
+PLAYER_ACTIONS = frozenset(
+    {
+        ("POST", "/api/score"),
+        ("POST", "/api/result/{game_id}/correct"),
+        ("POST", "/api/result/{game_id}/also"),
+    }
+)
 MUTATING = frozenset({"POST", "PUT", "PATCH", "DELETE"})
 TRAVERSALS = ("..", "../../etc/passwd", "..%2F..%2Fetc%2Fpasswd", "%2e%2e", "/etc/passwd", "a/../../b")
 AUDIT_PIN = "135790"

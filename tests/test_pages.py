@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 import shutil
 import time
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from itertools import count
 from pathlib import Path
@@ -169,34 +169,76 @@ def test_a_photo_uploaded_from_the_home_page_lands_on_its_scored_result(
     assert picture.size["width"] > 0 and picture.size["height"] > 0
 
 
-def test_more_photos_of_one_board_sent_from_the_home_page_are_read_together(
-    site: Site, driver: webdriver.Chrome
-) -> None:
-    # The bundled pair: the first photo, 42 degrees off straight above, scores wrongly read alone. The
-    # site reads with the state folder's camera, as a table calibrated on the calibration page does.
+def _send_tang_views(
+    site: Site, driver: webdriver.Chrome, photos: Sequence[Path], hand: Mapping[str, Any]
+) -> int:
+    """``photos`` of one Tang Garden board sent from the home page with ``hand``; the result page's id."""
+    driver.get(f"{site.url}/")
+    wait = _wait(driver)
+    wait.until(ec.presence_of_element_located((By.CSS_SELECTOR, '#game option[value="tang-garden"]')))
+    Select(driver.find_element(By.ID, "game")).select_by_value("tang-garden")
+    driver.find_element(By.ID, "file").send_keys(str(photos[0]))
+    for photo in photos[1:]:
+        driver.find_element(By.ID, "also").send_keys(str(photo))
+    driver.find_element(By.CSS_SELECTOR, "#upload details summary").click()
+    box = wait.until(ec.visibility_of_element_located((By.ID, "hand")))
+    driver.execute_script("arguments[0].value = arguments[1]", box, json.dumps(hand))
+    driver.find_element(By.ID, "send").click()
+    _wait(driver, SCORING_S).until(
+        ec.url_matches(r"/result/\d+$"), "the upload did not reach its result page"
+    )
+    return _game_id_in(driver.current_url)
+
+
+@pytest.fixture
+def tang_views(site: Site) -> Iterator[tuple[list[Path], dict[str, Any]]]:
+    """The bundled pair of photos of one Tang Garden board and its truth: the first, 42 degrees off straight
+    above, scores wrongly read alone. The site reads with the state folder's camera, as a table calibrated on
+    the calibration page does."""
     views = example_views()["tang-garden"]
     state = StateDir(site.state_root)
     shutil.copyfile(views[0].parent / "camera.json", state.camera)
     try:
-        driver.get(f"{site.url}/")
-        wait = _wait(driver)
-        wait.until(ec.presence_of_element_located((By.CSS_SELECTOR, '#game option[value="tang-garden"]')))
-        Select(driver.find_element(By.ID, "game")).select_by_value("tang-garden")
-        driver.find_element(By.ID, "file").send_keys(str(views[0]))
-        driver.find_element(By.ID, "also").send_keys(str(views[1]))
-        driver.find_element(By.CSS_SELECTOR, "#upload details summary").click()
-        hand = wait.until(ec.visibility_of_element_located((By.ID, "hand")))
-        truth = json.loads((views[0].parent / "tang-garden.json").read_text())
-        driver.execute_script("arguments[0].value = arguments[1]", hand, json.dumps(truth))
-        driver.find_element(By.ID, "send").click()
-        _wait(driver, SCORING_S).until(
-            ec.url_matches(r"/result/\d+$"), "the upload did not reach its result page"
-        )
-        (board,) = _result(site, _game_id_in(driver.current_url))["boards"]
+        yield list(views), json.loads((views[0].parent / "tang-garden.json").read_text())
     finally:
         state.camera.unlink()
+
+
+def _slanted(board: Mapping[str, Any]) -> bool:
+    return any("degrees off straight above" in flag for flag in board["board"]["flags"])
+
+
+def test_more_photos_of_one_board_sent_from_the_home_page_are_read_together(
+    site: Site, driver: webdriver.Chrome, tang_views: tuple[list[Path], dict[str, Any]]
+) -> None:
+    views, truth = tang_views
+    (board,) = _result(site, _send_tang_views(site, driver, views, truth))["boards"]
     assert _exact("tang-garden", truth, board["board"]["state"])
-    assert not any("degrees off straight above" in flag for flag in board["board"]["flags"])
+    assert not _slanted(board)
+
+
+def test_a_result_read_from_a_slanted_photo_is_read_again_with_one_added_on_its_page(
+    site: Site, driver: webdriver.Chrome, tang_views: tuple[list[Path], dict[str, Any]]
+) -> None:
+    views, truth = tang_views
+    first = _send_tang_views(site, driver, views[:1], truth)
+    (board,) = _result(site, first)["boards"]
+    assert _slanted(board) and not _exact("tang-garden", truth, board["board"]["state"])
+    wait = _wait(driver)
+    more = wait.until(ec.visibility_of_element_located((By.ID, "more")))
+    assert "Up to 3 more" in more.text
+    button = driver.find_element(By.ID, "read-again")
+    assert not button.is_enabled()
+    driver.find_element(By.ID, "also").send_keys(str(views[1]))
+    page = driver.current_url
+    button.click()
+    _wait(driver, SCORING_S).until(lambda d: d.current_url != page, "the board was not read again")
+    again = _game_id_in(driver.current_url)
+    (board,) = _result(site, again)["boards"]
+    assert _exact("tang-garden", truth, board["board"]["state"])
+    assert not _slanted(board)
+    assert site.client.get(f"/api/result/{first}").status_code == 404
+    assert _shown_total(driver)
 
 
 def test_tapping_a_cell_of_the_picture_corrects_it_and_rescores(site: Site, driver: webdriver.Chrome) -> None:

@@ -439,7 +439,7 @@ def test_a_photo_taken_at_a_slant_says_to_take_it_from_above(index: int, slant: 
     assert told == (
         [
             f"the photo was taken {slant:.0f} degrees off straight above, where standing pieces hide "
-            "more of the board: take it from above"
+            "more of the board: take it from above, or add a photo of the board from another side"
         ]
         if slant > 30
         else []

@@ -180,6 +180,102 @@ def test_more_photos_than_a_pi_decodes_at_once_or_not_photos_are_refused(
     assert fake.calls == []
 
 
+def _png(width: int, height: int) -> bytes:
+    return cv2.imencode(".png", np.zeros((height, width, 3), np.uint8))[1].tobytes()
+
+
+def test_a_result_is_read_again_with_more_photos_and_replaced(
+    local: TestClient, fake: FakeScore, tmp_path: Path
+) -> None:
+    files = [
+        ("file", ("photo.jpg", _jpeg(), "image/jpeg")),
+        ("also", ("side.jpg", _jpeg(80, 60), "image/jpeg")),
+    ]
+    first = local.post(
+        "/api/score?game=alices-garden", files=files, data={"hand": '{"unplaced_bonus_tiles": 2}'}
+    )
+    assert first.status_code == 200, first.text
+    old_id = first.json()["game_id"]
+    old = local.get(f"/api/history/{old_id}").json()
+    assert local.get(f"/api/result/{old_id}").json()["more_photos"] == MAX_ALSO - 1
+
+    response = local.post(
+        f"/api/result/{old_id}/also", files=[("also", ("top.png", _png(40, 30), "image/png"))]
+    )
+    assert response.status_code == 200, response.text
+    new_id = response.json()["game_id"]
+    # Every kept photo is read again, in order, with the new one, the hand entry and profile of the first.
+    assert fake.calls[-1] == ((48, 64, 3), "alices-garden", {"unplaced_bonus_tiles": 2}, None)
+    assert fake.also[-1] == [(60, 80, 3), (30, 40, 3)]
+    # The new reading replaces the result: same time, a new id, all three photos kept.
+    assert local.get(f"/api/history/{old_id}").status_code == 404
+    record = local.get(f"/api/history/{new_id}").json()
+    assert record["played_at"] == old["played_at"] and record["source"] == "upload"
+    store = ResultStore(StateDir(tmp_path))
+    assert [p.name for p in store.photos(new_id)] == ["photo.jpg", "also-1.jpg", "also-2.png"]
+    assert store.photos(new_id)[2].read_bytes() == _png(40, 30)
+    assert not store.folder(old_id).exists()
+    result = local.get(f"/api/result/{new_id}").json()
+    assert result["more_photos"] == MAX_ALSO - 2 and result["boards"][0]["picture"]
+
+    # Up to MAX_ALSO more photos in all.
+    more = [("also", (f"m{k}.jpg", _jpeg(), "image/jpeg")) for k in range(MAX_ALSO - 1)]
+    response = local.post(f"/api/result/{new_id}/also", files=more)
+    assert response.status_code == 400 and f"at most {MAX_ALSO - 2}" in response.json()["detail"]
+    last = local.post(f"/api/result/{new_id}/also", files=more[:1]).json()["game_id"]
+    assert local.get(f"/api/result/{last}").json()["more_photos"] == 0
+    response = local.post(f"/api/result/{last}/also", files=more[:1])
+    assert response.status_code == 400 and "the most read together" in response.json()["detail"]
+
+
+def test_more_photos_of_a_result_are_refused_where_they_cannot_be_read_with_it(
+    local: TestClient, fake: FakeScore, tmp_path: Path
+) -> None:
+    top = [("also", ("top.jpg", _jpeg(), "image/jpeg"))]
+    game_id = _upload(local, _jpeg()).json()["game_id"]
+    url = f"/api/result/{game_id}/also"
+    calls = len(fake.calls)
+    other = [("other", ("x.jpg", _jpeg(), "image/jpeg"))]
+    response = local.post(url, files=other, data={"also": "a text"})
+    assert response.status_code == 400 and "also: expected a photo file" in response.json()["detail"]
+    response = local.post(url, files=other)
+    assert response.status_code == 400 and "no photo" in response.json()["detail"]
+    assert local.post(url, files=[("also", ("notes.txt", b"hi", "text/plain"))]).status_code == 415
+    assert local.post(url, json={"also": []}).status_code == 415
+    assert local.post(url, files=[("also", ("top.jpg", b"not a jpeg", "image/jpeg"))]).status_code == 400
+    assert local.post("/api/result/999/also", files=top).status_code == 404
+    assert len(fake.calls) == calls
+
+    # A result corrected by hand keeps its corrections.
+    state = local.get(f"/api/result/{game_id}").json()["boards"][0]["board"]["state"]
+    corrected = local.post(f"/api/result/{game_id}/correct", json={"boards": [state]}).json()["game_id"]
+    assert local.get(f"/api/result/{corrected}").json()["more_photos"] == 0
+    response = local.post(f"/api/result/{corrected}/also", files=top)
+    assert response.status_code == 409 and "corrected by hand" in response.json()["detail"]
+
+    # A result whose photos are gone, or of several boards.
+    gone = _upload(local, _jpeg()).json()["game_id"]
+    ResultStore(StateDir(tmp_path)).delete(gone)
+    response = local.post(f"/api/result/{gone}/also", files=top)
+    assert response.status_code == 404 and "no longer kept" in response.json()["detail"]
+    fake.boards = fake.boards * 2
+    several = _upload(local, _jpeg()).json()["game_id"]
+    assert local.get(f"/api/result/{several}").json()["more_photos"] == 0
+    response = local.post(f"/api/result/{several}/also", files=top)
+    assert response.status_code == 400 and "2 boards" in response.json()["detail"]
+    assert len(fake.calls) == calls + 2
+
+    # What the pipeline refuses is told as an upload's would be; the result stays.
+    fake.boards = fake.boards[:1]
+    kept = _upload(local, _jpeg()).json()["game_id"]
+    fake.error = ValueError("photo 1 shows 2 boards of alices-garden: more photos are read with one")
+    response = local.post(f"/api/result/{kept}/also", files=top)
+    assert response.status_code == 400 and "shows 2 boards" in response.json()["detail"]
+    fake.error = NoBoardError("no board found in the photo")
+    assert local.post(f"/api/result/{kept}/also", files=top).status_code == 422
+    assert local.get(f"/api/history/{kept}").status_code == 200
+
+
 def _huge_png() -> bytes:
     ihdr = struct.pack(">II", 100_000, 100_000) + bytes([8, 2, 0, 0, 0])
     chunk = struct.pack(">I", len(ihdr)) + b"IHDR" + ihdr + struct.pack(">I", zlib.crc32(b"IHDR" + ihdr))

@@ -201,7 +201,7 @@ def _concluded(
     if reader.slant_limit_deg is not None and slant is not None and slant > reader.slant_limit_deg:
         flags.append(
             f"the photo was taken {slant:.0f} degrees off straight above, where standing pieces hide more of "
-            "the board: take it from above"
+            "the board: take it from above, or add a photo of the board from another side"
         )
     entered = hand or {}
     readings = settle(

@@ -4,16 +4,17 @@
 (what ``garden-scorer score --json`` prints), and records the boards in the history.
 
 Per result the app keeps a folder ``web-results/GAME_ID/`` in the state dir: the photo as uploaded (for an
-enrolment the player consents to later; the first, when more photos of its board came with it),
-``board-I.png`` per board (``vision.debug.draw_reading``: each cell's label, doubtful cells in orange) and
-``result.json`` (the hand-entry fields and profile used, each board's state as read and where its cells lie
-in the picture, as fractions of the board). The pictures are
+enrolment the player consents to later), ``also-K`` for each more photo of its board read with it (so that
+the board can be read again with one more), ``board-I.png`` per board (``vision.debug.draw_reading``: each
+cell's label, doubtful cells in orange) and ``result.json`` (the hand-entry fields and profile used, each
+board's state as read and where its cells lie in the picture, as fractions of the board). The pictures are
 drawn at upload because re-reading the photo later costs the Pi's CPU and could read differently once the
 board is enrolled. Only the newest ``KEEP_RESULTS`` folders are kept, so photos never fill the card: an
 older result still shows its breakdown from the history, without picture, cell picker or photo.
 
 A correction is scored by the game's rules (scoring.registry) and replaces the result in the history under
-a new id, with the original time; the folder moves with it.
+a new id, with the original time; the folder moves with it. More photos of a result's one board
+(``POST /api/result/GAME_ID/also``) are read with those it kept, and that reading replaces the result so.
 """
 
 from __future__ import annotations
@@ -68,6 +69,7 @@ INBOX_ITEM = (
     r"-board(?P<board>\d+)"
 )
 META_FILE = "result.json"
+_ALSO_FILE = re.compile(r"also-(\d+)\.(?:jpg|png)")
 KEEP_RESULTS = 20
 CORRECTED = "corrected by hand"
 # Photos of one board from other sides, read with the first (device.photo.score_image ``also``). Each is
@@ -161,13 +163,15 @@ class ResultStore:
         boards: Sequence[ScoredBoard],
         hand: Mapping[str, Any],
         profile: str | None,
+        also: Sequence[bytes] = (),
     ) -> None:
         # Not fsynced: the score itself is safe in the history, and a lost picture only costs the cell view.
         self.root.mkdir(parents=True, exist_ok=True)
         tmp = Path(tempfile.mkdtemp(prefix=f".{game_id}.", dir=self.root))
         try:
-            suffix = ".png" if photo.startswith(b"\x89PNG") else ".jpg"
-            (tmp / f"photo{suffix}").write_bytes(photo)
+            (tmp / f"photo{_suffix(photo)}").write_bytes(photo)
+            for k, more in enumerate(also, 1):
+                (tmp / f"also-{k}{_suffix(more)}").write_bytes(more)
             for i, board in enumerate(boards):
                 ok, png = cv2.imencode(".png", draw_reading(board.reading))
                 if not ok:
@@ -200,6 +204,18 @@ class ResultStore:
     def photo(self, game_id: int) -> Path | None:
         return next((p for p in self.folder(game_id).glob("photo.*") if p.is_file()), None)
 
+    def photos(self, game_id: int) -> list[Path]:
+        """The photos the result was read from, the first first; none once its folder is gone."""
+        first = self.photo(game_id)
+        if first is None:
+            return []
+        numbered = []
+        for path in self.folder(game_id).iterdir():
+            match = _ALSO_FILE.fullmatch(path.name)
+            if match and path.is_file():
+                numbered.append((int(match[1]), path))
+        return [first, *(path for _, path in sorted(numbered))]
+
     def move(self, old: int, new: int) -> None:
         if self.folder(old).is_dir():
             os.replace(self.folder(old), self.folder(new))
@@ -211,6 +227,10 @@ class ResultStore:
         ids = sorted(int(p.name) for p in self.root.iterdir() if p.name.isdigit())
         for game_id in ids[: -self.keep]:
             self.delete(game_id)
+
+
+def _suffix(photo: bytes) -> str:
+    return ".png" if photo.startswith(b"\x89PNG") else ".jpg"
 
 
 def rescore(
@@ -344,6 +364,13 @@ class Corrected(ScoreResult):
     enrolment_saved: bool = Field(description="whether the photo went to the enrolment inbox")
 
 
+_ALSO_PROPERTY: dict[str, Any] = {
+    "type": "array",
+    "items": {"type": "string", "format": "binary"},
+    "maxItems": MAX_ALSO,
+    "description": "more photos of the same one board from other sides, read with the first: what its "
+    "pieces hide in one, another shows",
+}
 _UPLOAD_BODY: dict[str, Any] = {
     "requestBody": {
         "required": True,
@@ -354,19 +381,27 @@ _UPLOAD_BODY: dict[str, Any] = {
                     "required": ["file"],
                     "properties": {
                         "file": {"type": "string", "format": "binary", "description": "a JPEG or PNG photo"},
-                        "also": {
-                            "type": "array",
-                            "items": {"type": "string", "format": "binary"},
-                            "maxItems": MAX_ALSO,
-                            "description": "more photos of the same one board from other sides, read with "
-                            "the first: what its pieces hide in one, another shows",
-                        },
+                        "also": _ALSO_PROPERTY,
                         "hand": {
                             "type": "string",
                             "description": "JSON object of hand-entry fields, e.g. "
                             '{"unplaced_bonus_tiles": 1}; default: the game set-up\'s',
                         },
                     },
+                }
+            }
+        },
+    }
+}
+_MORE_BODY: dict[str, Any] = {
+    "requestBody": {
+        "required": True,
+        "content": {
+            "multipart/form-data": {
+                "schema": {
+                    "type": "object",
+                    "required": ["also"],
+                    "properties": {"also": _ALSO_PROPERTY},
                 }
             }
         },
@@ -388,33 +423,53 @@ def _record(history: History, game_id: int) -> GameRecord:
         raise HTTPException(404, str(exc)) from None
 
 
+def _require_multipart(request: Request, field_name: str) -> None:
+    content_type = request.headers.get("content-type", "")
+    if not content_type.lower().startswith("multipart/form-data"):
+        got = content_type or "no type"
+        raise HTTPException(
+            415, f"send the photo as multipart/form-data in the field '{field_name}', not {got}"
+        )
+
+
+def _photo_files(items: Sequence[object], field_name: str, most: int) -> list[UploadFile]:
+    """``items`` (a form field's values), each checked to be an uploaded photo, at most ``most``."""
+    if len(items) > most:
+        raise HTTPException(400, f"{field_name}: {len(items)} more photos; send at most {most}")
+    for item in items:
+        if not isinstance(item, UploadFile):
+            raise HTTPException(400, f"{field_name}: expected a photo file, not a text field")
+        kind = (item.content_type or "").split(";")[0].strip().lower()
+        if kind and not kind.startswith("image/") and kind != "application/octet-stream":
+            raise HTTPException(415, f"the file is {kind}, not a photo; send a .jpg or .png")
+    return [item for item in items if isinstance(item, UploadFile)]
+
+
 async def _read_upload(request: Request) -> tuple[bytes, list[bytes], str | None]:
     """The photo's bytes, those of the ``also`` photos, and the ``hand`` field's text, from a multipart
     form."""
-    content_type = request.headers.get("content-type", "")
-    if not content_type.lower().startswith("multipart/form-data"):
-        raise HTTPException(
-            415,
-            f"send the photo as multipart/form-data in the field 'file', not {content_type or 'no type'}",
-        )
+    _require_multipart(request, "file")
     async with request.form(max_files=1 + MAX_ALSO, max_fields=MAX_FORM_FIELDS) as form:
         upload = form.get("file")
         if not isinstance(upload, UploadFile):
             raise HTTPException(400, "no photo: send it in the multipart field 'file'")
-        also = form.getlist("also")
-        if len(also) > MAX_ALSO:
-            raise HTTPException(400, f"also: {len(also)} more photos; send at most {MAX_ALSO}")
-        for field_name, item in (("file", upload), *(("also", a) for a in also)):
-            if not isinstance(item, UploadFile):
-                raise HTTPException(400, f"{field_name}: expected a photo file, not a text field")
-            kind = (item.content_type or "").split(";")[0].strip().lower()
-            if kind and not kind.startswith("image/") and kind != "application/octet-stream":
-                raise HTTPException(415, f"the file is {kind}, not a photo; send a .jpg or .png")
+        (upload,) = _photo_files([upload], "file", 1)
+        also = _photo_files(form.getlist("also"), "also", MAX_ALSO)
         hand = form.get("hand")
         if hand is not None and not isinstance(hand, str):
             raise HTTPException(400, "hand: expected a JSON text field, not a file")
-        more = [await a.read() for a in also if isinstance(a, UploadFile)]
+        more = [await a.read() for a in also]
         return await upload.read(), more, hand
+
+
+async def _read_more(request: Request, most: int) -> list[bytes]:
+    """The bytes of the ``also`` photos (one to ``most``) from a multipart form."""
+    _require_multipart(request, "also")
+    async with request.form(max_files=MAX_ALSO, max_fields=MAX_FORM_FIELDS) as form:
+        also = _photo_files(form.getlist("also"), "also", most)
+        if not also:
+            raise HTTPException(400, "no photo: send each in the multipart field 'also'")
+        return [await a.read() for a in also]
 
 
 def router(
@@ -433,15 +488,43 @@ def router(
             return score(image, game, hand, profile, more)
 
     def keep(
-        game: str, photo: bytes, boards: list[ScoredBoard], hand: Mapping[str, Any], profile: str | None
+        game: str,
+        photos: Sequence[bytes],
+        boards: list[ScoredBoard],
+        hand: Mapping[str, Any],
+        profile: str | None,
+        replaces: GameRecord | None = None,
     ) -> ScoreResult:
+        """Record ``boards``, read from ``photos``, and keep their folder; in place of ``replaces`` when
+        given (its time and players kept)."""
         data = [b.to_json() for b in boards]
-        game_id = history.record(game, data, "upload", setup.players_for(game, len(boards)))
+        if replaces is None:
+            game_id = history.record(game, data, "upload", setup.players_for(game, len(boards)))
+        else:
+            names = [b.player for b in replaces.boards if b.player is not None]
+            players = names if len(names) == len(boards) else None
+            try:
+                game_id = history.record(
+                    game, data, "upload", players, when=replaces.played_at, replaces=replaces.id
+                )
+            except GameNotFound:
+                gone = f"game {replaces.id} was changed or deleted meanwhile: reload"
+                raise HTTPException(409, gone) from None
+            results.delete(replaces.id)
+        first, *also = photos
         try:
-            results.save(game_id, photo, boards, hand, profile)
+            results.save(game_id, first, boards, hand, profile, also)
         except OSError:
             log.exception("result %d: picture and photo not kept (the score is in the history)", game_id)
         return ScoreResult(game_id=game_id, boards=data)
+
+    def more_photos(record: GameRecord) -> int:
+        """How many more photos the result's board may be read again with (:func:`add_photos`): none for a
+        result corrected by hand, of several boards, or whose photos are no longer kept."""
+        if record.source == "corrected" or len(record.boards) != 1:
+            return 0
+        kept = len(results.photos(record.id))
+        return MAX_ALSO + 1 - kept if kept else 0
 
     @api.get("/", include_in_schema=False)
     def home_page() -> HTMLResponse:
@@ -473,7 +556,56 @@ def router(
             raise HTTPException(422, str(exc)) from None
         except ValueError as exc:  # ImageError, StateError, StoreError: each says what to do
             raise HTTPException(400, str(exc)) from None
-        return await run_in_threadpool(keep, game, photo, boards, hand, profile)
+        return await run_in_threadpool(keep, game, [photo, *also], boards, hand, profile)
+
+    @api.post(
+        "/api/result/{game_id}/also",
+        openapi_extra=_MORE_BODY,
+        responses={
+            **_UPLOAD_ERRORS,
+            404: {"description": "no such game, or its photos are no longer kept"},
+            409: {"description": "the result was corrected by hand, changed or deleted meanwhile"},
+        },
+    )
+    async def add_photos(request: Request, game_id: GameId) -> ScoreResult:
+        """Read the result's one board again from the photos it was read from and these more of it (from
+        other sides, where its standing pieces hide less), all together; the new reading replaces the result
+        (a new id, the same time)."""
+        record = _record(history, game_id)
+        if record.source == "corrected":
+            raise HTTPException(
+                409, f"game {game_id} was corrected by hand: reading it again would undo the corrections"
+            )
+        gone = HTTPException(
+            404,
+            f"the photos of game {game_id} are no longer kept (only the newest {results.keep} results keep "
+            "theirs): score them anew with the more photos from the home page",
+        )
+        kept = results.photos(game_id)
+        if not kept:
+            raise gone
+        if len(record.boards) != 1:
+            raise HTTPException(400, f"game {game_id} has {len(record.boards)} boards: more photos show one")
+        room = more_photos(record)
+        if room <= 0:
+            full = f"game {game_id} was read from {len(kept)} photos, the most read together"
+            raise HTTPException(400, full)
+        more = await _read_more(request, room)
+        meta = results.meta(game_id)
+        hand: dict[str, Any] = meta["hand"] if isinstance(meta.get("hand"), dict) else {}
+        profile = meta["profile"] if isinstance(meta.get("profile"), str) else None
+        try:
+            first, *also = [path.read_bytes() for path in kept]
+        except OSError:  # the folder pruned meanwhile
+            raise gone from None
+        also += more
+        try:
+            boards = await run_in_threadpool(score_photo, first, also, record.game, hand, profile)
+        except NoBoardError as exc:
+            raise HTTPException(422, str(exc)) from None
+        except ValueError as exc:
+            raise HTTPException(400, str(exc)) from None
+        return await run_in_threadpool(keep, record.game, [first, *also], boards, hand, profile, record)
 
     @api.get("/api/result/{game_id}", responses={404: NO_SUCH_GAME})
     def result(game_id: GameId) -> dict[str, Any]:
@@ -503,6 +635,7 @@ def router(
             "title": rules.title if rules else record.game,
             "source": record.source,
             "photo_kept": results.photo(game_id) is not None,
+            "more_photos": more_photos(record),
             "boards": boards,
         }
 

@@ -152,8 +152,36 @@ async function load() {
     : "Correct a board by editing its state below.";
   document.getElementById("consent").disabled = !result.photo_kept;
   document.getElementById("correct").hidden = false;
+  if (result.more_photos > 0) {
+    document.getElementById("more-hint").textContent =
+      `Read together with the photos it was read from: what the standing pieces hide in one, another ` +
+      `shows. Up to ${result.more_photos} more.`;
+    document.getElementById("more").hidden = false;
+  }
   render();
 }
+
+const alsoInput = document.getElementById("also");
+const readAgainButton = document.getElementById("read-again");
+alsoInput.addEventListener("change", () => {
+  readAgainButton.disabled = alsoInput.files.length === 0;
+});
+
+readAgainButton.addEventListener("click", async () => {
+  message.replaceChildren();
+  const data = new FormData();
+  for (const photo of alsoInput.files) data.append("also", photo);
+  readAgainButton.disabled = true;
+  readAgainButton.textContent = "Reading the board…";
+  try {
+    const again = await api(`/api/result/${gameId}/also`, { method: "POST", body: data });
+    window.location.href = `/result/${again.game_id}`;
+  } catch (error) {
+    showError(message, error);
+    readAgainButton.disabled = false;
+    readAgainButton.textContent = "Read the board again with them";
+  }
+});
 
 undoButton.addEventListener("click", () => {
   states = result.boards.map((b) => copy(b.board.state));
