@@ -18,7 +18,7 @@ import resource
 import time
 from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -82,8 +82,10 @@ class BenchResult:
     # .slant_limit_deg): the photos taken within it, and of those the ones scored exactly.
     within_slant: int = 0
     exact_within_slant: int = 0
-    # Photos of each board, read together (1: the one photo).
+    # Photos of each board, read together (1: the one photo), and how far off straight above the further
+    # ones were taken at most (None: from anywhere, as the first).
     views: int = 1
+    also_tilt_deg: float | None = None
 
     def table(self) -> dict[str, Any]:
         def pct(a: int, b: int) -> float:
@@ -99,6 +101,7 @@ class BenchResult:
             "art_packs": list(self.packs),
             "photos": self.photos,
             "views": self.views,
+            "also_tilt_deg": self.also_tilt_deg,
             "boards": self.boards,
             "board_found_pct": pct(self.found, self.boards),
             "cell_error_pct": pct(self.cell_errors, self.cells),
@@ -207,9 +210,11 @@ def _kind(region: str) -> str:
     return region.partition(":")[0]
 
 
-def _render(args: tuple[RenderSpec, int, int]) -> list[Photo]:
-    spec, index, views = args
-    return [render_photo(spec, index, view) for view in range(views)]
+def _render(args: tuple[RenderSpec, RenderSpec, int, int]) -> list[Photo]:
+    """Photo ``index`` of ``spec``, then its further views as ``further`` (the same boards and camera, other
+    photo options) takes them."""
+    spec, further, index, views = args
+    return [render_photo(spec, index), *(render_photo(further, index, view) for view in range(1, views))]
 
 
 def enroll_from_renders(
@@ -243,10 +248,12 @@ def run_bench(
     workers: int = 2,
     enroll: int = 0,
     views: int = 1,
+    also_tilt_deg: float | None = None,
 ) -> BenchResult:
-    """``views`` > 1: each board is photographed that many times, from wherever each camera stands, and the
-    photos read together (:func:`device.photo.score_image` ``also``); the slant and the marks in view are
-    the first photo's."""
+    """``views`` > 1: each board is photographed that many times, from wherever each camera stands (the
+    further photos, with ``also_tilt_deg``, at most that far off straight above: as a player told to take
+    one from above would), and the photos read together (:func:`device.photo.score_image` ``also``); the
+    slant and the marks in view are the first photo's."""
     reader = get_reader(game)
     classifier: CellClassifier = load_classifier(game)
     profile = default_profile(game)
@@ -265,12 +272,17 @@ def run_bench(
     spec = RenderSpec((game,), seed, packs=packs, options=PhotoOptions())
     stages = ("locate", "orient", "rectify", "cells", "classify")
     timings: dict[str, list[float]] = {s: [] for s in (*stages, "photo_to_score")}
-    result = BenchResult(game, packs, count, timings_ms=timings, enroll_s=enroll_s, views=views)
+    result = BenchResult(
+        game, packs, count, timings_ms=timings, enroll_s=enroll_s, views=views, also_tilt_deg=also_tilt_deg
+    )
+    further = spec
+    if also_tilt_deg is not None:
+        further = replace(spec, options=replace(spec.options, max_tilt_deg=also_tilt_deg))
     assert result.timings_ms is not None
     # Rendering first, in parallel, so that nothing else runs while photos are read and timed.
     with ProcessPoolExecutor(max_workers=workers) as pool:
         photos: list[list[Photo]] = list(
-            pool.map(_render, [(spec, i, views) for i in range(count)], chunksize=4)
+            pool.map(_render, [(spec, further, i, views) for i in range(count)], chunksize=4)
         )
     if report:
         report(f"rendered {count * views} photos")
@@ -403,7 +415,11 @@ def format_table(results: list[dict[str, Any]]) -> str:
         rows.append(f"{'':<14} regions read exactly %: {exact}")
         views = r.get("views", 1)
         if views > 1:
-            rows.append(f"{'':<14} {views} photos of each board read together (slant, in view: the first's)")
+            tilt = r.get("also_tilt_deg")
+            others = "" if tilt is None else f", the others from at most {tilt:g} degrees off straight above"
+            rows.append(
+                f"{'':<14} {views} photos of each board read together (slant, in view: the first's){others}"
+            )
         if r["boards_within_slant_pct"] < 100:
             rows.append(
                 f"{'':<14} photos within the reader's slant limit: {r['boards_within_slant_pct']:.2f} %, "

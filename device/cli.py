@@ -396,6 +396,10 @@ def cmd_bench(args: argparse.Namespace) -> int:
     packs = _names(args.art) if args.art else TRAINING_PACKS
     if args.views < 1:
         raise StateError(f"--views {args.views}: give 1 or more photos of each board")
+    if args.views_from_above is not None and not (0 <= args.views_from_above <= 45 and args.views > 1):
+        raise StateError(
+            f"--views-from-above {args.views_from_above:g}: give 0-45 degrees, with --views 2 or more"
+        )
     results = []
     for game in games:
         get_game(game)
@@ -407,6 +411,7 @@ def cmd_bench(args: argparse.Namespace) -> int:
             report=lambda line: print(line, file=sys.stderr),
             enroll=args.enroll,
             views=args.views,
+            also_tilt_deg=args.views_from_above,
         )
         results.append(result.table())
     print(format_table(results))
@@ -669,6 +674,13 @@ def build_parser() -> argparse.ArgumentParser:
         default=1,
         help="photograph each board this many times, each from wherever its camera stands, and read the "
         "photos together (as score --also)",
+    )
+    p.add_argument(
+        "--views-from-above",
+        type=float,
+        metavar="DEG",
+        help="with --views: take the photos after the first at most DEG degrees off straight above, as a "
+        "player told to take one from above would",
     )
     p.add_argument("--live", action="store_true", help="frames per second of the live loop (--count frames)")
     p.add_argument("--camera", help="with --live: a camera spec to measure instead of replayed renders")

@@ -11,7 +11,7 @@ import cv2
 import numpy as np
 import pytest
 
-from device.bench import _exact, format_table, run_bench
+from device.bench import _exact, _render, format_table, run_bench, truth_slant_deg
 from device.photo import score_image
 from examples import example_views
 from models.synth.art import TRAINING_PACKS
@@ -22,6 +22,7 @@ from vision.classify import CellPredictions, sure_disagreements, together
 from vision.geometry import quad_size
 from vision.image_io import read_image
 from vision.pipeline import BoardReading, read_together
+from vision.profile import default_profile
 from vision.readers import Head
 
 GAME = "tang-garden"
@@ -182,4 +183,27 @@ def test_the_bench_reads_each_board_from_as_many_photos_as_asked() -> None:
     assert one["views"] == 1 and two["views"] == 2
     assert "2 photos of each board read together" in format_table([two])
     assert "photos of each board" not in format_table([one])
+    assert "degrees off straight above" not in format_table([two]).split("read together")[1]
     assert two["boards"] == one["boards"] == 1 and two["board_found_pct"] == 100.0
+
+
+def test_the_bench_takes_the_further_photos_from_above_when_asked(capsys: pytest.CaptureFixture[str]) -> None:
+    spec = RenderSpec((GAME,), 20261121)
+    above = replace(spec, options=replace(spec.options, max_tilt_deg=5.0))
+    profile = default_profile(GAME)
+    slants = []
+    for index in range(4):
+        first, anywhere = _render((spec, spec, index, 2))
+        same, second = _render((spec, above, index, 2))
+        # The first photo and the boards are the bench's as ever; only the further photo's pose is drawn
+        # nearer straight above.
+        assert same.jpeg == first.jpeg
+        assert second.truth["boards"][0]["state"] == anywhere.truth["boards"][0]["state"]
+        slants.append(truth_slant_deg(profile, anywhere.truth["boards"][0], anywhere.camera()))
+        assert truth_slant_deg(profile, second.truth["boards"][0], second.camera()) <= 5.0
+    assert max(slants) > 5.0  # the further photos come from anywhere otherwise
+    table = run_bench(GAME, 1, 20261121, workers=1, views=2, also_tilt_deg=5.0).table()
+    assert table["also_tilt_deg"] == 5.0
+    assert "the others from at most 5 degrees off straight above" in format_table([table])
+    code, _, err = run_cli(capsys, "bench", "--game", GAME, "--count", "1", "--views-from-above", "5")
+    assert code == 2 and "--views 2 or more" in err
