@@ -371,42 +371,27 @@ _ALSO_PROPERTY: dict[str, Any] = {
     "description": "more photos of the same one board from other sides, read with the first: what its "
     "pieces hide in one, another shows",
 }
-_UPLOAD_BODY: dict[str, Any] = {
-    "requestBody": {
-        "required": True,
-        "content": {
-            "multipart/form-data": {
-                "schema": {
-                    "type": "object",
-                    "required": ["file"],
-                    "properties": {
-                        "file": {"type": "string", "format": "binary", "description": "a JPEG or PNG photo"},
-                        "also": _ALSO_PROPERTY,
-                        "hand": {
-                            "type": "string",
-                            "description": "JSON object of hand-entry fields, e.g. "
-                            '{"unplaced_bonus_tiles": 1}; default: the game set-up\'s',
-                        },
-                    },
-                }
-            }
+
+
+def _multipart_body(required: str, properties: Mapping[str, Any]) -> dict[str, Any]:
+    """An OpenAPI request body of a multipart form with ``properties``, ``required`` among them."""
+    schema = {"type": "object", "required": [required], "properties": dict(properties)}
+    return {"requestBody": {"required": True, "content": {"multipart/form-data": {"schema": schema}}}}
+
+
+_UPLOAD_BODY = _multipart_body(
+    "file",
+    {
+        "file": {"type": "string", "format": "binary", "description": "a JPEG or PNG photo"},
+        "also": _ALSO_PROPERTY,
+        "hand": {
+            "type": "string",
+            "description": "JSON object of hand-entry fields, e.g. "
+            '{"unplaced_bonus_tiles": 1}; default: the game set-up\'s',
         },
-    }
-}
-_MORE_BODY: dict[str, Any] = {
-    "requestBody": {
-        "required": True,
-        "content": {
-            "multipart/form-data": {
-                "schema": {
-                    "type": "object",
-                    "required": ["also"],
-                    "properties": {"also": _ALSO_PROPERTY},
-                }
-            }
-        },
-    }
-}
+    },
+)
+_MORE_BODY = _multipart_body("also", {"also": _ALSO_PROPERTY})
 NO_SUCH_GAME: dict[str, Any] = {"description": "no game of that id (deleted, or never scored here)"}
 _UPLOAD_ERRORS: dict[int | str, dict[str, Any]] = {
     400: {"description": "unknown game or profile, bad hand-entry fields, not a usable JPEG or PNG"},
