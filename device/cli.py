@@ -540,7 +540,7 @@ def cmd_seats(args: argparse.Namespace) -> int:
 def cmd_enroll(args: argparse.Namespace) -> int:
     import time
 
-    from calibration.enroll import Example
+    from calibration.enroll import Example, unchanged_note
     from calibration.profiles import custom_profile
     from device.learn import check_enrolment_state, enrol_profile, enrolment_profile
     from device.photo import parse_sets
@@ -576,6 +576,8 @@ def cmd_enroll(args: argparse.Namespace) -> int:
         f"Enrolled {args.profile!r} from {enrolment.photos} photo(s), {enrolment.cells} cells, "
         f"in {seconds:.1f} s; score with `garden-scorer score PHOTO --game {game} --profile {args.profile}`"
     )
+    if enrolment.unchanged:
+        print(f"The model's own reading kept for {unchanged_note(enrolment)}")
     return 0
 
 

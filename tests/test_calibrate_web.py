@@ -15,6 +15,7 @@ from fastapi.testclient import TestClient
 from numpy.typing import NDArray
 
 from calibration.camera import load
+from calibration.enroll import Enrolment, unchanged_note
 from calibration.profiles import load_bundle
 from calibration.seats import assign
 from calibration.seats import load as load_seats
@@ -182,12 +183,33 @@ def test_enrolment_from_the_inbox(tmp_path: Path) -> None:
         enrolled = local.post("/api/calibrate/enrol", json=request)
         assert enrolled.status_code == 200, enrolled.text
         assert enrolled.json()["cells"] == 48 and enrolled.json()["photos"] == 1
+        assert enrolled.json()["unchanged"] is None
         assert (tmp_path / "profiles" / "table1" / "enrolment.json").is_file()
         assert local.get("/api/calibrate/inbox").json() == []
         used = tmp_path / INBOX_DIR / "used"
         assert sorted(p.suffix for p in used.iterdir()) == [".jpg", ".json"]
         again = local.post("/api/calibrate/enrol", json=request)
         assert again.status_code == 404 and "enrolled already" in again.text
+
+
+def test_enrolment_names_the_heads_it_left_to_the_model(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import device.web.calibrate as calibrate_web
+
+    left = Enrolment(GAME, {}, 96, 2, "m", ("facing", "icon-moon"))
+    monkeypatch.setattr(calibrate_web, "enrol_profile", lambda *args: left)
+    state = StateDir(tmp_path)
+    item = _inbox_pair(state)
+    with TestClient(create_app(AppConfig(state, _not_scoring, pin=PIN)), client=LOCAL) as local:
+        (listed,) = local.get("/api/calibrate/inbox").json()
+        assert listed["id"].endswith(item)
+        enrolled = local.post(
+            "/api/calibrate/enrol", json={"profile": "t", "game": GAME, "items": [listed["id"]]}
+        )
+    assert enrolled.status_code == 200, enrolled.text
+    assert enrolled.json()["unchanged"] == unchanged_note(left)
+    assert unchanged_note(left).startswith("facing, icon-moon: corrected from some of the photos")
 
 
 def test_seats_from_a_photo_of_the_table(remote: TestClient, tmp_path: Path) -> None:

@@ -75,6 +75,38 @@ def test_fit_corrects_a_model_that_confuses_new_art() -> None:
     assert after > 0.97
 
 
+def _two_photos(shared: bool) -> tuple[list[CellPredictions], list[dict[Any, dict[str, int]]]]:
+    """Two photos of 60 cells each that a base model reads right but unsure; with ``shared`` both show each
+    class alike in the embedding (the art of the table), else the second shows each class where the first
+    shows another (what one board shows and the next does not share)."""
+    rng = np.random.default_rng(1)
+    predictions, targets = [], []
+    for order in ((0, 1, 2), (0, 1, 2) if shared else (2, 0, 1)):
+        truth = rng.integers(0, 3, 60)
+        embedding = np.eye(3, 16)[np.array(order)[truth]] * 3 + rng.normal(0, 0.1, (60, 16))
+        base = np.full((60, 3), 0.2)
+        base[np.arange(60), truth] = 0.6
+        pred = _predictions(embedding, base)
+        predictions.append(pred)
+        targets.append({key: {"cell": int(t)} for key, t in zip(pred.keys, truth, strict=True)})
+    return predictions, targets
+
+
+def test_a_correction_that_reads_another_photo_worse_is_left_to_the_model() -> None:
+    for shared in (True, False):
+        predictions, targets = _two_photos(shared)
+        checked = fit("g", (HEAD,), predictions, targets, "fixed", photos=[1, 2], checked={"cell"})
+        unchecked = fit("g", (HEAD,), predictions, targets, "fixed", photos=[1, 2])
+        # Unchecked, or from one photo, every head is corrected.
+        assert "cell" in unchecked.corrections and unchecked.unchanged == ()
+        alone = fit("g", (HEAD,), predictions[:1], targets[:1], "fixed", photos=[1], checked={"cell"})
+        assert "cell" in alone.corrections
+        if shared:
+            assert "cell" in checked.corrections and checked.unchanged == ()
+        else:
+            assert checked.corrections == {} and checked.unchanged == ("cell",)
+
+
 def test_ignored_cells_do_not_train_a_head_and_zero_correction_changes_nothing() -> None:
     embedding = np.eye(3, 4)
     base = np.array([[0.7, 0.2, 0.1], [0.1, 0.8, 0.1], [0.2, 0.2, 0.6]])
@@ -109,10 +141,18 @@ def test_an_enrolment_reads_only_the_model_it_was_fitted_to() -> None:
 
 
 def test_enrolment_files_round_trip(tmp_path: Path) -> None:
-    enrolment = Enrolment("g", {"cell": HeadCorrection(np.ones((4, 3)), np.arange(3.0))}, 10, 2, "m1")
+    enrolment = Enrolment(
+        "g", {"cell": HeadCorrection(np.ones((4, 3)), np.arange(3.0))}, 10, 2, "m1", ("facing",)
+    )
     save(enrolment, tmp_path / "e.json")
     again = load(tmp_path / "e.json")
     assert again.game == "g" and again.cells == 10 and again.photos == 2 and again.model == "m1"
+    assert again.unchanged == ("facing",)
+    # Files from before heads could be left to the model name none.
+    (tmp_path / "before.json").write_text(
+        json.dumps({k: v for k, v in enrolment.to_json().items() if k != "unchanged"})
+    )
+    assert load(tmp_path / "before.json").unchanged == ()
     np.testing.assert_allclose(again.corrections["cell"].bias, [0, 1, 2])
     (tmp_path / "bad.json").write_text('{"kind": "enrolment", "version": 2, "heads": 3}')
     with pytest.raises(ValueError, match="bad or missing field"):

@@ -9,6 +9,7 @@ import cv2
 import numpy as np
 import pytest
 
+from calibration.enroll import Enrolment, unchanged_note
 from calibration.profiles import load_bundle, new_profile
 from calibration.statedir import StateDir, check_name, default_state_dir
 from calibration.store import StoreError
@@ -106,6 +107,21 @@ def test_profile_create_stores_the_board_its_colour_and_picture(
     assert code == 2 and "--force" in err
 
 
+def test_enroll_names_the_heads_left_to_the_model(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import device.learn
+
+    left = Enrolment("alices-garden", {}, 96, 2, "m", ("cell",))
+    monkeypatch.setattr(device.learn, "enrol_profile", lambda *args: left)
+    truth_state = tmp_path / "truth.json"
+    truth_state.write_text(json.dumps(TRUTH["state"]))
+    args = ("enroll", "--profile", "t", "--game", "alices-garden", str(PHOTO), str(truth_state))
+    code, out, err = _run(capsys, "--state-dir", str(tmp_path / "state"), *args)
+    assert code == 0, err
+    assert f"The model's own reading kept for {unchanged_note(left)}" in out
+
+
 def test_enroll_then_score_with_the_profile(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
     truth_state = tmp_path / "truth.json"
     truth_state.write_text(json.dumps(TRUTH["state"]))
@@ -114,6 +130,7 @@ def test_enroll_then_score_with_the_profile(capsys: pytest.CaptureFixture[str], 
     )
     assert code == 0, err
     assert "Enrolled 'table1' from 1 photo(s), 48 cells" in out
+    assert "own reading kept" not in out  # one photo cannot tell a correction that does not hold
     unplaced = TRUTH["state"]["unplaced_bonus_tiles"]
     code, out, err = _run(
         capsys,

@@ -33,7 +33,7 @@ from numpy.typing import NDArray
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints
 
 from calibration.camera import PATTERN_SIDES, Calibration, calibrate, load, save
-from calibration.enroll import Example
+from calibration.enroll import Example, unchanged_note
 from calibration.profiles import new_profile, profile_exists
 from calibration.seats import TableSetup, seats_from_photo
 from calibration.seats import load as load_seats
@@ -232,6 +232,9 @@ class Enrolled(BaseModel):
     cells: int = Field(description="the cells learnt from")
     seconds: float
     moved: list[str] = Field(description="the items now in enrolment-inbox/used/")
+    unchanged: str | None = Field(
+        description="the heads left to the model's own reading, and why (None when every head was taught)"
+    )
 
 
 class SeatsMade(TableInfo):
@@ -524,6 +527,7 @@ def router(state: StateDir, history: History, admin: AdminGuard, max_upload_byte
             cells=enrolment.cells,
             seconds=round(seconds, 2),
             moved=[item.id for item in chosen],
+            unchanged=unchanged_note(enrolment) if enrolment.unchanged else None,
         )
 
     @api.post(

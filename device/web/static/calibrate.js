@@ -384,6 +384,7 @@ document.getElementById("enrol-button").addEventListener("click", () => {
         ` from ${done.photos} photo(s), ${done.cells} cells, in ${done.seconds.toFixed(1)} s. `,
         `Choose the profile ${done.profile} when you score a photo.`,
       ),
+      ...(done.unchanged ? [el("p", { class: "muted" }, `The model's own reading kept for ${done.unchanged}`)] : []),
     );
   });
 });
