@@ -112,6 +112,26 @@ def test_normalise_undoes_a_colour_cast_and_exposure_change(game: str) -> None:
     assert fixed.frame is original.frame and fixed.board_to_ideal is original.board_to_ideal
 
 
+def test_the_colour_is_the_usable_backgrounds_median_and_every_pixel_is_scaled_by_the_gains() -> None:
+    rng = np.random.default_rng(3)
+    rect = board("tang-garden")
+    profile = rect.frame.profile
+    mask = background_mask(profile, PX)
+    for _ in range(5):
+        noisy = with_image(
+            rect, np.clip(rect.image_bgr + rng.integers(-120, 120, rect.image_bgr.shape), 0, 255)
+        )
+        image = noisy.image_bgr
+        usable = image[mask][((image[mask] >= 8) & (image[mask] < 250)).all(axis=1)]
+        measured = measure(noisy, profile)
+        assert measured is not None and measured.usable_share == len(usable) / int(mask.sum())
+        assert measured.median_bgr == tuple(float(v) for v in np.median(usable, axis=0))
+        reference = BoardColour(tuple(float(v) for v in rng.uniform(60, 200, 3)), 1.0)  # type: ignore[arg-type]
+        fixed, gains = normalise(noisy, reference, profile)
+        expected = np.clip(np.rint(image.astype(np.float64) * gains), 0, 255).astype(np.uint8)
+        np.testing.assert_array_equal(fixed.image_bgr, expected)
+
+
 def test_normalising_the_reference_photo_changes_nothing() -> None:
     original = board("alices-garden")
     reference = measure(original, original.frame.profile)

@@ -17,6 +17,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Any
 
+import cv2
 import numpy as np
 from numpy.typing import NDArray
 
@@ -93,12 +94,24 @@ def measure(rect: Rectified, profile: BoardProfile) -> BoardColour | None:
             f"rectified image is {image.shape[1]}x{image.shape[0]} px but profile {profile.name!r} at "
             f"{rect.frame.px_per_mm} px/mm is {mask.shape[1]}x{mask.shape[0]} px"
         )
-    background = image[mask]
-    usable = background[((background >= NEAR_BLACK) & (background < CLIPPED)).all(axis=1)]
-    if len(usable) < MIN_USABLE_SHARE * mask.size:
+    # Counted in histograms under a mask rather than gathered and sorted: 6.2 -> 1.5 ms a Tang Garden board.
+    usable = cv2.inRange(image, (NEAR_BLACK,) * 3, (CLIPPED - 1,) * 3)
+    usable[~mask] = 0
+    count = cv2.countNonZero(usable)
+    if count < MIN_USABLE_SHARE * mask.size:
         return None
-    b, g, r = (float(v) for v in np.median(usable, axis=0))
-    return BoardColour((b, g, r), len(usable) / len(background))
+    hists = (cv2.calcHist([image], [channel], usable, [256], [0, 256]).ravel() for channel in range(3))
+    b, g, r = (_histogram_median(h) for h in hists)
+    return BoardColour((b, g, r), count / int(np.count_nonzero(mask)))
+
+
+def _histogram_median(counts: NDArray[np.float32]) -> float:
+    """The median of the values 0-255 counted in ``counts``, as ``np.median`` of the values gives it."""
+    below = np.cumsum(counts.astype(np.int64))
+    n = int(below[-1])
+    # The k-th smallest value (from 0) is the first whose count of values at or below it exceeds k.
+    low, high = np.searchsorted(below, [(n - 1) // 2 + 1, n // 2 + 1])
+    return (float(low) + float(high)) / 2
 
 
 def normalise(
@@ -114,8 +127,12 @@ def normalise(
     ratio = np.asarray(reference.median_bgr, dtype=np.float64) / np.asarray(measured.median_bgr)
     gains = np.clip(ratio, MIN_GAIN, MAX_GAIN)
 
+    # Each channel's 256 values scaled once, then looked up: scaling every pixel in floats took 9 ms a photo.
+    table = np.clip(np.rint(np.arange(256, dtype=np.float64)[:, None] * gains), 0, 255).astype(np.uint8)
+    lut = np.ascontiguousarray(table.reshape(1, 256, 3))
+
     def scaled(image: NDArray[np.uint8]) -> NDArray[np.uint8]:
-        return np.asarray(np.clip(np.rint(image.astype(np.float64) * gains), 0, 255), np.uint8)
+        return np.asarray(cv2.LUT(image, lut), np.uint8)
 
     surround = None if rect.surround_bgr is None else scaled(rect.surround_bgr)
     return replace(rect, image_bgr=scaled(rect.image_bgr), surround_bgr=surround), gains
