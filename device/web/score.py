@@ -571,7 +571,8 @@ def router(
             raise gone
         if len(record.boards) != 1:
             raise HTTPException(400, f"game {game_id} has {len(record.boards)} boards: more photos show one")
-        room = more_photos(record)
+        # Corrected and several-board results were refused above: only the photos kept limit the room.
+        room = MAX_ALSO + 1 - len(kept)
         if room <= 0:
             full = f"game {game_id} was read from {len(kept)} photos, the most read together"
             raise HTTPException(400, full)
