@@ -174,7 +174,8 @@ GAME_CONFIG["four-gardens"] = {"photos": 1200, "epochs": 12, "stem_stride": 2, "
 # 0.2 (1066 s) read 457, 455, 156, 95: the same, nearer the 20 minutes.
 # Read so with the reader of today (the recipe here: 462, 462, 162 of the two seeds' 500 photos and the
 # held-out pack's 200), the decoration heads counting a miniature's tiles 8 times (1007 s) read 447, 452,
-# 150, 2 times 457, 455, 170; the decoration heads weighing 3, not 2, 454, 457, 156.
+# 150, 2 times 457, 455, 170; the decoration heads weighing 3, not 2, 454, 457, 156; a first layer of 24
+# channels, not 16 (1189 s), 462, 459, 171 with a wrong score unflagged.
 # Sanssouci: wide context for noblemen leaning over their neighbours (see its reader), read as Tang Garden's
 # is: a strided first layer, pooling by place; more photos, as the leaning nobleman is a rare sight. Its
 # crops are cut turned (lean_up), so a square's art shows at any angle: half of each batch is turned by
