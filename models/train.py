@@ -177,7 +177,9 @@ GAME_CONFIG["four-gardens"] = {"photos": 1200, "epochs": 12, "stem_stride": 2, "
 # 150, 2 times 457, 455, 170; the decoration heads weighing 3, not 2, 454, 457, 156; a first layer of 24
 # channels, not 16 (1189 s), 462, 459, 171 with a wrong score unflagged.
 # Every layer half as wide again (twice the multiply-adds; 1366 s, over the 20 minutes, and 110 crops
-# 9.8 -> 13.8 ms) read 468, 464, 177: a point at most for both budgets.
+# 9.8 -> 13.8 ms) read 468, 464, 177: a point at most for both budgets. The decorations and terrains taught
+# on the turned copies of a miniature's crops too (beside_piece 1, so that they weigh as before; 969 s) and
+# read averaged over the four turns, as the identity is: 458, 453, 157 (upright alone 461, 459, 162).
 # Sanssouci: wide context for noblemen leaning over their neighbours (see its reader), read as Tang Garden's
 # is: a strided first layer, pooling by place; more photos, as the leaning nobleman is a rare sight. Its
 # crops are cut turned (lean_up), so a square's art shows at any angle: half of each batch is turned by
