@@ -180,6 +180,8 @@ GAME_CONFIG["four-gardens"] = {"photos": 1200, "epochs": 12, "stem_stride": 2, "
 # 9.8 -> 13.8 ms) read 468, 464, 177: a point at most for both budgets. The decorations and terrains taught
 # on the turned copies of a miniature's crops too (beside_piece 1, so that they weigh as before; 969 s) and
 # read averaged over the four turns, as the identity is: 458, 453, 157 (upright alone 461, 459, 162).
+# Crops of 128 pixels, not 96, over the same 12 mm of context (1314 s; 110 crops 10.4 -> 17.0 ms): 462, 464,
+# 171, beyond both budgets for two boards.
 # Sanssouci: wide context for noblemen leaning over their neighbours (see its reader), read as Tang Garden's
 # is: a strided first layer, pooling by place; more photos, as the leaning nobleman is a rare sight. Its
 # crops are cut turned (lean_up), so a square's art shows at any angle: half of each batch is turned by
