@@ -1,4 +1,4 @@
-# The README's two commands: `make run` (the demo) and `make test` (lint, types, tests with coverage).
+# The README's two commands: `make run` (the demo) and `make test` (lint, contracts, types, tests with coverage).
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
@@ -20,9 +20,11 @@ run: $(STAMP)
 
 test: lint typecheck pytest
 
+# Style, then the architecture's contracts (pyproject's [tool.importlinter]).
 lint: $(STAMP)
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
+	$(BIN)/lint-imports
 
 typecheck: $(STAMP)
 	$(BIN)/mypy
@@ -30,7 +32,7 @@ typecheck: $(STAMP)
 pytest: $(STAMP)
 	$(BIN)/pytest --cov --cov-report=term
 
-# Debian's Chromium and ChromeDriver for the page tests (tests/test_pages.py skips without them); needs root.
+# Debian's Chromium and ChromeDriver for the page tests (tests/device/web/test_pages.py skips without them); needs root.
 browser:
 	apt-get update -q
 	DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends chromium chromium-driver

@@ -26,15 +26,14 @@ import numpy as np
 from numpy.typing import NDArray
 
 from calibration.store import read_versioned, write_json_atomic
-from scoring import custom_grid
 from vision.camera_model import CameraModel
-from vision.cells import CellGrid, CellKey
-from vision.classify import CellClassifier, CellPredictions
-from vision.colour import BoardColour, measure
-from vision.geometry import Points, quad_size
-from vision.orient import OrientationModel
+from vision.geometry import CellKey, Points, quad_size
 from vision.pipeline import BoardReading, read_photo
 from vision.profile import BoardProfile
+from vision.read.cells import CellGrid
+from vision.read.classify import CellClassifier, CellPredictions
+from vision.read.colour import BoardColour, measure
+from vision.read.orient import OrientationModel
 from vision.readers import IGNORE, Head, reader_for
 
 KIND = "enrolment"
@@ -268,8 +267,6 @@ def enrol(
     crop of it. ``reference``: the profile's background colour, which the boards are brought to before their
     cells are read (as they will be when scored with the profile).
     """
-    from models.synth.games import get_artist
-
     rng = np.random.default_rng(seed)
 
     reader = reader_for(profile)
@@ -284,13 +281,8 @@ def enrol(
     photos: list[int] = []
     for i, example in enumerate(examples, start=1):
         reading = _read_example(i, example, profile, classifier, orienter, stickers, reference)
-        # A user-defined grid's state is its cells' labels; a known game's cells come from its state as the
-        # synthetic table draws them (the one place that maps a state to what each cell shows).
-        labels = (
-            {"grid": example.state["cells"]}
-            if game == custom_grid.GAME
-            else get_artist(game).cell_labels(profile, example.state)
-        )
+        # The reader maps a state to what each cell shows, for teaching and training alike.
+        labels = reader.cell_labels(profile, example.state)
         truth = {
             key: reader.targets(profile, key, labels[key[0]][key[1]][key[2]])
             for key in reading.predictions.keys

@@ -8,7 +8,6 @@ the set-up light), ``enrolment.json`` (the classifier's correction for the real 
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -19,14 +18,13 @@ import cv2
 from calibration import enroll
 from calibration.statedir import StateDir, check_name
 from calibration.store import StoreError, read_json, write_json_atomic
-from examples import EXAMPLES_DIR
 from scoring import custom_grid
 from scoring.core import StateError
-from scoring.registry import read_state
-from vision.colour import BoardColour
+from scoring.registry import get_entry
 from vision.profile import BoardProfile, default_profile, dump_profile, parse_profile
+from vision.read.colour import BoardColour
+from vision.read.rectify import Rectified
 from vision.readers import reader_for, rules_setup
-from vision.rectify import Rectified
 
 PROFILE_FILE = "profile.json"
 COLOUR_FILE = "colour.json"
@@ -50,9 +48,8 @@ def new_profile(name: str, game: str, setup: Mapping[str, Any]) -> BoardProfile:
     game's own rules, so a typo is refused now and not at the first score."""
     base = default_profile(game)
     merged = {**base.setup, **setup}
-    example = json.loads((EXAMPLES_DIR / f"{game}.json").read_text())
     try:
-        read_state({**example, "setup": rules_setup(game, merged)})
+        get_entry(game).parse_setup(rules_setup(game, merged))
         profile = replace(base, name=check_name(name), setup=merged)
         reader_for(profile)  # what only the reader uses (Four Gardens' marker colours) is checked by it
     except StateError as exc:

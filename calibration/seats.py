@@ -24,9 +24,9 @@ from numpy.typing import NDArray
 from calibration.store import StoreError, read_versioned, write_json_atomic
 from vision.camera_model import CameraModel
 from vision.geometry import Points, as_points
-from vision.locate import locate
+from vision.locate.board import locate
+from vision.locate.mask import BoardSegmenter
 from vision.profile import default_profile
-from vision.segment import BoardSegmenter
 
 KIND = "table"
 VERSION = 1
@@ -181,8 +181,8 @@ def seats_from_photo(
 ) -> tuple[TableSetup, list[Points]]:
     """Seats around every whole board of ``game`` found in a photo of the laid-out table, and those boards'
     corners (photo pixels, ``seats[i]`` is ``boards[i]``'s), both in reading order, as ``names`` and
-    ``players`` are given (``segmenter``: see :func:`vision.locate.locate`). ValueError says what to change
-    when no seats can be made."""
+    ``players`` are given (``segmenter``: see :func:`vision.locate.board.locate`). ValueError says what to
+    change when no seats can be made."""
     profile = default_profile(game)
     aspect = profile.size_mm[0] / profile.size_mm[1]
     found = [q.corners_xy for q in locate(image, camera, (aspect,), stickers, segmenter) if q.in_frame]

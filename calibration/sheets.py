@@ -15,7 +15,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from calibration.camera import charuco_board
-from vision.stickers import MAX_BOARDS, STICKER_MM, marker_image
+from vision.locate.stickers import MAX_BOARDS, STICKER_MM, marker_image
 
 PAPERS_MM = {"A4": (210.0, 297.0), "A3": (297.0, 420.0), "letter": (215.9, 279.4)}
 DPI = 300

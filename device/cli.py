@@ -6,7 +6,6 @@ import argparse
 import json
 import sys
 from collections.abc import Callable, Sequence
-from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -19,13 +18,11 @@ from device.report import breakdown_text, result_json, result_text
 from device.statefile import load_state_json
 from examples import example_photos, example_states, example_views
 from scoring.core import InvalidState, StateError
-from scoring.registry import GAMES, get_game, read_state
+from scoring.registry import GAMES, Kind, get_entry, get_game, read_state
 from vision.camera_model import CameraModel
-from vision.read_four_gardens import EXTRA_REWARDS_BY_COLOUR
+from vision.readers.four_gardens import EXTRA_REWARDS_BY_COLOUR
 
 EXIT_BAD_INPUT = 2
-# The photos every benchmark figure in the model cards and closing notes was measured on.
-BENCH_SEED = 20261121
 
 
 def _score_state_file(path: Path, as_json: bool) -> str:
@@ -42,9 +39,9 @@ def cmd_score_state(args: argparse.Namespace) -> int:
 
 
 def cmd_demo(args: argparse.Namespace) -> int:
-    from device.photo import SHARED_BOARD_GAMES, load_camera, score_image
+    from device.photo import load_camera, score_image
     from models import model_path
-    from models.synth.camera import truth_camera
+    from vision.camera_model import recorded_camera
     from vision.image_io import read_image
 
     for path in example_states():
@@ -59,14 +56,15 @@ def cmd_demo(args: argparse.Namespace) -> int:
         truth = rendered["boards"][0]["state"]
         # What a player would type in: everything the photo cannot show (for a shared board, a state file
         # of the players' coins, cards and colours, whose board part is read from the photo instead).
+        entry = get_entry(game)
         hand = (
             truth
-            if game in SHARED_BOARD_GAMES
-            else {k: v for k, v in truth.items() if k in ("unplaced_bonus_tiles", "missions", "track_score")}
+            if entry.kind is Kind.SHARED_BOARD
+            else {k: v for k, v in truth.items() if k in entry.hand_fields}
         )
         # Read as on a calibrated table (the README's set-up): the camera the photo was taken with is what
         # `calibrate camera` measures; crops turned by where the camera stands need it.
-        for board in score_image(read_image(str(photo)), game, hand, truth_camera(rendered)):
+        for board in score_image(read_image(str(photo)), game, hand, recorded_camera(rendered)):
             _print_board(f"Photo {photo.name}", board)
     # One board photographed from two sides: what the miniatures hide in one photo, the other shows.
     for game, views in example_views().items():
@@ -105,7 +103,7 @@ def _pair_of(lo: int, hi: int, what: str) -> Callable[[str], tuple[int, int]]:
     return parse
 
 
-_size = _pair_of(64, 8192, "WIDTHxHEIGHT, e.g. 2304x1296")
+size = _pair_of(64, 8192, "WIDTHxHEIGHT, e.g. 2304x1296")
 _size_small = _pair_of(*PATTERN_SIDES, "COLSxROWS, e.g. 9x6")
 
 
@@ -119,38 +117,8 @@ def _corners(text: str) -> list[tuple[float, float]]:
     return [(values[i], values[i + 1]) for i in range(0, 8, 2)]
 
 
-def _names(text: str) -> tuple[str, ...]:
+def names(text: str) -> tuple[str, ...]:
     return tuple(part.strip() for part in text.split(",") if part.strip())
-
-
-def cmd_render(args: argparse.Namespace) -> int:
-    from models.synth.art import TRAINING_PACKS
-    from models.synth.camera import PhotoOptions
-    from models.synth.games import ARTISTS
-    from models.synth.render import RenderSpec, contact_sheet, render_set
-
-    # A user-defined game has no synthetic art: its look is only ever learnt from the user's photos.
-    games = tuple(g for g in GAMES if g in ARTISTS) if args.game == "all" else _names(args.game)
-    try:
-        spec = RenderSpec(
-            games=games,
-            seed=args.seed,
-            packs=_names(args.art) if args.art else TRAINING_PACKS,
-            boards=args.boards,
-            options=PhotoOptions(size_wh=args.size, hands=args.hands, max_tilt_deg=args.max_tilt),
-        )
-    except ValueError as exc:
-        raise StateError(str(exc)) from None
-    paths = render_set(spec, args.count, args.out, workers=args.workers)
-    print(f"Wrote {len(paths)} photos and their truth to {args.out}")
-    if args.contact_sheet:
-        import cv2
-
-        sheet = contact_sheet(paths[: args.sheet_count])
-        if not cv2.imwrite(str(args.contact_sheet), sheet):
-            raise StateError(f"{args.contact_sheet}: could not write the contact sheet (is it a .png path?)")
-        print(f"Contact sheet: {args.contact_sheet}")
-    return 0
 
 
 def _hand(args: argparse.Namespace) -> dict[str, object]:
@@ -191,7 +159,7 @@ def _reward(text: str) -> tuple[str, Path]:
     return colour, Path(photo)
 
 
-def _state(args: argparse.Namespace) -> StateDir:
+def state_of(args: argparse.Namespace) -> StateDir:
     return StateDir.resolve(args.state_dir)
 
 
@@ -201,13 +169,13 @@ def _camera(args: argparse.Namespace) -> CameraModel | None:
 
     if args.calibration:
         return load_camera(args.calibration)
-    return state_camera(_state(args))
+    return state_camera(state_of(args))
 
 
 def _profile_models(args: argparse.Namespace) -> dict[str, Any]:
     from device.photo import profile_models
 
-    return profile_models(_state(args), args.game, getattr(args, "profile", None))
+    return profile_models(state_of(args), args.game, getattr(args, "profile", None))
 
 
 def cmd_score(args: argparse.Namespace) -> int:
@@ -240,11 +208,11 @@ def cmd_debug(args: argparse.Namespace) -> int:
     import cv2
 
     from device.photo import load_classifier, load_segmenter, score_image
-    from vision.cells import cut_along_lean, cut_cells
-    from vision.classify import gated, unsure_rows
     from vision.debug import cell_sheet, draw_masks, draw_quads, draw_reading
     from vision.image_io import read_image
-    from vision.locate import locate
+    from vision.locate.board import locate
+    from vision.read.cells import cut_along_lean, cut_cells
+    from vision.read.classify import gated, unsure_rows
     from vision.readers import reader_for
 
     get_game(args.game)
@@ -319,137 +287,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
 
     get_game(args.game)
     camera = f"replay:{REPLAY_DIR}" if args.camera == "demo" else args.camera
-    serve(_state(args), ServeOptions(args.game, camera, args.host, args.port, args.profile, args.pin))
-    return 0
-
-
-def _bench_live(args: argparse.Namespace, games: Sequence[str]) -> int:
-    """Frames per second of the live loop on a replayed table: ``--camera``, or fresh photos of each game
-    held for several frames each, as a camera over a still table gives them."""
-    import tempfile
-
-    from device.camera import ReplayCamera, open_camera
-    from device.live import measure_live
-    from device.serve import live_scorer
-    from models.synth.render import RenderSpec, render_set
-
-    rows = []
-    for game in games:
-        get_game(game)
-        with tempfile.TemporaryDirectory() as folder:
-            if args.camera:
-                camera = open_camera(args.camera, loop=True)
-            else:
-                render_set(RenderSpec((game,), args.seed), 4, Path(folder))
-                camera = ReplayCamera(folder, loop=True, hold=10)
-            with camera:
-                figures = measure_live(camera, live_scorer(_state(args), game, None), args.count)
-        rows.append({"game": game, "camera": camera.describe(), **figures})
-    for row in rows:
-        ms = row["process_ms"]
-        print(
-            f"{row['game']:<14} {row['fps']:>6.1f} fps end to end, "
-            f"{row['process_fps']:>6.1f} fps processing, {row['scored_pct']:>5.1f} % of frames read; "
-            f"per frame {ms['median']:.1f} ms median, {ms['p95']:.1f} ms p95 ({row['camera']})"
-        )
-    if args.json:
-        args.json.write_text(json.dumps({"live": rows}, indent=2))
-        print(f"JSON: {args.json}")
-    return 0
-
-
-def _bench_reliability(args: argparse.Namespace) -> int:
-    """Fuzz, kill, soak, load, schemathesis and the security audit: a table, JSON, and status 1 if any
-    claim failed."""
-    from device.reliability import QUICK, Plan, all_ok, format_table, run_reliability
-
-    plan = QUICK if args.quick else Plan()
-    if args.seed is not None:
-        plan = replace(plan, seed=args.seed)
-    results = run_reliability(plan, report=lambda line: print(line, file=sys.stderr))
-    print(format_table(results))
-    if args.json:
-        args.json.write_text(json.dumps({"reliability": results}, indent=2))
-        print(f"JSON: {args.json}")
-    return 0 if all_ok(results) else 1
-
-
-def cmd_bench(args: argparse.Namespace) -> int:
-    import cv2
-
-    if args.reliability:
-        return _bench_reliability(args)
-    if not args.game:
-        raise StateError("bench needs --game GAME (or 'all'), or --reliability")
-    if args.seed is None:
-        args.seed = BENCH_SEED
-
-    from device.bench import format_table, run_bench, write_json
-    from models.synth.art import TRAINING_PACKS
-    from vision.readers import READERS
-
-    cv2.setNumThreads(1)  # measured on one thread, as the Pi's budget is counted
-    # A companion object's reader (Four Gardens' reward tile) is benchmarked apart from any game.
-    games = tuple(g for g in READERS if g in GAMES) if args.game == "all" else _names(args.game)
-    if args.live:
-        return _bench_live(args, games)
-    packs = _names(args.art) if args.art else TRAINING_PACKS
-    if args.views < 1:
-        raise StateError(f"--views {args.views}: give 1 or more photos of each board")
-    if args.views_from_above is not None and not (0 <= args.views_from_above <= 45 and args.views > 1):
-        raise StateError(
-            f"--views-from-above {args.views_from_above:g}: give 0-45 degrees, with --views 2 or more"
-        )
-    results = []
-    for game in games:
-        get_game(game)
-        result = run_bench(
-            game,
-            args.count,
-            args.seed,
-            packs,
-            report=lambda line: print(line, file=sys.stderr),
-            enroll=args.enroll,
-            views=args.views,
-            also_tilt_deg=args.views_from_above,
-        )
-        results.append(result.table())
-    print(format_table(results))
-    if args.json:
-        write_json(args.json, results)
-        print(f"JSON: {args.json}")
-    return 0
-
-
-def cmd_train(args: argparse.Namespace) -> int:
-    try:
-        from models.train import config_for, train
-    except ImportError as exc:
-        raise StateError(f"training needs the train extra: pip install -e '.[train]' ({exc})") from None
-    import importlib.util
-
-    if importlib.util.find_spec("torch") is None:
-        raise StateError("training needs torch: pip install -e '.[train]'")
-    from models.heap import keep_freed_memory
-
-    keep_freed_memory()
-    # Only what was given: the rest is the recipe the committed model was built with.
-    given = {k: v for k, v in (("photos", args.photos), ("epochs", args.epochs), ("seed", args.seed)) if v}
-    if args.boards:
-        from models.train_boards import BoardsConfig, train_boards
-
-        train_boards(BoardsConfig(**given))
-    elif args.sides:
-        from models.train_sides import SidesConfig, train_sides
-
-        train_sides(SidesConfig(**given))
-    elif args.game:
-        train(args.game, config_for(args.game, **given))
-    else:
-        raise StateError(
-            "say what to train: --game GAME (a cell classifier), --boards (the board-mask model) or --sides "
-            "(the board-side model)"
-        )
+    serve(state_of(args), ServeOptions(args.game, camera, args.host, args.port, args.profile, args.pin))
     return 0
 
 
@@ -464,7 +302,7 @@ def cmd_calibrate_camera(args: argparse.Namespace) -> int:
     print(f"RMS reprojection error {cal.rms:.4f} px over {len(cal.per_photo)} photos ({cal.model} model)")
     print(", ".join(f"{k} {v:.2f}" for k, v in cal.intrinsics().items()))
     print("distortion " + ", ".join(f"{v:.4f}" for v in cal.dist))
-    out = args.out or _state(args).camera
+    out = args.out or state_of(args).camera
     save(cal, out)
     print(f"Saved to {out}")
     return 0
@@ -477,7 +315,7 @@ def cmd_profile_create(args: argparse.Namespace) -> int:
     from vision.image_io import read_image
 
     get_game(args.game)
-    state = _state(args)
+    state = state_of(args)
     if profile_exists(state, args.name) and not args.force:
         raise StateError(f"profile {args.name!r} exists in {state.profiles}; --force replaces it")
     profile = new_profile(args.name, args.game, parse_sets(args.set or []))
@@ -504,7 +342,7 @@ def cmd_profile_create(args: argparse.Namespace) -> int:
 def cmd_profile_list(args: argparse.Namespace) -> int:
     from calibration.profiles import list_profiles, load_bundle
 
-    state = _state(args)
+    state = state_of(args)
     names = list_profiles(state)
     if not names:
         print(f"No profiles in {state.profiles} yet: `garden-scorer profile create NAME --game GAME PHOTO`")
@@ -529,7 +367,7 @@ def cmd_seats(args: argparse.Namespace) -> int:
     setup, _ = seats_from_photo(
         image, args.game, _camera(args), args.names, args.players, args.stickers, load_segmenter()
     )
-    path = _state(args).table
+    path = state_of(args).table
     save(setup, path)
     for seat in setup.seats:
         print(f"{seat.name}: {seat.player or 'no player named'}")
@@ -547,7 +385,7 @@ def cmd_enroll(args: argparse.Namespace) -> int:
     from scoring import custom_grid
     from vision.image_io import read_image
 
-    state = _state(args)
+    state = state_of(args)
     if len(args.files) % 2:
         raise StateError("give photos and their states in pairs: PHOTO STATE.json [PHOTO STATE.json ...]")
     custom = (args.rows, args.cols, args.labels)
@@ -606,21 +444,6 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true", help="print JSON instead of a table")
     p.set_defaults(func=cmd_score_state)
 
-    p = sub.add_parser("render", help="render synthetic photos of boards with their truth")
-    p.add_argument("--game", required=True, help="a game, several separated by commas, or 'all'")
-    p.add_argument("--count", type=int, default=10, help="number of photos")
-    p.add_argument("--seed", type=int, default=0, help="photo i of seed s is always the same picture")
-    p.add_argument("--out", type=Path, required=True, help="folder for NNNN.jpg and NNNN.json")
-    p.add_argument("--art", help="art pack(s), comma separated (default: the training packs)")
-    p.add_argument("--boards", type=int, default=1, help="boards per photo, 1 to 4")
-    p.add_argument("--hands", type=float, default=0.0, help="chance of a hand over a board, 0 to 1")
-    p.add_argument("--max-tilt", type=float, default=45.0, help="largest camera tilt from vertical, degrees")
-    p.add_argument("--size", type=_size, default=(2304, 1296), help="photo size WIDTHxHEIGHT")
-    p.add_argument("--workers", type=int, default=2, help="processes rendering in parallel")
-    p.add_argument("--contact-sheet", type=Path, help="also write a PNG contact sheet of the photos")
-    p.add_argument("--sheet-count", type=int, default=16, help="photos on the contact sheet")
-    p.set_defaults(func=cmd_render)
-
     def photo_options(p: argparse.ArgumentParser) -> None:
         p.add_argument("photo", type=Path, help="a JPEG or PNG photo")
         p.add_argument("--game", required=True, help="the game on the table")
@@ -659,41 +482,6 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--out", type=Path, required=True, help="folder for the pictures")
     p.set_defaults(func=cmd_debug)
 
-    p = sub.add_parser("bench", help="measure accuracy and speed on fresh synthetic photos")
-    p.add_argument("--game", help="a game, several separated by commas, or 'all'")
-    p.add_argument("--count", type=int, default=100)
-    p.add_argument(
-        "--seed", type=int, help=f"the photos' (default {BENCH_SEED}) or the reliability run's seed"
-    )
-    p.add_argument("--art", help="art pack(s) to render with (default: the training packs)")
-    p.add_argument("--json", type=Path, help="also write the figures as JSON")
-    p.add_argument(
-        "--enroll", type=int, default=0, help="enrol the classifier from K photos of the art first"
-    )
-    p.add_argument(
-        "--views",
-        type=int,
-        default=1,
-        help="photograph each board this many times, each from wherever its camera stands, and read the "
-        "photos together (as score --also)",
-    )
-    p.add_argument(
-        "--views-from-above",
-        type=float,
-        metavar="DEG",
-        help="with --views: take the photos after the first at most DEG degrees off straight above, as a "
-        "player told to take one from above would",
-    )
-    p.add_argument("--live", action="store_true", help="frames per second of the live loop (--count frames)")
-    p.add_argument("--camera", help="with --live: a camera spec to measure instead of replayed renders")
-    p.add_argument(
-        "--reliability",
-        action="store_true",
-        help="fuzz, kill-during-write, soak, HTTP load, schemathesis and security audit figures",
-    )
-    p.add_argument("--quick", action="store_true", help="with --reliability: a run of about a minute")
-    p.set_defaults(func=cmd_bench)
-
     p = sub.add_parser("serve", help="the web app, the TV page and the live loop on a camera")
     p.add_argument(
         "--camera",
@@ -705,19 +493,6 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--port", type=int, default=8080)
     p.add_argument("--pin", help="the admin PIN (default: 6 random digits, shown on the TV page)")
     p.set_defaults(func=cmd_serve)
-
-    p = sub.add_parser(
-        "train", help="rebuild a game's cell classifier or the board models (needs the train extra)"
-    )
-    p.add_argument("--game", help="the game whose cell classifier and orientation model to rebuild")
-    p.add_argument("--boards", action="store_true", help="rebuild the board-mask model (every game's boards)")
-    p.add_argument(
-        "--sides", action="store_true", help="rebuild the board-side model (after the board-mask model)"
-    )
-    p.add_argument("--photos", type=int, help="training photos (default 300)")
-    p.add_argument("--epochs", type=int, help="training epochs (default 14)")
-    p.add_argument("--seed", type=int, help="photo and weight seed (default 1)")
-    p.set_defaults(func=cmd_train)
 
     p = sub.add_parser(
         "calibrate", help="calibrate the camera (more set-up steps come with the table set-up)"
@@ -756,8 +531,8 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("seats", help="where each player's board lies, from a photo of the laid-out table")
     p.add_argument("photo", type=Path, help="a photo of the table with every player's board in place")
     p.add_argument("--game", required=True)
-    p.add_argument("--names", type=_names, help="seat names, in reading order (default: seat 1, seat 2, ...)")
-    p.add_argument("--players", type=_names, help="the players in those seats, same order")
+    p.add_argument("--names", type=names, help="seat names, in reading order (default: seat 1, seat 2, ...)")
+    p.add_argument("--players", type=names, help="the players in those seats, same order")
     p.add_argument("--calibration", type=Path, help="camera calibration JSON (default: the state folder's)")
     p.add_argument("--stickers", action="store_true", help="the boards wear ArUco corner stickers")
     p.set_defaults(func=cmd_seats)
@@ -772,7 +547,7 @@ def build_parser() -> argparse.ArgumentParser:
     g = p.add_argument_group("a user-defined grid game (a new custom-grid profile)")
     g.add_argument("--rows", type=int, help="rows of cells")
     g.add_argument("--cols", type=int, help="columns of cells")
-    g.add_argument("--labels", type=_names, help="what a cell can show, e.g. empty,flower,pond")
+    g.add_argument("--labels", type=names, help="what a cell can show, e.g. empty,flower,pond")
     g.add_argument("--points", action="append", metavar="LABEL=N", help="points per cell showing LABEL")
     g.add_argument("--cell-mm", type=float, default=40.0, help="a cell's side (default 40)")
     g.add_argument("--margin-mm", type=float, default=20.0, help="the board's margin round the grid")
@@ -789,8 +564,10 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
+def run(parser: argparse.ArgumentParser, argv: Sequence[str] | None = None) -> int:
+    """Parse ``argv`` and run its command; a refused input prints what is wrong and exits 2, never a
+    traceback (shared by ``garden-scorer`` and ``garden-scorer-lab``)."""
+    args = parser.parse_args(argv)
     try:
         code: int = args.func(args)
     except InvalidState as exc:
@@ -805,6 +582,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"error: {exc}", file=sys.stderr)
         return EXIT_BAD_INPUT
     return code
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    return run(build_parser(), argv)
 
 
 if __name__ == "__main__":

@@ -30,10 +30,10 @@ from scoring import custom_grid
 from scoring.core import StateError
 from scoring.registry import get_game, read_state
 from vision.camera_model import CameraModel
-from vision.colour import BoardColour, measure
 from vision.geometry import Points
 from vision.pipeline import BoardReading, read_photo
 from vision.profile import BoardProfile
+from vision.read.colour import BoardColour, measure
 
 
 def read_one_board(

@@ -603,7 +603,7 @@ class LiveLoop:
 
 
 def measure_live(camera: Camera, scorer: LiveScorer, frames: int) -> dict[str, Any]:
-    """``garden-scorer bench --live``: reads ``frames`` frames into ``scorer`` as the live loop does.
+    """``garden-scorer-lab bench --live``: reads ``frames`` frames into ``scorer`` as the live loop does.
 
     ``fps`` is frames per second end to end, ``read_fps`` and ``process_fps`` what reading or processing
     alone would sustain; ``scored_pct`` is the share of frames that were read for boards.

@@ -20,25 +20,19 @@ from calibration.statedir import StateDir
 from device.report import breakdown_json, result_json
 from models import boards_model_path, model_path, orient_model_path, sides_model_path
 from scoring.core import InvalidState, ScoreBreakdown, StateError, TableScore
-from scoring.registry import get_game
+from scoring.registry import Kind, get_entry, get_game
 from vision.camera_model import CameraModel
-from vision.classify import CellClassifier, OnnxCellClassifier
-from vision.colour import BoardColour
-from vision.orient import OrientationModel
+from vision.locate.mask import BoardSegmenter
+from vision.locate.sides import SideFinder
 from vision.pipeline import BoardReading, NoBoardError, read_photo, read_together
 from vision.profile import BoardProfile, default_profile
+from vision.read.classify import CellClassifier, OnnxCellClassifier
+from vision.read.colour import BoardColour
+from vision.read.orient import OrientationModel
 from vision.readers import Head, reader_for
-from vision.segment import BoardSegmenter
-from vision.sides import SideFinder
 
 if TYPE_CHECKING:
     from calibration.enroll import Enrolment
-
-# Games whose rules compare players: every board of the photo is one player of the same table.
-TABLE_GAMES = ("zen-garden",)
-# Games whose one board holds the whole table (Four Gardens' Scoreboard, Tang Garden's garden): the photo
-# shows the board, and what each player holds (coins, cards, ...) comes from a hand-entered state file.
-SHARED_BOARD_GAMES = ("four-gardens", "tang-garden")
 
 
 @cache
@@ -47,7 +41,7 @@ def load_classifier(game: str) -> OnnxCellClassifier:
     path = model_path(game)
     if not path.is_file():
         raise StateError(
-            f"no model for {game!r} at {path}; rebuild it with `garden-scorer train --game {game}`"
+            f"no model for {game!r} at {path}; rebuild it with `garden-scorer-lab train --game {game}`"
         )
     return OnnxCellClassifier(path)
 
@@ -57,7 +51,7 @@ def load_orienter(game: str) -> OrientationModel:
     path = orient_model_path(game)
     if not path.is_file():
         raise StateError(
-            f"no orientation model for {game!r} at {path}; rebuild it with `garden-scorer train`"
+            f"no orientation model for {game!r} at {path}; rebuild it with `garden-scorer-lab train`"
         )
     return OrientationModel(path)
 
@@ -67,9 +61,9 @@ def load_segmenter() -> BoardSegmenter:
     """The shipped board-mask model with the board-side model (loaded once per process)."""
     path, sides = boards_model_path(), sides_model_path()
     if not path.is_file():
-        raise StateError(f"no board-mask model at {path}; rebuild it with `garden-scorer train --boards`")
+        raise StateError(f"no board-mask model at {path}; rebuild it with `garden-scorer-lab train --boards`")
     if not sides.is_file():
-        raise StateError(f"no board-side model at {sides}; rebuild it with `garden-scorer train --sides`")
+        raise StateError(f"no board-side model at {sides}; rebuild it with `garden-scorer-lab train --sides`")
     return BoardSegmenter(path, SideFinder(sides))
 
 
@@ -257,7 +251,8 @@ def score_image(
                 unread.append(f"photo {number} was not read: {exc}")
         together = read_together(views, hand)
         readings = [replace(together, flags=(*together.flags, *unread))]
-    if game in TABLE_GAMES:
+    if get_entry(game).kind is Kind.TABLE:
+        # The rules compare players: every board of the photo is one player of the same table.
         return _score_table(game, readings, hand)
     return [_score_board(r) for r in readings]
 
@@ -325,7 +320,7 @@ def read_reward_tile(image: NDArray[np.uint8], camera: CameraModel | None = None
     A tile lies in front of its owner, which a photo of the table cannot tell apart from a neighbour's, so
     each tile is photographed on its own and named by its owner's marker colour in the hand entry.
     """
-    from vision.read_four_gardens import REWARD_KEY
+    from vision.readers.four_gardens import REWARD_KEY
 
     profile = default_profile(REWARD_KEY)
     try:

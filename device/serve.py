@@ -20,8 +20,9 @@ from calibration.statedir import StateDir
 from calibration.store import sweep_temporaries
 from device.camera import Camera, open_camera
 from device.live import Broadcaster, LiveLoop, LiveScorer
-from device.photo import TABLE_GAMES, ScoredBoard, profile_models, score_image, state_camera
+from device.photo import ScoredBoard, profile_models, score_image, state_camera
 from device.web import AppConfig, create_app
+from scoring.registry import Kind, get_entry
 from vision.geometry import Points
 
 # A replayed folder is paced like a camera and holds each photo as a still table would.
@@ -69,7 +70,9 @@ def live_scorer(state: StateDir, game: str, profile: str | None) -> LiveScorer:
 
     seats = load(state.table) if state.table.is_file() else None
     return LiveScorer(
-        score, seats if seats is not None and seats.game == game else None, whole_table=game in TABLE_GAMES
+        score,
+        seats if seats is not None and seats.game == game else None,
+        whole_table=get_entry(game).kind is Kind.TABLE,
     )
 
 

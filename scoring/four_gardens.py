@@ -58,7 +58,7 @@ class FourGardensTable:
     players: tuple[FourGardensPlayer, ...]
 
 
-def _parse_setup(data: object) -> FourGardensSetup:
+def parse_setup(data: object) -> FourGardensSetup:
     obj = as_object(data, "setup")
     reject_unknown(obj, ("tracks", "track_values"), "setup")
     raw_tracks = as_list(get(obj, "tracks", "setup", list(DEFAULT_TRACKS)), "setup.tracks")
@@ -108,7 +108,7 @@ def parse(data: object) -> FourGardensTable:
     """A table from decoded JSON; errors name the field (``players[2].positions.red``)."""
     obj = as_object(data, "")
     reject_unknown(obj, ("game", "setup", "players"), "")
-    setup = _parse_setup(obj["setup"]) if "setup" in obj else FourGardensSetup()
+    setup = parse_setup(obj["setup"]) if "setup" in obj else FourGardensSetup()
     raw_players = as_list(get(obj, "players", ""), "players")
     players = tuple(_parse_player(p, item_path("players", i), i) for i, p in enumerate(raw_players))
     if not players:

@@ -1,6 +1,11 @@
 """The one place that lists the games, and the uniform face every rule engine shows the rest of the code.
 
-Two shapes of game exist:
+Each game is one :class:`GameEntry`: its rules, its kind, the name of its modules, the fields its players type
+in and how a tap on a cell edits its state. Every layer asks this registry: the readers, the synthetic table
+and the web app find a game's own module by :attr:`GameEntry.module` (``vision/readers/MODULE.py``,
+``lab/synth/games/MODULE.py``), so adding a game touches its own files and this list only.
+
+Two shapes of rules exist:
 
 * board games (Alice's Garden, Sanssouci): each player's board scores on its own. A state file is one board,
   or a table ``{"game", "setup"?, "players": [{"name", ...board...}]}`` that scores every board alike.
@@ -12,6 +17,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
+from enum import Enum
 from typing import Any, Generic, Protocol, TypeVar
 
 from scoring import alices_garden, custom_grid, four_gardens, sanssouci, tang_garden, zen_garden
@@ -129,67 +135,168 @@ class TableGame(Generic[T]):
         return self.parse_table(data)
 
 
-GAMES: Mapping[str, GameRules] = {
-    rules.name: rules
-    for rules in (
-        BoardGame(
-            alices_garden.GAME,
-            alices_garden.TITLE,
-            alices_garden.parse_board,
-            alices_garden.dump_board,
-            alices_garden.check,
-            alices_garden.score,
+class Kind(Enum):
+    """What one photographed board is to the rules."""
+
+    BOARD = "board"  # one player's board, scored on its own (Alice's Garden, Sanssouci, a custom grid)
+    TABLE = "table"  # one player's board of a table whose rules compare players: a photo is the table
+    SHARED_BOARD = "shared-board"  # the table's one board; what each player holds is typed in
+
+
+@dataclass(frozen=True)
+class Picker:
+    """How a tap on a picture's cell edits the state.
+
+    Cell (r, c) of ``region`` is character c of row r's string in the state field ``field`` (or item c of
+    row r's list); ``labels`` maps each value to its name, or, when ``None``, the state's own
+    ``setup.labels`` name them (a user-defined game).
+    """
+
+    region: str
+    field: str
+    labels: Mapping[str, str] | None
+
+    def for_state(self, state: Mapping[str, Any]) -> Picker | None:
+        """This picker with its labels, or ``None`` where a state names none."""
+        if self.labels is not None:
+            return self
+        setup = state.get("setup")
+        labels = setup.get("labels") if isinstance(setup, Mapping) else None
+        if not isinstance(labels, list) or not all(isinstance(label, str) for label in labels):
+            return None
+        return replace(self, labels={label: label for label in labels})
+
+    def to_json(self) -> dict[str, Any]:
+        return {"region": self.region, "field": self.field, "labels": dict(self.labels or {})}
+
+
+@dataclass(frozen=True)
+class GameEntry:
+    """Everything the layers above the rules ask about one game."""
+
+    rules: GameRules
+    kind: Kind
+    # The game's module name: scoring/MODULE.py, vision/readers/MODULE.py, lab/synth/games/MODULE.py.
+    module: str
+    # The top-level state fields a photo cannot show, typed in by the players (hand entry).
+    hand_fields: tuple[str, ...]
+    # The profile set-up's parser (the rulebook's open questions), raising StateError naming the bad field.
+    parse_setup: Callable[[object], object]
+    # How a tap on a cell of the result's picture edits the state; None: corrected as JSON (a Zen Garden
+    # tile holds five values, a shared board's cells several pieces).
+    picker: Picker | None = None
+
+    @property
+    def name(self) -> str:
+        return self.rules.name
+
+
+ENTRIES: Mapping[str, GameEntry] = {
+    entry.name: entry
+    for entry in (
+        GameEntry(
+            BoardGame(
+                alices_garden.GAME,
+                alices_garden.TITLE,
+                alices_garden.parse_board,
+                alices_garden.dump_board,
+                alices_garden.check,
+                alices_garden.score,
+            ),
+            Kind.BOARD,
+            "alices_garden",
+            ("unplaced_bonus_tiles",),
+            lambda data: alices_garden.parse_spec(data, "setup"),
+            Picker("grid", "rows", alices_garden.LABELS),
         ),
-        BoardGame(
-            sanssouci.GAME,
-            sanssouci.TITLE,
-            sanssouci.parse_board,
-            sanssouci.dump_board,
-            sanssouci.check,
-            sanssouci.score,
+        GameEntry(
+            BoardGame(
+                sanssouci.GAME,
+                sanssouci.TITLE,
+                sanssouci.parse_board,
+                sanssouci.dump_board,
+                sanssouci.check,
+                sanssouci.score,
+            ),
+            Kind.BOARD,
+            "sanssouci",
+            ("missions", "track_score"),
+            lambda data: sanssouci.parse_layout(data, "setup"),
+            Picker("grid", "rows", sanssouci.LABELS),
         ),
-        TableGame(
-            zen_garden.GAME,
-            zen_garden.TITLE,
-            zen_garden.parse,
-            zen_garden.dump,
-            zen_garden.check,
-            zen_garden.score,
+        GameEntry(
+            TableGame(
+                zen_garden.GAME,
+                zen_garden.TITLE,
+                zen_garden.parse,
+                zen_garden.dump,
+                zen_garden.check,
+                zen_garden.score,
+            ),
+            Kind.TABLE,
+            "zen_garden",
+            ("mission_points",),
+            zen_garden.parse_setup,
         ),
-        TableGame(
-            four_gardens.GAME,
-            four_gardens.TITLE,
-            four_gardens.parse,
-            four_gardens.dump,
-            four_gardens.check,
-            four_gardens.score,
+        GameEntry(
+            TableGame(
+                four_gardens.GAME,
+                four_gardens.TITLE,
+                four_gardens.parse,
+                four_gardens.dump,
+                four_gardens.check,
+                four_gardens.score,
+            ),
+            Kind.SHARED_BOARD,
+            "four_gardens",
+            ("players",),
+            four_gardens.parse_setup,
         ),
-        TableGame(
-            tang_garden.GAME,
-            tang_garden.TITLE,
-            tang_garden.parse,
-            tang_garden.dump,
-            tang_garden.check,
-            tang_garden.score,
+        GameEntry(
+            TableGame(
+                tang_garden.GAME,
+                tang_garden.TITLE,
+                tang_garden.parse,
+                tang_garden.dump,
+                tang_garden.check,
+                tang_garden.score,
+            ),
+            Kind.SHARED_BOARD,
+            "tang_garden",
+            ("players",),
+            lambda data: tang_garden.parse_setup(data, "setup"),
         ),
-        BoardGame(
-            custom_grid.GAME,
-            custom_grid.TITLE,
-            custom_grid.parse_board,
-            custom_grid.dump_board,
-            custom_grid.check,
-            custom_grid.score,
+        GameEntry(
+            BoardGame(
+                custom_grid.GAME,
+                custom_grid.TITLE,
+                custom_grid.parse_board,
+                custom_grid.dump_board,
+                custom_grid.check,
+                custom_grid.score,
+            ),
+            Kind.BOARD,
+            "custom_grid",
+            (),
+            lambda data: custom_grid.parse_spec(data, "setup"),
+            Picker("grid", "cells", None),
         ),
     )
 }
+GAMES: Mapping[str, GameRules] = {name: entry.rules for name, entry in ENTRIES.items()}
+
+
+def get_entry(name: str) -> GameEntry:
+    """The registry entry of ``name``; an unknown name raises StateError listing the known games."""
+    try:
+        return ENTRIES[name]
+    except KeyError:
+        raise StateError(f"game: unknown game {name!r}; known games: {', '.join(ENTRIES)}") from None
 
 
 def get_game(name: str) -> GameRules:
     """The rules of ``name``; an unknown name raises StateError listing the known games."""
-    try:
-        return GAMES[name]
-    except KeyError:
-        raise StateError(f"game: unknown game {name!r}; known games: {', '.join(GAMES)}") from None
+    return get_entry(name).rules
 
 
 def read_state(data: object) -> tuple[GameRules, object]:

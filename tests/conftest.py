@@ -10,6 +10,11 @@ from pathlib import Path
 import pytest
 from fastapi import FastAPI
 from fastapi.testclient import TestClient
+from hypothesis import settings
+
+# No test may depend on the machine's speed (CI runs on a loaded 2-core machine): no deadline per example.
+settings.register_profile("garden-scorer", deadline=None)
+settings.load_profile("garden-scorer")
 
 LOCAL = ("127.0.0.1", 50000)
 REMOTE = ("192.168.1.20", 5000)

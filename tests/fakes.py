@@ -7,9 +7,9 @@ from typing import Any
 
 import numpy as np
 
-from vision.cells import CellGrid
-from vision.classify import CellPredictions
 from vision.profile import BoardProfile
+from vision.read.cells import CellGrid
+from vision.read.classify import CellPredictions
 from vision.readers import IGNORE, get_reader
 
 

@@ -11,8 +11,8 @@ import numpy as np
 import pytest
 
 from calibration.camera import charuco_board
-from models.synth.camera import PhotoOptions, photograph
-from models.synth.scene import BoardDrawing, SyntheticBoard
+from lab.synth.camera import PhotoOptions, photograph
+from lab.synth.scene import BoardDrawing, SyntheticBoard
 from vision.camera_model import CameraModel
 from vision.profile import BoardProfile
 
@@ -27,6 +27,15 @@ ALICE_TRUTH = json.loads((EXAMPLES / "photos" / "alices-garden.json").read_text(
 def run_cli(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
     """``garden-scorer ARGV``: the exit code and what it printed to stdout and stderr."""
     from device.cli import main
+
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def run_lab(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+    """``garden-scorer-lab ARGV``: the exit code and what it printed to stdout and stderr."""
+    from lab.cli import main
 
     code = main(list(argv))
     out, err = capsys.readouterr()

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import Any
 
 import cv2
 import numpy as np
@@ -76,3 +78,10 @@ def matrix_or_guess(camera: CameraModel | None, size_wh: tuple[int, int]) -> NDA
         return np.asarray(camera.matrix, np.float64)
     w, h = size_wh
     return np.array([[0.9 * w, 0, w / 2], [0, 0.9 * w, h / 2], [0, 0, 1]])
+
+
+def recorded_camera(record: Mapping[str, Any]) -> CameraModel:
+    """The camera a photo's record names, ``{"camera": {"matrix", "dist"}, "size_wh"}``: a rendered photo's
+    truth, or a bundled example photo's."""
+    camera = record["camera"]
+    return CameraModel(np.array(camera["matrix"]), np.array(camera["dist"]), tuple(record["size_wh"]))

@@ -8,12 +8,12 @@ import cv2
 import numpy as np
 from numpy.typing import NDArray
 
-from vision.cells import CellGrid
 from vision.geometry import cell_rect_mm
-from vision.locate import Quad
+from vision.locate.board import Quad
+from vision.locate.mask import BoardMasks, segment_input
 from vision.pipeline import BoardReading
+from vision.read.cells import CellGrid
 from vision.readers import reader_for
-from vision.segment import BoardMasks, segment_input
 
 GOOD = (60, 200, 60)
 DOUBTFUL = (0, 160, 255)

@@ -16,6 +16,7 @@ from vision.profile import BoardProfile, Region
 
 Points = NDArray[np.float64]
 RectMM = tuple[float, float, float, float]
+CellKey = tuple[str, int, int]  # region name, row, column
 
 
 def as_points(pts: object) -> Points:

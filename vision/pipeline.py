@@ -15,8 +15,12 @@ import numpy as np
 from numpy.typing import NDArray
 
 from vision.camera_model import CameraModel
-from vision.cells import CellKey, cut_along_lean, cut_cells, margin_mm
-from vision.classify import (
+from vision.geometry import CellKey, Points
+from vision.locate.board import Quad, locate, quad_from_corners
+from vision.locate.mask import BoardSegmenter
+from vision.profile import BoardProfile
+from vision.read.cells import cut_along_lean, cut_cells, margin_mm
+from vision.read.classify import (
     CellClassifier,
     CellPredictions,
     look_along_lean,
@@ -25,18 +29,13 @@ from vision.classify import (
     sure_disagreements,
     together,
 )
-from vision.colour import BoardColour, normalise
-from vision.geometry import Points
-from vision.locate import Quad, locate, quad_from_corners
-from vision.orient import OrientationModel
-from vision.profile import BoardProfile
-from vision.readers import Reading, reader_for
-from vision.reconstruct import settle
-from vision.rectify import Rectified, board_homography, rectify
-from vision.segment import BoardSegmenter
+from vision.read.colour import BoardColour, normalise
+from vision.read.orient import OrientationModel
+from vision.read.reconstruct import settle
+from vision.read.rectify import Rectified, board_homography, rectify
+from vision.reader_api import LOW_CONFIDENCE, Reading
+from vision.readers import reader_for
 
-# Below this, a cell's reading is shown to the player as uncertain instead of trusted silently.
-LOW_CONFIDENCE = 0.9
 # Below this share of the four rotations, the board's layout did not quite settle which way is up (a board
 # of the game in play reads 0.98 or more: 40 photos of each game at the truth's corners).
 DOUBTFUL_ORIENTATION = 0.99
@@ -251,7 +250,8 @@ def _concluded(
 def read_together(views: Mapping[int, BoardReading], hand: Mapping[str, Any] | None = None) -> BoardReading:
     """One board read from several photos of it, each taken from another side (``views``: each photo's
     reading by the photo's number, the first photo's first; one profile): a piece one photo sees hidden
-    behind a miniature, or lost in a glare, is read where another shows it (:func:`vision.classify.together`).
+    behind a miniature, or lost in a glare, is read where another shows it
+    (:func:`vision.read.classify.together`).
 
     Only views read whole and trusted are put together, as an unclear one's corners or orientation may be
     wrong, and of those only the ones that read the first such view's cells alike, as another's may be of

@@ -13,12 +13,16 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from vision.cells import CellKey
+from vision.geometry import CellKey
 from vision.profile import BoardProfile
 
 IGNORE = -1  # a head that says nothing about this cell (e.g. tile floor on a coin-track space)
+# Below this, a cell's reading is shown to the player as uncertain instead of trusted silently.
+LOW_CONFIDENCE = 0.9
 
 Reading = Mapping[str, tuple[str, float]]  # head -> (class, confidence)
+# Region name -> rows of truth cell labels ("" where no cell exists), as a reader's ``targets`` takes them.
+CellLabels = Mapping[str, list[list[str]]]
 # The classes of a facing head, clockwise from north: a quarter turn clockwise moves each to the next.
 COMPASS = ("N", "E", "S", "W")
 
@@ -57,7 +61,7 @@ class Distinct:
 @dataclass(frozen=True)
 class Known:
     """A fact of the board's printing, not of a cell: cells ``keys`` show one of ``classes`` on head ``head``
-    (Sanssouci's row 1 is printed built). Read with :func:`vision.reconstruct.settle`, where a reading
+    (Sanssouci's row 1 is printed built). Read with :func:`vision.read.reconstruct.settle`, where a reading
     against it stands only if it is far likelier: a board read the wrong way up still fails its game's
     check rather than being made to pass it."""
 
@@ -134,7 +138,7 @@ class TurnedLook:
     four does not.
 
     ``top_mm``: how tall the pieces stand. When given, the compass heads are read (four ways) from crops
-    moved ``along`` (a share) of a piece's lean instead (:func:`vision.cells.cut_along_lean`), so that a
+    moved ``along`` (a share) of a piece's lean instead (:func:`vision.read.cells.cut_along_lean`), so that a
     top leaning out of its cell's crop is seen whole, and the unturned heads from both crops, averaged."""
 
     gate: str
@@ -184,7 +188,7 @@ class Reader(Protocol):
     heads: tuple[Head, ...]
     context_mm: float
     crop_px: int
-    # Crops turned so that a standing piece's top lies above its footprint (see vision.cells.cut_cells).
+    # Crops turned so that a standing piece's top lies above its footprint (see vision.read.cells.cut_cells).
     lean_up: bool
     # Which cells are read again turned by quarters, and which heads are averaged (None: no second look).
     turned_look: TurnedLook | None
@@ -204,31 +208,32 @@ class Reader(Protocol):
 
     def exactly_one(self, profile: BoardProfile) -> tuple[OneOf, ...]:
         """The groups of cells of which exactly one holds a piece (read together: see
-        :func:`vision.reconstruct.settle`)."""
+        :func:`vision.read.reconstruct.settle`)."""
         ...
 
     def distinct(self, profile: BoardProfile, hand: Mapping[str, Any]) -> tuple[Distinct, ...]:
         """The groups of cells whose pieces are each unique, and which pieces the hand-entered fields allow
-        (read together: see :func:`vision.reconstruct.settle`)."""
+        (read together: see :func:`vision.read.reconstruct.settle`)."""
         ...
 
     def known(self, profile: BoardProfile) -> tuple[Known, ...]:
-        """What the board's printing fixes about some cells (read with :func:`vision.reconstruct.settle`)."""
+        """What the board's printing fixes about some cells (read with
+        :func:`vision.read.reconstruct.settle`)."""
         ...
 
     def counted(self, profile: BoardProfile, hand: Mapping[str, Any]) -> tuple[Counted | Summed, ...]:
         """How many cells show a piece, where the hand-entered fields say, and how many pieces a cell shows,
-        where the profile says (read with :func:`vision.reconstruct.settle`)."""
+        where the profile says (read with :func:`vision.read.reconstruct.settle`)."""
         ...
 
     def needs(self, profile: BoardProfile) -> tuple[Needs, ...]:
         """Which pieces stand only with another thing on their cell (read with
-        :func:`vision.reconstruct.settle`)."""
+        :func:`vision.read.reconstruct.settle`)."""
         ...
 
     def touching(self, profile: BoardProfile) -> tuple[Touching, ...]:
         """Which pieces' edges show the same where they touch (read with
-        :func:`vision.reconstruct.settle`)."""
+        :func:`vision.read.reconstruct.settle`)."""
         ...
 
     def assemble(
@@ -237,9 +242,47 @@ class Reader(Protocol):
         """The scoring state of one board from its cells' readings and the hand-entered fields."""
         ...
 
+    def cell_labels(self, profile: BoardProfile, state: Mapping[str, Any]) -> CellLabels:
+        """Every cell's truth label from a board's scoring state, the inverse of :meth:`assemble`: what
+        teaching (enrolment) and training learn each cell's classes from, through :meth:`targets`."""
+        ...
+
     def notes(self, profile: BoardProfile, readings: Mapping[CellKey, Reading]) -> tuple[str, ...]:
         """What the player should check that no single cell's confidence shows (e.g. a marker not seen)."""
         ...
+
+
+class ReaderBase:
+    """What a reader is unless its board says otherwise: crops upright, read once, any slant alike, and no
+    fact of the board beyond its cells. A game's reader overrides what its board has."""
+
+    context_mm: float = 3.0
+    crop_px: int = 32
+    lean_up: bool = False
+    turned_look: TurnedLook | None = None
+    shifted_look: ShiftedLook | None = None
+    slant_limit_deg: float | None = None
+
+    def exactly_one(self, profile: BoardProfile) -> tuple[OneOf, ...]:
+        return ()
+
+    def distinct(self, profile: BoardProfile, hand: Mapping[str, Any]) -> tuple[Distinct, ...]:
+        return ()
+
+    def known(self, profile: BoardProfile) -> tuple[Known, ...]:
+        return ()
+
+    def counted(self, profile: BoardProfile, hand: Mapping[str, Any]) -> tuple[Counted | Summed, ...]:
+        return ()
+
+    def needs(self, profile: BoardProfile) -> tuple[Needs, ...]:
+        return ()
+
+    def touching(self, profile: BoardProfile) -> tuple[Touching, ...]:
+        return ()
+
+    def notes(self, profile: BoardProfile, readings: Mapping[CellKey, Reading]) -> tuple[str, ...]:
+        return ()
 
 
 def class_index(head: Head, value: str) -> int:

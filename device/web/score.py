@@ -45,13 +45,12 @@ from starlette.datastructures import UploadFile
 from calibration.statedir import StateDir, check_name
 from calibration.store import StoreError, write_json_atomic
 from device.history import GameNotFound, GameRecord, History
-from device.photo import TABLE_GAMES, ScoredBoard, table_state
+from device.photo import ScoredBoard, table_state
 from device.report import breakdown_json, result_json
 from device.web.security import json_object_field, page_response
 from device.web.setup import SetupStore
-from scoring import alices_garden, custom_grid, sanssouci
 from scoring.core import InvalidState, ScoreBreakdown, StateError, TableScore
-from scoring.registry import GAMES, get_game
+from scoring.registry import GAMES, Kind, Picker, get_entry, get_game
 from vision.debug import draw_reading
 from vision.geometry import cell_rect_mm
 from vision.image_io import decode_image
@@ -99,39 +98,10 @@ class ScoreFn(Protocol):
     ) -> list[ScoredBoard]: ...
 
 
-@dataclass(frozen=True)
-class Picker:
-    """How a tap on a picture's cell edits the state.
-
-    Cell (r, c) of ``region`` is character c of row r's string in the state field ``field`` (or item c of
-    row r's list); ``labels`` maps each value to its name.
-    """
-
-    region: str
-    field: str
-    labels: Mapping[str, str]
-
-    def to_json(self) -> dict[str, Any]:
-        return {"region": self.region, "field": self.field, "labels": dict(self.labels)}
-
-
-# Games whose cells hold one value each. A Zen Garden tile is five (floor, path, corner, decor), so it is
-# corrected in the result page's JSON editor instead.
-_PICKERS: Mapping[str, Picker] = {
-    alices_garden.GAME: Picker("grid", "rows", alices_garden.LABELS),
-    sanssouci.GAME: Picker("grid", "rows", sanssouci.LABELS),
-}
-
-
 def picker_for(game: str, state: Mapping[str, Any]) -> Picker | None:
-    if game != custom_grid.GAME:
-        return _PICKERS.get(game)
-    # A user-defined game's labels are its own, carried in each state's set-up.
-    setup = state.get("setup")
-    labels = setup.get("labels") if isinstance(setup, Mapping) else None
-    if not isinstance(labels, list) or not all(isinstance(label, str) for label in labels):
-        return None
-    return Picker("grid", "cells", {label: label for label in labels})
+    """How a tap on a cell of ``game``'s result edits ``state`` (the registry's), or None: edited as JSON."""
+    entry = get_entry(game)
+    return entry.picker.for_state(state) if entry.picker is not None else None
 
 
 def _cells(reading: BoardReading) -> list[dict[str, Any]]:
@@ -248,7 +218,7 @@ def rescore(
         if state.get("game", game) != game:
             raise StateError(f"board {i + 1}: a {state.get('game')!r} state cannot correct a {game} result")
     results: list[ScoreBreakdown | TableScore] = []
-    if game in TABLE_GAMES:
+    if get_entry(game).kind is Kind.TABLE:
         table = rules.score(rules.parse(table_state(game, states, hand)))
         if not isinstance(table, TableScore) or len(table.players) != len(states):
             raise StateError(f"expected one player's state per board, {len(states)} in all")
@@ -272,7 +242,7 @@ def enrolment_state(
     game: str, states: Sequence[Mapping[str, Any]], index: int, hand: Mapping[str, Any]
 ) -> dict[str, Any]:
     """Board ``index``'s true state as ``garden-scorer enroll`` reads it (a table game: its player first)."""
-    if game in TABLE_GAMES:
+    if get_entry(game).kind is Kind.TABLE:
         return table_state(game, [states[index], *states[:index], *states[index + 1 :]], hand)
     return {**states[index], "game": game}
 

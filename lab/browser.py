@@ -1,0 +1,90 @@
+"""A real browser on the real app: uvicorn in a background thread and Debian's headless Chromium.
+
+Shared by the page tests (tests/device/web/test_pages.py) and the screenshot tool. Selenium Manager is never
+run (the driver's path is given), so nothing is looked up or downloaded.
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+import threading
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+import httpx
+import uvicorn
+from fastapi import FastAPI
+from selenium import webdriver
+from selenium.webdriver.chrome.service import Service
+
+CHROMIUM = Path("/usr/bin/chromium")
+CHROMEDRIVER = Path("/usr/bin/chromedriver")
+WIDTH, HEIGHT = 1920, 1080
+# Headless, and none of Chromium's own network calls: the machines running this have no internet.
+CHROME_FLAGS = (
+    "--headless=new",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--disable-quic",
+    "--hide-scrollbars",
+    f"--window-size={WIDTH},{HEIGHT}",
+)
+
+
+@contextmanager
+def serve_in_thread(app: FastAPI, timeout_s: float = 10.0) -> Iterator[str]:
+    """Runs ``app`` under uvicorn on a free localhost port in a background thread; yields its base URL."""
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    sock.bind(("127.0.0.1", 0))  # bound here and handed over, so no other process can take the port meanwhile
+    url = f"http://127.0.0.1:{sock.getsockname()[1]}"
+    server = uvicorn.Server(uvicorn.Config(app, log_level="warning", timeout_graceful_shutdown=2))
+    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, name="uvicorn", daemon=True)
+    thread.start()
+    try:
+        deadline = time.monotonic() + timeout_s
+        while True:
+            if not thread.is_alive():
+                raise RuntimeError("uvicorn stopped while starting (see the log above)")
+            try:
+                if server.started and httpx.get(f"{url}/api/tv", timeout=1.0).status_code == 200:
+                    break
+            except httpx.HTTPError:
+                pass
+            if time.monotonic() > deadline:
+                raise RuntimeError(f"the app did not answer at {url} within {timeout_s} s")
+            time.sleep(0.05)
+        yield url
+    finally:
+        server.should_exit = True
+        thread.join(timeout_s)
+        sock.close()
+
+
+@contextmanager
+def chromium(user_data_dir: Path) -> Iterator[webdriver.Chrome]:
+    """Headless Debian Chromium through the system chromedriver, its viewport exactly WIDTH x HEIGHT."""
+    # Should Selenium Manager ever run, it stays quiet and offline.
+    os.environ.setdefault("SE_AVOID_STATS", "true")
+    os.environ.setdefault("SE_OFFLINE", "true")
+    options = webdriver.ChromeOptions()
+    options.binary_location = str(CHROMIUM)
+    for flag in (*CHROME_FLAGS, f"--user-data-dir={user_data_dir}"):
+        options.add_argument(flag)
+    driver = webdriver.Chrome(service=Service(str(CHROMEDRIVER)), options=options)
+    try:
+        # The window size includes whatever browser frame headless Chromium pretends to have: fix the page's.
+        driver.execute_cdp_cmd(
+            "Emulation.setDeviceMetricsOverride",
+            {"width": WIDTH, "height": HEIGHT, "deviceScaleFactor": 1, "mobile": False},
+        )
+        yield driver
+    finally:
+        driver.quit()

@@ -1,0 +1,273 @@
+"""The ``garden-scorer-lab`` command: what the scorer is built and measured with (render, train, bench,
+screenshots). Installed by the ``lab`` extra; training also needs the ``train`` extra (torch)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Sequence
+from dataclasses import replace
+from pathlib import Path
+
+from device.cli import names, run, size, state_of
+from scoring.core import StateError
+from scoring.registry import GAMES, get_game
+
+# The photos every benchmark figure in the model cards and docs/benchmarks.md was measured on.
+BENCH_SEED = 20261121
+
+
+def cmd_render(args: argparse.Namespace) -> int:
+    from lab.synth.art import TRAINING_PACKS
+    from lab.synth.camera import PhotoOptions
+    from lab.synth.games import ARTISTS
+    from lab.synth.render import RenderSpec, contact_sheet, render_set
+
+    # A user-defined game has no synthetic art: its look is only ever learnt from the user's photos.
+    games = tuple(g for g in GAMES if g in ARTISTS) if args.game == "all" else names(args.game)
+    try:
+        spec = RenderSpec(
+            games=games,
+            seed=args.seed,
+            packs=names(args.art) if args.art else TRAINING_PACKS,
+            boards=args.boards,
+            options=PhotoOptions(size_wh=args.size, hands=args.hands, max_tilt_deg=args.max_tilt),
+        )
+    except ValueError as exc:
+        raise StateError(str(exc)) from None
+    paths = render_set(spec, args.count, args.out, workers=args.workers)
+    print(f"Wrote {len(paths)} photos and their truth to {args.out}")
+    if args.contact_sheet:
+        import cv2
+
+        sheet = contact_sheet(paths[: args.sheet_count])
+        if not cv2.imwrite(str(args.contact_sheet), sheet):
+            raise StateError(f"{args.contact_sheet}: could not write the contact sheet (is it a .png path?)")
+        print(f"Contact sheet: {args.contact_sheet}")
+    return 0
+
+
+def _bench_live(args: argparse.Namespace, games: Sequence[str]) -> int:
+    """Frames per second of the live loop on a replayed table: ``--camera``, or fresh photos of each game
+    held for several frames each, as a camera over a still table gives them."""
+    import tempfile
+
+    from device.camera import ReplayCamera, open_camera
+    from device.live import measure_live
+    from device.serve import live_scorer
+    from lab.synth.render import RenderSpec, render_set
+
+    rows = []
+    for game in games:
+        get_game(game)
+        with tempfile.TemporaryDirectory() as folder:
+            if args.camera:
+                camera = open_camera(args.camera, loop=True)
+            else:
+                render_set(RenderSpec((game,), args.seed), 4, Path(folder))
+                camera = ReplayCamera(folder, loop=True, hold=10)
+            with camera:
+                figures = measure_live(camera, live_scorer(state_of(args), game, None), args.count)
+        rows.append({"game": game, "camera": camera.describe(), **figures})
+    for row in rows:
+        ms = row["process_ms"]
+        print(
+            f"{row['game']:<14} {row['fps']:>6.1f} fps end to end, "
+            f"{row['process_fps']:>6.1f} fps processing, {row['scored_pct']:>5.1f} % of frames read; "
+            f"per frame {ms['median']:.1f} ms median, {ms['p95']:.1f} ms p95 ({row['camera']})"
+        )
+    if args.json:
+        args.json.write_text(json.dumps({"live": rows}, indent=2))
+        print(f"JSON: {args.json}")
+    return 0
+
+
+def _bench_reliability(args: argparse.Namespace) -> int:
+    """Fuzz, kill, soak, load, schemathesis and the security audit: a table, JSON, and status 1 if any
+    claim failed."""
+    from lab.reliability.run import QUICK, Plan, all_ok, format_table, run_reliability
+
+    plan = QUICK if args.quick else Plan()
+    if args.seed is not None:
+        plan = replace(plan, seed=args.seed)
+    results = run_reliability(plan, report=lambda line: print(line, file=sys.stderr))
+    print(format_table(results))
+    if args.json:
+        args.json.write_text(json.dumps({"reliability": results}, indent=2))
+        print(f"JSON: {args.json}")
+    return 0 if all_ok(results) else 1
+
+
+def cmd_bench(args: argparse.Namespace) -> int:
+    import cv2
+
+    if args.reliability:
+        return _bench_reliability(args)
+    if not args.game:
+        raise StateError("bench needs --game GAME (or 'all'), or --reliability")
+    if args.seed is None:
+        args.seed = BENCH_SEED
+
+    from lab.bench import format_table, run_bench, write_json
+    from lab.synth.art import TRAINING_PACKS
+    from vision.readers import READERS
+
+    cv2.setNumThreads(1)  # measured on one thread, as the Pi's budget is counted
+    # A companion object's reader (Four Gardens' reward tile) is benchmarked apart from any game.
+    games = tuple(g for g in READERS if g in GAMES) if args.game == "all" else names(args.game)
+    if args.live:
+        return _bench_live(args, games)
+    packs = names(args.art) if args.art else TRAINING_PACKS
+    if args.views < 1:
+        raise StateError(f"--views {args.views}: give 1 or more photos of each board")
+    if args.views_from_above is not None and not (0 <= args.views_from_above <= 45 and args.views > 1):
+        raise StateError(
+            f"--views-from-above {args.views_from_above:g}: give 0-45 degrees, with --views 2 or more"
+        )
+    results = []
+    for game in games:
+        get_game(game)
+        result = run_bench(
+            game,
+            args.count,
+            args.seed,
+            packs,
+            report=lambda line: print(line, file=sys.stderr),
+            enroll=args.enroll,
+            views=args.views,
+            also_tilt_deg=args.views_from_above,
+        )
+        results.append(result.table())
+    print(format_table(results))
+    if args.json:
+        write_json(args.json, results)
+        print(f"JSON: {args.json}")
+    return 0
+
+
+def cmd_train(args: argparse.Namespace) -> int:
+    try:
+        from lab.train.classifier import config_for, train
+    except ImportError as exc:
+        raise StateError(f"training needs the train extra: pip install -e '.[train]' ({exc})") from None
+    import importlib.util
+
+    if importlib.util.find_spec("torch") is None:
+        raise StateError("training needs torch: pip install -e '.[train]'")
+    from lab.train.heap import keep_freed_memory
+
+    keep_freed_memory()
+    # Only what was given: the rest is the recipe the committed model was built with.
+    given = {k: v for k, v in (("photos", args.photos), ("epochs", args.epochs), ("seed", args.seed)) if v}
+    if args.boards:
+        from lab.train.boards import BoardsConfig, train_boards
+
+        train_boards(BoardsConfig(**given))
+    elif args.sides:
+        from lab.train.sides import SidesConfig, train_sides
+
+        train_sides(SidesConfig(**given))
+    elif args.game:
+        train(args.game, config_for(args.game, **given))
+    else:
+        raise StateError(
+            "say what to train: --game GAME (a cell classifier), --boards (the board-mask model) or --sides "
+            "(the board-side model)"
+        )
+    return 0
+
+
+def cmd_screenshots(args: argparse.Namespace) -> int:
+    from lab.screenshots import main as screenshots
+
+    return screenshots([str(args.out)])
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="garden-scorer-lab",
+        description="Build and measure garden-scorer: synthetic photos, training, benchmarks, screenshots.",
+    )
+    parser.add_argument(
+        "--state-dir",
+        type=Path,
+        help="the state folder the live benchmark reads the table from (default: as garden-scorer's)",
+    )
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    p = sub.add_parser("render", help="render synthetic photos of boards with their truth")
+    p.add_argument("--game", required=True, help="a game, several separated by commas, or 'all'")
+    p.add_argument("--count", type=int, default=10, help="number of photos")
+    p.add_argument("--seed", type=int, default=0, help="photo i of seed s is always the same picture")
+    p.add_argument("--out", type=Path, required=True, help="folder for NNNN.jpg and NNNN.json")
+    p.add_argument("--art", help="art pack(s), comma separated (default: the training packs)")
+    p.add_argument("--boards", type=int, default=1, help="boards per photo, 1 to 4")
+    p.add_argument("--hands", type=float, default=0.0, help="chance of a hand over a board, 0 to 1")
+    p.add_argument("--max-tilt", type=float, default=45.0, help="largest camera tilt from vertical, degrees")
+    p.add_argument("--size", type=size, default=(2304, 1296), help="photo size WIDTHxHEIGHT")
+    p.add_argument("--workers", type=int, default=2, help="processes rendering in parallel")
+    p.add_argument("--contact-sheet", type=Path, help="also write a PNG contact sheet of the photos")
+    p.add_argument("--sheet-count", type=int, default=16, help="photos on the contact sheet")
+    p.set_defaults(func=cmd_render)
+
+    p = sub.add_parser("bench", help="measure accuracy and speed on fresh synthetic photos")
+    p.add_argument("--game", help="a game, several separated by commas, or 'all'")
+    p.add_argument("--count", type=int, default=100)
+    p.add_argument(
+        "--seed", type=int, help=f"the photos' (default {BENCH_SEED}) or the reliability run's seed"
+    )
+    p.add_argument("--art", help="art pack(s) to render with (default: the training packs)")
+    p.add_argument("--json", type=Path, help="also write the figures as JSON")
+    p.add_argument(
+        "--enroll", type=int, default=0, help="enrol the classifier from K photos of the art first"
+    )
+    p.add_argument(
+        "--views",
+        type=int,
+        default=1,
+        help="photograph each board this many times, each from wherever its camera stands, and read the "
+        "photos together (as score --also)",
+    )
+    p.add_argument(
+        "--views-from-above",
+        type=float,
+        metavar="DEG",
+        help="with --views: take the photos after the first at most DEG degrees off straight above, as a "
+        "player told to take one from above would",
+    )
+    p.add_argument("--live", action="store_true", help="frames per second of the live loop (--count frames)")
+    p.add_argument("--camera", help="with --live: a camera spec to measure instead of replayed renders")
+    p.add_argument(
+        "--reliability",
+        action="store_true",
+        help="fuzz, kill-during-write, soak, HTTP load, schemathesis and security audit figures",
+    )
+    p.add_argument("--quick", action="store_true", help="with --reliability: a run of about a minute")
+    p.set_defaults(func=cmd_bench)
+
+    p = sub.add_parser(
+        "train", help="rebuild a game's cell classifier or the board models (needs the train extra)"
+    )
+    p.add_argument("--game", help="the game whose cell classifier and orientation model to rebuild")
+    p.add_argument("--boards", action="store_true", help="rebuild the board-mask model (every game's boards)")
+    p.add_argument(
+        "--sides", action="store_true", help="rebuild the board-side model (after the board-mask model)"
+    )
+    p.add_argument("--photos", type=int, help="training photos (default 300)")
+    p.add_argument("--epochs", type=int, help="training epochs (default 14)")
+    p.add_argument("--seed", type=int, help="photo and weight seed (default 1)")
+    p.set_defaults(func=cmd_train)
+
+    p = sub.add_parser("screenshots", help="the web app's pages in headless Chromium, as PNGs")
+    p.add_argument("out", nargs="?", type=Path, default=Path("/tmp/garden-shots"), help="folder for PNGs")
+    p.set_defaults(func=cmd_screenshots)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    return run(build_parser(), argv)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,328 @@
+"""``garden-scorer-lab bench --reliability``: the figures that show the scorer holds up, in one table and
+JSON.
+
+Each part is a harness of its own, run here one after the other with one seed: the fuzzer
+(:mod:`lab.reliability.fuzz`), kill-during-write (:mod:`lab.reliability.crashtest`), the live loop's soak
+(:mod:`lab.reliability.soak`), the HTTP load test and schemathesis (:mod:`lab.reliability.loadtest`), and the
+security audit below, which walks every route the app publishes, so a route added later is covered without a
+change here. Each row of the table says what was measured and whether it met its bar; the JSON holds every
+figure the harnesses report.
+"""
+
+from __future__ import annotations
+
+import re
+import struct
+import tempfile
+import time
+import zlib
+from collections.abc import Callable, Iterator
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from fastapi import FastAPI
+from numpy.typing import NDArray
+
+# What every player at the table may do from their phone: score a photo, correct its reading, and read its
+# board again with more photos.
+PLAYER_ACTIONS = frozenset(
+    {
+        ("POST", "/api/score"),
+        ("POST", "/api/result/{game_id}/correct"),
+        ("POST", "/api/result/{game_id}/also"),
+    }
+)
+MUTATING = frozenset({"POST", "PUT", "PATCH", "DELETE"})
+TRAVERSALS = ("..", "../../etc/passwd", "..%2F..%2Fetc%2Fpasswd", "%2e%2e", "/etc/passwd", "a/../../b")
+AUDIT_PIN = "135790"
+# Addresses the audit's requests come from: the scorer's own screen, and a phone on the same network.
+LOCAL = ("127.0.0.1", 50000)
+REMOTE = ("192.168.1.20", 5000)
+# A live loop that keeps 16 MB more after hours of frames than after its first pass through the story leaks:
+# a healthy one grows by well under 1 MB over 20,000 frames (the rest is allocator noise).
+SOAK_MAX_GROWTH_MB = 16.0
+
+
+@dataclass(frozen=True)
+class Plan:
+    """How much of each harness to run; the defaults are the counts the reliability issue asks for."""
+
+    seed: int = 20261122
+    fuzz_cases: int = 10_000
+    kill_rounds: int = 200
+    soak_frames: int = 20_000
+    load_uploads: int = 200
+    load_concurrency: int = 4
+    sse_clients: int = 10
+    schemathesis_examples: int = 50
+
+
+# A run of a minute or so that still touches every target, kind of write, story step and route.
+QUICK = Plan(
+    fuzz_cases=300,
+    kill_rounds=12,
+    soak_frames=600,
+    load_uploads=16,
+    load_concurrency=2,
+    sse_clients=3,
+    schemathesis_examples=5,
+)
+
+
+# --- the security audit ---------------------------------------------------------------------------------
+
+
+def _no_boards(
+    image: NDArray[np.uint8], game: str, hand: object, profile: str | None, also: object = (), /
+) -> list[Any]:
+    return []
+
+
+def audit_app(root: Path) -> FastAPI:
+    """The app as ``garden-scorer serve`` builds it, over an empty state folder, with a known PIN; uploads
+    are decoded and checked as for real but find no board (the audit is about the doors, not the reading)."""
+    from calibration.statedir import StateDir
+    from device.web import AppConfig, create_app
+
+    return create_app(AppConfig(StateDir(root), _no_boards, pin=AUDIT_PIN))
+
+
+def routes(app: FastAPI) -> Iterator[tuple[str, str]]:
+    """Every operation the app publishes (pages left out of the spec are plain GETs of static files)."""
+    for path, operations in app.openapi()["paths"].items():
+        for method in operations:
+            yield method.upper(), path
+
+
+def fill(path: str, value: str = "1") -> str:
+    """``path`` with every parameter set to ``value``."""
+    return re.sub(r"\{[^}]+\}", value, path)
+
+
+def _png_claiming(width: int, height: int) -> bytes:
+    """A PNG header that claims ``width`` x ``height`` pixels, with one tiny compressed row after it: a
+    decompression bomb as the limit sees it."""
+
+    def chunk(kind: bytes, data: bytes) -> bytes:
+        return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
+
+    header = struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0)
+    return b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", header) + chunk(b"IDAT", zlib.compress(b"\0" * 64))
+
+
+@dataclass
+class SecurityAudit:
+    admin_routes: int = 0
+    """Published operations that change the scorer's set-up (every mutating one but the players')."""
+    refused_remote_without_pin: int = 0
+    passed_locally: int = 0
+    passed_with_pin: int = 0
+    player_actions_open: int = 0
+    traversal_attempts: int = 0
+    traversals_refused: int = 0
+    upload_limit_bytes: int = 0
+    limits_enforced: int = 0
+    """Of the two limit checks: a body over the upload limit, and a photo claiming too many pixels."""
+    problems: list[str] | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def audit_security(app: FastAPI, pin: str = AUDIT_PIN, max_upload_bytes: int | None = None) -> SecurityAudit:
+    """Walks every published route: set-up changes need the PIN from another device and pass without it on
+    the scorer itself; players' actions need none; no path parameter reaches a file; the upload limits hold
+    before any decoding. ``pin`` and ``max_upload_bytes`` (default: the shipped limit) are the app's own.
+    ``problems`` lists every door found open."""
+    from fastapi.testclient import TestClient
+
+    from device.web.security import MAX_UPLOAD_BYTES, PIN_HEADER
+
+    audit = SecurityAudit(problems=[])
+    problems: list[str] = []
+    published = list(routes(app))
+    admin = sorted((m, p) for m, p in published if m in MUTATING and (m, p) not in PLAYER_ACTIONS)
+    audit.admin_routes = len(admin)
+    with TestClient(app, client=REMOTE) as remote, TestClient(app, client=LOCAL) as local:
+        for method, path in admin:
+            refused = remote.request(method, fill(path))
+            if refused.status_code == 403 and "PIN" in refused.json().get("detail", ""):
+                audit.refused_remote_without_pin += 1
+            else:
+                problems.append(f"{method} {path} from another device without the PIN: {refused.status_code}")
+            # Whatever the scorer answers past the guard is about the request, not the PIN.
+            if local.request(method, fill(path)).status_code != 403:
+                audit.passed_locally += 1
+            else:
+                problems.append(f"{method} {path} on the scorer itself was refused for want of a PIN")
+            if remote.request(method, fill(path), headers={PIN_HEADER: pin}).status_code != 403:
+                audit.passed_with_pin += 1
+            else:
+                problems.append(f"{method} {path} with the PIN was still refused")
+        for method, path in sorted(PLAYER_ACTIONS):
+            if (method, path) not in published:
+                problems.append(f"{method} {path}, a player's action, is not published")
+            elif remote.request(method, fill(path)).status_code != 403:
+                audit.player_actions_open += 1
+            else:
+                problems.append(f"{method} {path}, a player's action, asks for the PIN")
+        for method, path in [(m, p) for m, p in published if "{" in p]:
+            for bad in TRAVERSALS:
+                audit.traversal_attempts += 1
+                response = local.request(method, fill(path, bad))
+                # Refused as a malformed or unknown id: never served, never a server error.
+                if response.status_code in (400, 404, 405, 422) and b"root:" not in response.content:
+                    audit.traversals_refused += 1
+                else:
+                    problems.append(f"{method} {fill(path, bad)}: {response.status_code}")
+        limit = MAX_UPLOAD_BYTES if max_upload_bytes is None else max_upload_bytes
+        audit.upload_limit_bytes = limit
+        too_big = remote.post("/api/score", files={"file": ("big.jpg", b"\xff" * (limit + 1), "image/jpeg")})
+        bomb = remote.post(
+            "/api/score",
+            params={"game": "alices-garden"},
+            files={"file": ("bomb.png", _png_claiming(60_000, 60_000), "image/png")},
+        )
+        for name, response, expected, word in (
+            ("an upload over the limit", too_big, 413, "limit"),
+            ("a photo claiming 3.6 billion pixels", bomb, 400, "pixel"),
+        ):
+            if response.status_code == expected and word in response.json().get("detail", ""):
+                audit.limits_enforced += 1
+            else:
+                problems.append(f"{name}: {response.status_code} {response.text[:120]}")
+    audit.problems = problems
+    return audit
+
+
+def run_security() -> dict[str, Any]:
+    """:func:`audit_security` of the app over an empty state folder, as JSON-ready figures."""
+    with tempfile.TemporaryDirectory() as folder:
+        return audit_security(audit_app(Path(folder))).to_json()
+
+
+# --- the whole run --------------------------------------------------------------------------------------
+
+
+def run_reliability(plan: Plan, report: Callable[[str], None] = print) -> dict[str, Any]:
+    """Every harness in turn, with its seconds; ``report`` hears which one is running."""
+    from lab.reliability.crashtest import run_kill
+    from lab.reliability.fuzz import run_fuzz
+    from lab.reliability.loadtest import run_load, run_schemathesis
+    from lab.reliability.soak import run_soak
+
+    results: dict[str, Any] = {"plan": asdict(plan)}
+
+    def part(name: str, what: str, run: Callable[[], dict[str, Any]]) -> None:
+        report(f"{name}: {what} ...")
+        start = time.perf_counter()
+        results[name] = run()
+        results[name]["wall_s"] = round(time.perf_counter() - start, 1)
+
+    part("fuzz", f"{plan.fuzz_cases} cases", lambda: run_fuzz(plan.fuzz_cases, plan.seed))
+    with tempfile.TemporaryDirectory() as folder:
+        part("kill", f"{plan.kill_rounds} kills", lambda: run_kill(plan.kill_rounds, plan.seed, Path(folder)))
+    part("soak", f"{plan.soak_frames} frames", lambda: run_soak(plan.soak_frames, sample_every=1000))
+    part(
+        "load",
+        f"{plan.load_uploads} uploads, {plan.load_concurrency} at once, {plan.sse_clients} TVs",
+        lambda: run_load(plan.load_uploads, plan.load_concurrency, plan.sse_clients),
+    )
+    part(
+        "schemathesis",
+        f"{plan.schemathesis_examples} examples per operation",
+        lambda: run_schemathesis(plan.schemathesis_examples),
+    )
+    part("security", "every published route", run_security)
+    return results
+
+
+@dataclass(frozen=True)
+class Row:
+    check: str
+    figures: str
+    ok: bool
+
+
+def rows(results: dict[str, Any]) -> list[Row]:
+    """One line per claim, with the figures behind it and whether it held."""
+    fuzz, kill, soak = results["fuzz"], results["kill"], results["soak"]
+    load, schema, sec = results["load"], results["schemathesis"], results["security"]
+    outcomes: dict[str, int] = {}
+    for counts in fuzz["counts"].values():
+        for outcome, n in counts.items():
+            outcomes[outcome] = outcomes.get(outcome, 0) + n
+    kinds = kill["kinds"].values()
+    rss = soak["rss_mb"]
+    tv = soak["tv"] or {}
+    sse = load["sse"]
+    lat = load["latency_ms"]
+    growth = rss["end"] - rss["warm"]
+    return [
+        Row(
+            "fuzz: files, images, uploads",
+            f"{fuzz['cases']} cases over {len(fuzz['counts'])} targets: "
+            + ", ".join(f"{n} {o}" for o, n in sorted(outcomes.items()))
+            + f"; slowest {fuzz['slowest_s']:.2f} s",
+            fuzz["failed"] == 0,
+        ),
+        Row(
+            "kill -9 during writes",
+            f"{sum(k['rounds'] for k in kinds)} kills over {len(kill['kinds'])} kinds, "
+            f"{sum(k['mid_write'] for k in kinds)} mid-write, "
+            f"{sum(k['temp_files_swept'] for k in kinds)} temporaries swept; {kill['failed']} failed",
+            kill["failed"] == 0,
+        ),
+        Row(
+            "soak: live loop",
+            f"{soak['frames']} frames, {soak['steps']} steps, {soak['failed_steps']} failed; "
+            f"camera reopened {soak['camera_opens']} times",
+            soak["failed_steps"] == 0,
+        ),
+        Row(
+            "soak: memory",
+            f"RSS {rss['start']} MB at start, {rss['warm']} MB after warm-up, {rss['end']} MB at the end "
+            f"({soak['rss_slope_kb_per_1000_frames']} KB per 1000 frames)",
+            growth <= SOAK_MAX_GROWTH_MB and soak["threads"]["end"] <= soak["threads"]["start"],
+        ),
+        Row(
+            "soak: TV stream",
+            f"{tv.get('reconnects', 0)} reconnects, {tv.get('events', 0)} events, "
+            f"{tv.get('out_of_order', 0)} out of order, caught up: {tv.get('caught_up')}",
+            bool(tv) and tv["reconnects"] >= 1 and tv["caught_up"] and not tv["errors"],
+        ),
+        Row(
+            "HTTP load",
+            f"{load['uploads']} uploads {load['concurrency']} at once: p50 {lat['p50']:.0f} ms, "
+            f"p99 {lat['p99']:.0f} ms, error rate {load['error_rate']:.1%}; {sse['stayed_connected']}/"
+            f"{sse['clients']} TVs stayed, {sse['missed']} events missed",
+            load["errors"] == 0 and sse["stayed_connected"] == sse["clients"] and sse["all_got_events"],
+        ),
+        Row(
+            "schemathesis",
+            f"{schema['requests']} requests over {schema['operations']} operations: "
+            f"{schema['server_errors']} server errors ({schema['failed_checks']} other checks failed)",
+            schema["server_errors"] == 0 and not schema["schema_errors"],
+        ),
+        Row(
+            "security",
+            f"{sec['refused_remote_without_pin']}/{sec['admin_routes']} set-up routes refused without the "
+            f"PIN, {sec['traversals_refused']}/{sec['traversal_attempts']} traversals refused, "
+            f"{sec['limits_enforced']}/2 upload limits",
+            not sec["problems"],
+        ),
+    ]
+
+
+def format_table(results: dict[str, Any]) -> str:
+    table = rows(results)
+    width = max(len(r.check) for r in table)
+    lines = [f"{'check':<{width}}  result  figures"]
+    lines += [f"{r.check:<{width}}  {'ok' if r.ok else 'FAILED':<6}  {r.figures}" for r in table]
+    return "\n".join(lines)
+
+
+def all_ok(results: dict[str, Any]) -> bool:
+    return all(r.ok for r in rows(results))

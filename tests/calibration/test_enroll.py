@@ -1,0 +1,197 @@
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import cv2
+import numpy as np
+import pytest
+
+from calibration.enroll import (
+    EnrolledClassifier,
+    Enrolment,
+    Example,
+    HeadCorrection,
+    enrol,
+    example_colour,
+    fit,
+    load,
+    save,
+)
+from calibration.store import StoreError
+from tests.fakes import TruthClassifier
+from tests.support import ALICE_PHOTO, ALICE_TRUTH
+from vision.profile import default_profile
+from vision.read.cells import CellGrid
+from vision.read.classify import CellPredictions
+from vision.readers import IGNORE, Head
+
+HEAD = Head("cell", ("a", "b", "c"))
+
+
+def _predictions(embedding: np.ndarray, base: np.ndarray) -> CellPredictions:
+    keys = tuple(("grid", 0, i) for i in range(len(embedding)))
+    return CellPredictions(keys, (HEAD,), {"cell": base.astype(np.float32)}, embedding.astype(np.float32))
+
+
+class Fixed:
+    """A classifier that always answers with the same predictions."""
+
+    game: str = "g"
+    heads: tuple[Head, ...] = (HEAD,)
+    crop_px: int = 8
+    context_mm: float = 1.0
+    lean_up: bool = False
+    model_id: str = "fixed"
+
+    def __init__(self, pred: CellPredictions) -> None:
+        self.pred = pred
+
+    def classify(self, cells: CellGrid) -> CellPredictions:
+        return self.pred
+
+
+def test_fit_corrects_a_model_that_confuses_new_art() -> None:
+    rng = np.random.default_rng(0)
+    # New art: the embedding still separates the classes, but the base model calls every "c" a "b".
+    truth = rng.integers(0, 3, 120)
+    centres = rng.normal(0, 1, (3, 16))
+    embedding = centres[truth] + rng.normal(0, 0.1, (120, 16))
+    base = np.full((120, 3), 0.05)
+    base[np.arange(120), np.where(truth == 2, 1, truth)] = 0.9
+    pred = _predictions(embedding, base / base.sum(axis=1, keepdims=True))
+    targets = [{key: {"cell": int(t)} for key, t in zip(pred.keys, truth, strict=True)}]
+    enrolment = fit("g", (HEAD,), [pred], targets, "fixed")
+    assert enrolment.cells == 120 and enrolment.photos == 1
+
+    cells = CellGrid(np.zeros((120, 8, 8, 3), np.uint8), pred.keys)
+    before = (pred.probabilities["cell"].argmax(axis=1) == truth).mean()
+    after = (
+        EnrolledClassifier(Fixed(pred), enrolment).classify(cells).probabilities["cell"].argmax(axis=1)
+        == truth
+    ).mean()
+    assert before < 0.75
+    assert after > 0.97
+
+
+def _two_photos(shared: bool) -> tuple[list[CellPredictions], list[dict[Any, dict[str, int]]]]:
+    """Two photos of 60 cells each that a base model reads right but unsure; with ``shared`` both show each
+    class alike in the embedding (the art of the table), else the second shows each class where the first
+    shows another (what one board shows and the next does not share)."""
+    rng = np.random.default_rng(1)
+    predictions, targets = [], []
+    for order in ((0, 1, 2), (0, 1, 2) if shared else (2, 0, 1)):
+        truth = rng.integers(0, 3, 60)
+        embedding = np.eye(3, 16)[np.array(order)[truth]] * 3 + rng.normal(0, 0.1, (60, 16))
+        base = np.full((60, 3), 0.2)
+        base[np.arange(60), truth] = 0.6
+        pred = _predictions(embedding, base)
+        predictions.append(pred)
+        targets.append({key: {"cell": int(t)} for key, t in zip(pred.keys, truth, strict=True)})
+    return predictions, targets
+
+
+def test_a_correction_that_reads_another_photo_worse_is_left_to_the_model() -> None:
+    for shared in (True, False):
+        predictions, targets = _two_photos(shared)
+        checked = fit("g", (HEAD,), predictions, targets, "fixed", photos=[1, 2], checked={"cell"})
+        unchecked = fit("g", (HEAD,), predictions, targets, "fixed", photos=[1, 2])
+        # Unchecked, or from one photo, every head is corrected.
+        assert "cell" in unchecked.corrections and unchecked.unchanged == ()
+        alone = fit("g", (HEAD,), predictions[:1], targets[:1], "fixed", photos=[1], checked={"cell"})
+        assert "cell" in alone.corrections
+        if shared:
+            assert "cell" in checked.corrections and checked.unchanged == ()
+        else:
+            assert checked.corrections == {} and checked.unchanged == ("cell",)
+
+
+def test_ignored_cells_do_not_train_a_head_and_zero_correction_changes_nothing() -> None:
+    embedding = np.eye(3, 4)
+    base = np.array([[0.7, 0.2, 0.1], [0.1, 0.8, 0.1], [0.2, 0.2, 0.6]])
+    pred = _predictions(embedding, base)
+    enrolment = fit("g", (HEAD,), [pred], [{key: {"cell": IGNORE} for key in pred.keys}], "fixed")
+    assert enrolment.corrections == {}
+    zero = Enrolment("g", {"cell": HeadCorrection(np.zeros((4, 3)), np.zeros(3))}, 3, 1, "fixed")
+
+    out = EnrolledClassifier(Fixed(pred), zero).classify(
+        CellGrid(np.zeros((3, 8, 8, 3), np.uint8), pred.keys)
+    )
+    np.testing.assert_allclose(out.probabilities["cell"], base, atol=1e-6)
+    with pytest.raises(ValueError, match="cannot correct"):
+        EnrolledClassifier(Fixed(pred), Enrolment("other", {}, 0, 0, "fixed"))
+
+
+def test_an_enrolment_reads_only_the_model_it_was_fitted_to() -> None:
+    embedding = np.eye(3, 4)
+    pred = _predictions(embedding, np.full((3, 3), 1 / 3))
+    targets = [{key: {"cell": i} for i, key in enumerate(pred.keys)}]
+    enrolment = fit("g", (HEAD,), [pred], targets, Fixed.model_id)
+    assert enrolment.model == "fixed"
+    EnrolledClassifier(Fixed(pred), enrolment)
+
+    class Retrained(Fixed):
+        model_id = "retrained"
+
+    # Its corrections would read features that now mean something else: refused, with what to do.
+    refused = r"another g model \(fixed; this version's is retrained\): enrol again"
+    with pytest.raises(ValueError, match=refused):
+        EnrolledClassifier(Retrained(pred), enrolment)
+
+
+def test_enrolment_files_round_trip(tmp_path: Path) -> None:
+    enrolment = Enrolment(
+        "g", {"cell": HeadCorrection(np.ones((4, 3)), np.arange(3.0))}, 10, 2, "m1", ("facing",)
+    )
+    save(enrolment, tmp_path / "e.json")
+    again = load(tmp_path / "e.json")
+    assert again.game == "g" and again.cells == 10 and again.photos == 2 and again.model == "m1"
+    assert again.unchanged == ("facing",)
+    # Files from before heads could be left to the model name none.
+    (tmp_path / "before.json").write_text(
+        json.dumps({k: v for k, v in enrolment.to_json().items() if k != "unchanged"})
+    )
+    assert load(tmp_path / "before.json").unchanged == ()
+    np.testing.assert_allclose(again.corrections["cell"].bias, [0, 1, 2])
+    (tmp_path / "bad.json").write_text('{"kind": "enrolment", "version": 2, "heads": 3}')
+    with pytest.raises(ValueError, match="bad or missing field"):
+        load(tmp_path / "bad.json")
+    # A file from before enrolments named their model cannot say which embedding its corrections read.
+    old = {k: v for k, v in enrolment.to_json().items() if k != "model"}
+    (tmp_path / "old.json").write_text(json.dumps({**old, "version": 1}))
+    with pytest.raises(StoreError, match="version 1 of enrolment files is not readable"):
+        load(tmp_path / "old.json")
+    with pytest.raises(StoreError, match="no such file"):
+        load(tmp_path / "none.json")
+
+
+class _Recording(TruthClassifier):
+    """The truth, and the mean colour of the crops of every read."""
+
+    def __init__(self, *args: Any) -> None:
+        super().__init__(*args)
+        self.means: list[np.ndarray] = []
+
+    def classify(self, cells: CellGrid) -> CellPredictions:
+        self.means.append(cells.crops_bgr.reshape(-1, 3).mean(axis=0))
+        return super().classify(cells)
+
+
+def test_enrolment_views_vary_the_light_even_in_the_profiles_light() -> None:
+    # Read in the profile's light, a photo made brighter is brought back to it: the views must change the
+    # profile's light instead, or they would all show the tiles alike.
+    image = cv2.imread(str(ALICE_PHOTO))
+    assert image is not None
+    profile = default_profile("alices-garden")
+    example = Example(image, ALICE_TRUTH["state"], np.array(ALICE_TRUTH["corners_xy"]))
+    plain = _Recording(profile, ALICE_TRUTH["cells"])
+    colour = example_colour(profile, plain, None, example)
+    assert colour is not None
+    for reference in (None, colour):
+        recording = _Recording(profile, ALICE_TRUTH["cells"])
+        enrolment = enrol(profile, recording, None, [example], views=4, reference=reference)
+        assert enrolment.photos == 1 and len(recording.means) == 5
+        means = np.array(recording.means)
+        spread = (means.max(axis=0) - means.min(axis=0)) / means.mean(axis=0)
+        assert spread.max() > 0.04, (reference, spread)

@@ -1,0 +1,218 @@
+"""The photo commands end to end, with the shipped models, on the shipped example photos."""
+
+from __future__ import annotations
+
+import copy
+import json
+from pathlib import Path
+from typing import Any
+
+import cv2
+import numpy as np
+import pytest
+
+from lab.bench import _tracks_placed, in_sight, run_bench
+from lab.synth.camera import PhotoOptions
+from lab.synth.render import RenderSpec, render_photo
+from scoring import tang_garden
+from scoring.registry import get_game
+from tests.support import ALICE_PHOTO, ALICE_TRUTH, load_example, run_cli, run_lab
+from vision.readers.tang_garden import EDGE_HEADS, TangReader
+
+PHOTO, TRUTH = ALICE_PHOTO, ALICE_TRUTH
+_run = run_cli
+
+
+def test_score_reads_the_example_photo_exactly(capsys: pytest.CaptureFixture[str]) -> None:
+    unplaced = TRUTH["state"]["unplaced_bonus_tiles"]
+    code, out, _ = _run(
+        capsys,
+        "score",
+        str(PHOTO),
+        "--game",
+        "alices-garden",
+        "--json",
+        "--set",
+        f"unplaced_bonus_tiles={unplaced}",
+    )
+    assert code == 0
+    board = json.loads(out)["boards"][0]
+    assert board["state"]["rows"] == TRUTH["state"]["rows"]
+    rules = get_game("alices-garden")
+    assert board["total"] == rules.score(rules.parse(TRUTH["state"])).total  # type: ignore[union-attr]
+    assert np.max(np.abs(np.array(board["corners_xy"]) - np.array(TRUTH["corners_xy"]))) < 8
+    assert board["confidence"] > 0.9
+    assert board["lines"][0]["rule"] == "Chess pieces"
+
+
+def test_score_prints_a_breakdown(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = _run(capsys, "score", str(PHOTO), "--game", "alices-garden")
+    assert code == 0
+    assert out.startswith("Board 1: Alice's Garden")
+    assert "Total" in out
+
+
+def test_given_corners_skip_locating(capsys: pytest.CaptureFixture[str]) -> None:
+    corners = ",".join(f"{v:.1f}" for xy in TRUTH["corners_xy"] for v in xy)
+    code, out, _ = _run(
+        capsys, "score", str(PHOTO), "--game", "alices-garden", "--json", "--corners", corners
+    )
+    assert code == 0
+    assert json.loads(out)["boards"][0]["state"]["rows"] == TRUTH["state"]["rows"]
+
+
+@pytest.mark.parametrize(
+    ("content", "message"),
+    [
+        (b"not an image", "not a JPEG or PNG"),
+        (b"", "empty"),
+    ],
+)
+def test_score_refuses_bad_files(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, content: bytes, message: str
+) -> None:
+    path = tmp_path / "photo.jpg"
+    path.write_bytes(content)
+    code, out, err = _run(capsys, "score", str(path), "--game", "alices-garden")
+    assert code == 2
+    assert out == ""
+    assert message in err
+
+
+def test_score_says_when_no_board_is_in_view(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    path = tmp_path / "table.png"
+    cv2.imwrite(str(path), np.full((480, 640, 3), (40, 110, 60), np.uint8))
+    code, _, err = _run(capsys, "score", str(path), "--game", "alices-garden")
+    assert code == 2
+    assert "no board found" in err
+
+
+def test_score_refuses_an_unknown_game_and_a_bad_set(capsys: pytest.CaptureFixture[str]) -> None:
+    code, _, err = _run(capsys, "score", str(PHOTO), "--game", "chess")
+    assert code == 2 and "unknown game 'chess'" in err
+    code, _, err = _run(capsys, "score", str(PHOTO), "--game", "alices-garden", "--set", "oops")
+    assert code == 2 and "expected FIELD=VALUE" in err
+
+
+def test_debug_writes_each_stage(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    code, _, _ = _run(capsys, "debug", str(PHOTO), "--game", "alices-garden", "--out", str(tmp_path))
+    assert code == 0
+    names = sorted(p.name for p in tmp_path.iterdir())
+    assert names == [
+        "0-masks.png",
+        "1-locate.jpg",
+        "2-board1-rectified.png",
+        "3-board1-cells.png",
+        "4-board1-labels.png",
+        "5-board1-result.json",
+    ]
+    rectified = cv2.imread(str(tmp_path / "2-board1-rectified.png"))
+    assert rectified is not None and rectified.shape == (500, 500, 3)
+
+
+def test_bench_prints_a_table_and_writes_json(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    out_json = tmp_path / "bench.json"
+    code, out, _ = run_lab(
+        capsys, "bench", "--game", "alices-garden", "--count", "2", "--seed", "3", "--json", str(out_json)
+    )
+    assert code == 0
+    assert "alices-garden" in out and "found %" in out
+    result = json.loads(out_json.read_text())["results"][0]
+    assert result["photos"] == 2
+    assert {
+        "board_found_pct",
+        "cell_error_pct",
+        "boards_perfect_pct",
+        "scores_exact_pct",
+        "wrong_scores_pct",
+        "silent_wrong_scores_pct",
+        "latency_ms",
+        "peak_rss_mb",
+    } <= set(result)
+    assert 0 <= result["board_found_pct"] <= 100
+    # Alice's Garden has one region and one head: its grid is read exactly just when the board is perfect.
+    assert set(result["head_error_found_boards_pct"]) == {"cell"}
+    assert result["regions_exact_pct"] == {"grid": result["boards_perfect_pct"]}
+    assert "enroll_s" not in result  # no enrolment in this run
+    assert "track_positions_exact_pct" not in result  # a Four Gardens figure
+    # Nothing on an Alice's Garden board stands over anything else.
+    assert result["boards_in_view_pct"] == 100.0
+    assert result["boards_within_slant_pct"] == 100.0  # read alike at any slant
+    assert result["scores_exact_in_view_pct"] == result["scores_exact_pct"]
+
+
+def test_a_board_is_in_view_when_every_mark_shows_at_least_half() -> None:
+    def marks(*shown: float) -> dict[str, Any]:
+        return {"marks": [{"cell": ["grid", 0, i], "label": "bird", "shown": v} for i, v in enumerate(shown)]}
+
+    assert in_sight(marks(1.0, 0.5)) and in_sight(marks()) and in_sight({})
+    assert not in_sight(marks(1.0, 0.49))
+
+
+def test_bench_places_four_gardens_tracks_by_every_players_marker() -> None:
+    truth = load_example("four-gardens.json")
+    tracks = truth["setup"]["tracks"]
+    assert _tracks_placed("four-gardens", truth, copy.deepcopy(truth)) == [True] * len(tracks)
+    read = copy.deepcopy(truth)
+    read["players"][1]["positions"]["purple"] += 1
+    read["players"][0]["positions"]["yellow"] = 3  # removed in the truth (null): seen is as wrong as moved
+    assert _tracks_placed("four-gardens", truth, read) == [t not in ("purple", "yellow") for t in tracks]
+    # A player the reading lost, or no reading at all, places none of their tracks.
+    read = {**truth, "players": truth["players"][1:]}
+    assert _tracks_placed("four-gardens", truth, read) == [False] * len(tracks)
+    assert _tracks_placed("four-gardens", truth, None) == [False] * len(tracks)
+    assert _tracks_placed("alices-garden", truth, truth) == []
+
+
+def test_bench_with_enrolment_reports_how_long_enrolling_took(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    out_json = tmp_path / "bench.json"
+    args = ("--game", "alices-garden", "--count", "1", "--art", "linocut", "--enroll", "1")
+    code, _, err = run_lab(capsys, "bench", *args, "--json", str(out_json))
+    assert code == 0
+    assert "enrolled from 1 photos (48 cells) in" in err
+    assert json.loads(out_json.read_text())["results"][0]["enroll_s"] > 0
+
+
+def test_debug_shows_the_crops_a_miniatures_facing_was_read_from(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """A Tang Garden photo taken at a slant: the miniatures whose lean leaves their tile's crop are cut again
+    along it, the cells read unsure off their place, and the debug folder shows those crops as well."""
+    photo = render_photo(RenderSpec(("tang-garden",), 20261121, options=PhotoOptions()), 2)
+    image = tmp_path / "tang.jpg"
+    image.write_bytes(photo.jpeg)
+    out = tmp_path / "debug"
+    code, printed, _ = _run(capsys, "debug", str(image), "--game", "tang-garden", "--out", str(out))
+    assert code == 0 and "Wrote 8 files" in printed
+    # At least a row of the model's 96-pixel crops: the moved ones, and those of the cells read unsure,
+    # cut again off their place.
+    for name in ("3-board1-moved.png", "3-board1-shifted.png"):
+        sheet = cv2.imread(str(out / name))
+        assert sheet is not None and sheet.shape[0] >= 96
+
+
+def test_bench_counts_a_tile_by_what_its_state_takes_not_its_matched_edges(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A Tang Garden tile's edges are read to be matched with their neighbours': every one of them read
+    wrong shows in their own rows of the per-head table, and leaves the cells' and boards' counts alone."""
+    plain = run_bench("tang-garden", 1, 5, workers=1)
+    targets = TangReader.targets
+
+    def edges_wrong(self: TangReader, profile: Any, key: Any, label: str) -> dict[str, int]:
+        out = targets(self, profile, key, label)
+        return {
+            h: (t + 1) % len(tang_garden.EDGES) if h in EDGE_HEADS and t >= 0 else t for h, t in out.items()
+        }
+
+    monkeypatch.setattr(TangReader, "targets", edges_wrong)
+    shifted = run_bench("tang-garden", 1, 5, workers=1)
+    assert plain.found == shifted.found == 1
+    # Every edge read right is now read wrong; one read wrong may happen to be read as the shifted truth.
+    assert all(shifted.heads[h][1] == plain.heads[h][1] > 0 for h in EDGE_HEADS)
+    assert all(
+        plain.heads[h][0] < plain.heads[h][1] - plain.heads[h][0] <= shifted.heads[h][0] for h in EDGE_HEADS
+    )
+    assert (shifted.found_cell_errors, shifted.perfect) == (plain.found_cell_errors, plain.perfect)

@@ -1,0 +1,298 @@
+"""The calibration page's API through TestClient: camera, board profile, enrolment from the inbox, seats, with
+the real library code behind each (what the matching commands run)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+import cv2
+import numpy as np
+import pytest
+from fastapi import FastAPI
+from fastapi.testclient import TestClient
+from numpy.typing import NDArray
+
+from calibration.camera import load
+from calibration.enroll import Enrolment, unchanged_note
+from calibration.profiles import load_bundle
+from calibration.seats import assign
+from calibration.seats import load as load_seats
+from calibration.statedir import StateDir
+from device.history import History
+from device.photo import ScoredBoard
+from device.web import AppConfig, create_app
+from device.web.score import INBOX_DIR, save_for_enrolment
+from device.web.security import PIN_HEADER
+from tests.conftest import LOCAL
+from tests.support import ALICE_PHOTO, ALICE_TRUTH, charuco_photos
+from vision.camera_model import CameraModel
+
+PIN = "424242"
+GAME = "alices-garden"
+
+
+def _not_scoring(
+    image: NDArray[np.uint8], game: str, hand: Mapping[str, Any], profile: str | None, also: object = (), /
+) -> list[ScoredBoard]:
+    raise AssertionError("the calibration pages never score")
+
+
+@pytest.fixture
+def app(tmp_path: Path) -> FastAPI:
+    return create_app(AppConfig(StateDir(tmp_path), _not_scoring, pin=PIN))
+
+
+def _png(image: NDArray[np.uint8]) -> bytes:
+    ok, data = cv2.imencode(".png", image)
+    assert ok
+    return data.tobytes()
+
+
+BLANK = _png(np.full((540, 960, 3), 200, np.uint8))
+
+
+def _camera_form(paths: list[Path], size: str = "7x5") -> dict[str, Any]:
+    return {
+        "files": [("photos", (p.name, p.read_bytes(), "image/jpeg")) for p in paths],
+        "data": {"pattern": "charuco", "size": size, "square_mm": "30"},
+    }
+
+
+def test_camera_calibration_from_photos_of_a_charuco_board(
+    local: TestClient, tmp_path: Path, tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    w, h, f = 960, 540, 600.0
+    model = CameraModel(
+        np.array([[f, 0, w / 2], [0, f, h / 2], [0, 0, 1.0]]), np.array([-0.12, 0.05, 0, 0, 0.0]), (w, h)
+    )
+    photos = charuco_photos(tmp_path_factory.mktemp("charuco"), model, 6)
+    form = _camera_form(photos)
+    form["files"].append(("photos", ("../blank.png", BLANK, "image/png")))
+    response = local.post("/api/calibrate/camera", **form)
+    assert response.status_code == 200, response.text
+    result = response.json()
+    assert result["rms"] < 1.0 and result["size_wh"] == [w, h]
+    assert result["fx"] == pytest.approx(f, rel=0.03) and result["fy"] == pytest.approx(f, rel=0.03)
+    assert set(result["per_photo"]) == {f"{i + 1:02d}-{p.name}" for i, p in enumerate(photos)}
+    assert result["rejected"] == {"07-blank.png": "no 7x5 charuco found"}
+    saved = load(StateDir(tmp_path).camera)
+    assert saved.rms == pytest.approx(result["rms"]) and saved.size_wh == (w, h)
+    assert local.get("/api/calibrate").json()["camera"]["fx"] == pytest.approx(result["fx"])
+    assert not list((tmp_path / "calibrate-uploads").iterdir())  # the photos went with their folder
+
+    too_few = local.post("/api/calibrate/camera", **_camera_form(photos[:4]))
+    assert too_few.status_code == 400 and "5 to 30 photos" in too_few.text
+    bad_size = local.post("/api/calibrate/camera", **_camera_form(photos[:5], size="7by5"))
+    assert bad_size.status_code == 400 and "COLSxROWS" in bad_size.text
+    blank = [("photos", (f"b{i}.png", BLANK, "image/png")) for i in range(5)]
+    unusable = local.post("/api/calibrate/camera", files=blank, data=form["data"])
+    assert unusable.status_code == 422 and "found in 0 photo(s)" in unusable.text
+
+
+def _closest_rotation(found: NDArray[np.float64], truth: NDArray[np.float64]) -> float:
+    """The largest corner distance, in the corners' order that fits best."""
+    return min(float(np.linalg.norm(np.roll(found, k, 0) - truth, axis=1).max()) for k in range(4))
+
+
+def test_a_board_profile_from_a_located_photo(local: TestClient, tmp_path: Path) -> None:
+    with ALICE_PHOTO.open("rb") as photo:
+        located = local.post(
+            "/api/calibrate/profile/locate",
+            files={"file": ("board.jpg", photo, "image/jpeg")},
+            data={"game": GAME, "name": "kitchen", "setup": '{"chess_columns": [1, 6]}'},
+        )
+    assert located.status_code == 200, located.text
+    found = located.json()
+    truth = np.array(ALICE_TRUTH["corners_xy"])
+    board_size = float(np.linalg.norm(truth - np.roll(truth, 1, 0), axis=1).mean())
+    assert _closest_rotation(np.array(found["corners_xy"]), truth) < 0.02 * board_size
+    assert found["size_wh"] == [1600, 900] and found["message"] is None
+    preview = local.get(found["picture"])
+    assert preview.status_code == 200 and preview.headers["content-type"] == "image/jpeg"
+
+    request = {
+        "token": found["token"],
+        "game": GAME,
+        "name": "kitchen",
+        "setup": {"chess_columns": [1, 6]},
+        "corners_xy": found["corners_xy"],
+    }
+    made = local.post("/api/calibrate/profile", json=request)
+    assert made.status_code == 200, made.text
+    assert made.json()["colour_bgr"] is not None
+    folder = tmp_path / "profiles" / "kitchen"
+    assert {p.name for p in folder.iterdir()} == {"profile.json", "colour.json", "board.png"}
+    assert load_bundle(StateDir(tmp_path), "kitchen").profile.setup["chess_columns"] == [1, 6]
+    picture = local.get(made.json()["picture"])
+    assert picture.status_code == 200 and picture.headers["content-type"] == "image/png"
+    listed = local.get("/api/profiles").json()
+    assert listed == [
+        {
+            "name": "kitchen",
+            "game": GAME,
+            "colour": True,
+            "enrolled_cells": None,
+            "picture": made.json()["picture"],
+        }
+    ]
+    again = local.post("/api/calibrate/profile", json=request)
+    assert again.status_code == 409 and "replace" in again.text
+    gone = local.post("/api/calibrate/profile", json={**request, "replace": True})
+    assert gone.status_code == 404  # the photo was used up
+
+
+def test_a_board_not_found_is_placed_by_hand(local: TestClient) -> None:
+    located = local.post(
+        "/api/calibrate/profile/locate",
+        files={"file": ("blank.png", BLANK, "image/png")},
+        data={"game": GAME},
+    )
+    assert located.status_code == 200, located.text
+    assert located.json()["corners_xy"] is None and "no board found" in located.json()["message"]
+    inside_out = [[0, 0], [959, 0], [0, 539], [959, 539]]
+    bad = local.post(
+        "/api/calibrate/profile",
+        json={"token": located.json()["token"], "game": GAME, "corners_xy": inside_out},
+    )
+    assert bad.status_code == 422
+
+
+def _inbox_pair(state: StateDir) -> str:
+    """The example photo corrected to its truth with consent, as the result page leaves it in the inbox."""
+    history = History.open(state.history)
+    try:
+        board = {"game": GAME, "corners_xy": ALICE_TRUTH["corners_xy"], "state": ALICE_TRUTH["state"]}
+        game_id = history.record(GAME, [board], "corrected")
+        save_for_enrolment(
+            state.root / INBOX_DIR, ALICE_PHOTO, history.get(game_id), [ALICE_TRUTH["state"]], {}, None
+        )
+    finally:
+        history.close()
+    return f"game{game_id}-board1"
+
+
+def test_enrolment_from_the_inbox(tmp_path: Path) -> None:
+    state = StateDir(tmp_path)
+    suffix = _inbox_pair(state)
+    with TestClient(create_app(AppConfig(state, _not_scoring, pin=PIN)), client=LOCAL) as local:
+        inbox = local.get("/api/calibrate/inbox").json()
+        assert [(i["game"], i["board"], i["id"].endswith(suffix)) for i in inbox] == [(GAME, 1, True)]
+        request = {"profile": "table1", "game": GAME, "items": [inbox[0]["id"]]}
+        enrolled = local.post("/api/calibrate/enrol", json=request)
+        assert enrolled.status_code == 200, enrolled.text
+        assert enrolled.json()["cells"] == 48 and enrolled.json()["photos"] == 1
+        assert enrolled.json()["unchanged"] is None
+        assert (tmp_path / "profiles" / "table1" / "enrolment.json").is_file()
+        assert local.get("/api/calibrate/inbox").json() == []
+        used = tmp_path / INBOX_DIR / "used"
+        assert sorted(p.suffix for p in used.iterdir()) == [".jpg", ".json"]
+        again = local.post("/api/calibrate/enrol", json=request)
+        assert again.status_code == 404 and "enrolled already" in again.text
+
+
+def test_enrolment_names_the_heads_it_left_to_the_model(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import device.web.calibrate as calibrate_web
+
+    left = Enrolment(GAME, {}, 96, 2, "m", ("facing", "icon-moon"))
+    monkeypatch.setattr(calibrate_web, "enrol_profile", lambda *args: left)
+    state = StateDir(tmp_path)
+    item = _inbox_pair(state)
+    with TestClient(create_app(AppConfig(state, _not_scoring, pin=PIN)), client=LOCAL) as local:
+        (listed,) = local.get("/api/calibrate/inbox").json()
+        assert listed["id"].endswith(item)
+        enrolled = local.post(
+            "/api/calibrate/enrol", json={"profile": "t", "game": GAME, "items": [listed["id"]]}
+        )
+    assert enrolled.status_code == 200, enrolled.text
+    assert enrolled.json()["unchanged"] == unchanged_note(left)
+    assert unchanged_note(left).startswith("facing, icon-moon: corrected from some of the photos")
+
+
+def test_seats_from_a_photo_of_the_table(remote: TestClient, tmp_path: Path) -> None:
+    from lab.synth.camera import PhotoOptions
+    from lab.synth.render import RenderSpec, render_photo
+
+    spec = RenderSpec((GAME,), 3, boards=2, options=PhotoOptions(max_tilt_deg=10))
+    photo = render_photo(spec, 2)  # two whole boards side by side
+    made = remote.post(
+        "/api/calibrate/seats",
+        files={"file": ("table.png", _png(photo.decode()), "image/png")},
+        data={"game": GAME, "players": ["Ann", "Bob"]},
+        headers={PIN_HEADER: PIN},
+    )
+    assert made.status_code == 200, made.text
+    result = made.json()
+    assert [(s["name"], s["player"]) for s in result["seats"]] == [("seat 1", "Ann"), ("seat 2", "Bob")]
+    assert len(result["boards"]) == 2 and result["size_wh"] == photo.truth["size_wh"]
+    setup = load_seats(StateDir(tmp_path).table)
+    truth = [np.array(b["corners_xy"]) for b in photo.truth["boards"]]
+    assert sorted(m.seat or "" for m in assign(setup, truth, tuple(photo.truth["size_wh"]))) == [
+        "seat 1",
+        "seat 2",
+    ]
+    assert remote.get("/api/calibrate").json()["seats"]["seats"][0]["player"] == "Ann"
+    assert remote.get(result["picture"]).status_code == 200
+    one_name = remote.post(
+        "/api/calibrate/seats",
+        files={"file": ("table.png", _png(photo.decode()), "image/png")},
+        data={"game": GAME, "names": ["window"]},
+        headers={PIN_HEADER: PIN},
+    )
+    assert one_name.status_code == 422 and "one per board" in one_name.text
+
+
+@pytest.mark.parametrize(
+    "path",
+    [
+        "/api/calibrate/camera",
+        "/api/calibrate/profile/locate",
+        "/api/calibrate/profile",
+        "/api/calibrate/enrol",
+        "/api/calibrate/seats",
+    ],
+)
+def test_every_change_needs_the_pin_from_another_machine(remote: TestClient, path: str) -> None:
+    refused = remote.post(path)
+    assert refused.status_code == 403 and "PIN" in refused.json()["detail"]
+    assert remote.post(path, headers={PIN_HEADER: "000000"}).status_code == 403
+
+
+def test_names_and_tokens_cannot_leave_the_state_folder(local: TestClient) -> None:
+    photo = {"file": ("blank.png", BLANK, "image/png")}
+    assert (
+        local.post(
+            "/api/calibrate/profile/locate", files=photo, data={"game": GAME, "name": "../x"}
+        ).status_code
+        == 400
+    )
+    token = local.post("/api/calibrate/profile/locate", files=photo, data={"game": GAME}).json()["token"]
+    corners = [[100, 100], [800, 100], [800, 500], [100, 500]]
+    made = {"token": token, "game": GAME, "corners_xy": corners}
+    assert local.post("/api/calibrate/profile", json={**made, "name": "../x"}).status_code == 400
+    assert local.post("/api/calibrate/profile", json={**made, "token": "../../etc"}).status_code == 422
+    assert local.get("/api/calibrate/uploads/..%2F..%2Fetc%2Fpasswd.jpg").status_code in (404, 422)
+    assert local.get("/api/calibrate/uploads/0123.jpg").status_code == 422
+    assert local.get("/api/profiles/..%2Fx/board.png").status_code == 404
+    assert local.get("/api/profiles/X/board.png").status_code == 400
+    enrol = {"profile": "p", "game": GAME, "items": ["../../etc/passwd"]}
+    assert local.post("/api/calibrate/enrol", json=enrol).status_code == 422
+    enrol = {"profile": "../x", "game": GAME, "items": ["20260101T000000Z-game1-board1"]}
+    assert local.post("/api/calibrate/enrol", json=enrol).status_code == 400
+
+
+def test_the_page_and_its_api_docs(local: TestClient) -> None:
+    page = local.get("/calibrate")
+    assert page.status_code == 200 and "default-src 'self'" in page.headers["content-security-policy"]
+    assert "/static/calibrate.js" in page.text and local.get("/static/calibrate.js").status_code == 200
+    assert "http://" not in page.text and "https://" not in page.text
+    for other in ("/", "/history", "/setup", "/result/1"):
+        assert 'href="/calibrate"' in local.get(other).text
+    paths = local.get("/openapi.json").json()["paths"]
+    assert "multipart/form-data" in paths["/api/calibrate/camera"]["post"]["requestBody"]["content"]
+    assert {"/api/calibrate/profile", "/api/calibrate/enrol", "/api/calibrate/inbox"} <= set(paths)
+    status = local.get("/api/calibrate").json()
+    assert status["camera"] is None and status["seats"] is None and status["max_upload_bytes"] > 0

@@ -1,0 +1,396 @@
+"""The pages in a real browser: headless Chromium (Debian's, through its chromedriver) drives the real app,
+served by uvicorn on a free localhost port with the real scorer, and the TV fed from a live Broadcaster.
+
+Skipped when Chromium, chromedriver or selenium is missing (CI installs them). Selenium Manager is never
+asked for anything: the driver's path is given, so it runs offline.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import time
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from itertools import count
+from pathlib import Path
+from typing import Any, Literal
+
+import httpx
+import pytest
+
+from calibration.statedir import StateDir
+from device.live import Broadcaster, EventKind, LiveEvent
+from device.serve import upload_scorer
+from device.web import AppConfig, create_app
+from examples import example_views
+from lab.bench import _exact
+from scoring.core import ScoreBreakdown
+from scoring.registry import get_game
+
+CHROMIUM = Path("/usr/bin/chromium")  # as lab/browser.py; checked before selenium is imported
+CHROMEDRIVER = Path("/usr/bin/chromedriver")
+if not (CHROMIUM.is_file() and CHROMEDRIVER.is_file()):
+    pytest.skip(
+        f"page tests need Chromium and its driver at {CHROMIUM} and {CHROMEDRIVER} "
+        "(Debian: apt-get install chromium chromium-driver)",
+        allow_module_level=True,
+    )
+pytest.importorskip("selenium", reason="page tests need selenium (pip install -e '.[dev]')")
+
+from selenium import webdriver  # noqa: E402
+from selenium.common.exceptions import NoSuchElementException, StaleElementReferenceException  # noqa: E402
+from selenium.webdriver.common.actions.action_builder import ActionBuilder  # noqa: E402
+from selenium.webdriver.common.by import By  # noqa: E402
+from selenium.webdriver.remote.webelement import WebElement  # noqa: E402
+from selenium.webdriver.support import expected_conditions as ec  # noqa: E402
+from selenium.webdriver.support.select import Select  # noqa: E402
+from selenium.webdriver.support.wait import WebDriverWait  # noqa: E402
+
+from examples import EXAMPLES_DIR  # noqa: E402
+from lab.browser import chromium, serve_in_thread  # noqa: E402
+
+PHOTO = EXAMPLES_DIR / "photos" / "alices-garden.jpg"
+TRUTH = json.loads(PHOTO.with_suffix(".json").read_text())["boards"][0]["state"]
+GAME = "alices-garden"
+PIN = "123456"
+# What the test types into the home page's hand-entry box.
+HAND = {"unplaced_bonus_tiles": 1}
+# Reading the photo (the first upload also loads the models) and page loads on a slow CI machine.
+SCORING_S = 20.0
+PAGE_S = 15.0  # generous: CI machines are shared and a page may wait on a busy scorer
+
+
+@dataclass(frozen=True)
+class Site:
+    url: str
+    events: Broadcaster
+    client: httpx.Client
+    state_root: Path
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Site]:
+    state = StateDir(tmp_path_factory.mktemp("pages-state"))
+    events = Broadcaster()
+    app = create_app(AppConfig(state, upload_scorer(state), events=events, pin=PIN))
+    with serve_in_thread(app) as url, httpx.Client(base_url=url, timeout=SCORING_S) as client:
+        yield Site(url, events, client, state.root)
+
+
+@pytest.fixture(scope="module")
+def driver(site: Site, tmp_path_factory: pytest.TempPathFactory) -> Iterator[webdriver.Chrome]:
+    # Depends on ``site`` so that the browser (and its event stream) closes before the server stops.
+    with chromium(tmp_path_factory.mktemp("chromium-profile")) as browser:
+        yield browser
+
+
+def _wait(driver: webdriver.Chrome, timeout_s: float = PAGE_S) -> WebDriverWait[webdriver.Chrome]:
+    # The pages rebuild their elements on every change: one found a moment ago may be gone.
+    return WebDriverWait(
+        driver,
+        timeout_s,
+        poll_frequency=0.05,
+        ignored_exceptions=(NoSuchElementException, StaleElementReferenceException),
+    )
+
+
+def _score(state: Mapping[str, Any]) -> ScoreBreakdown:
+    rules = get_game(GAME)
+    result = rules.score(rules.parse(state))
+    assert isinstance(result, ScoreBreakdown)
+    return result
+
+
+def _upload(site: Site) -> int:
+    """The example photo sent through the API (not the page); returns its result's id."""
+    with PHOTO.open("rb") as photo:
+        response = site.client.post(
+            f"/api/score?game={GAME}", files={"file": (PHOTO.name, photo, "image/jpeg")}
+        )
+    assert response.status_code == 200, response.text
+    return int(response.json()["game_id"])
+
+
+def _result(site: Site, game_id: int) -> dict[str, Any]:
+    response = site.client.get(f"/api/result/{game_id}")
+    assert response.status_code == 200, response.text
+    data: dict[str, Any] = response.json()
+    return data
+
+
+def _loaded_picture(driver: webdriver.Chrome) -> WebElement:
+    """The result page's first board picture, once the browser has decoded it."""
+
+    def loaded(d: webdriver.Chrome) -> WebElement | Literal[False]:
+        for img in d.find_elements(By.CSS_SELECTOR, ".board .picture img"):
+            if d.execute_script("return arguments[0].complete && arguments[0].naturalWidth", img):
+                return img
+        return False
+
+    picture: WebElement = _wait(driver).until(loaded, "the board picture did not load")
+    return picture
+
+
+def _shown_total(driver: webdriver.Chrome) -> str:
+    total: str = _wait(driver).until(
+        lambda d: d.find_element(By.CSS_SELECTOR, ".board .total").text, "no total on the result page"
+    )
+    return total
+
+
+def _game_id_in(url: str) -> int:
+    return int(url.rstrip("/").rsplit("/", 1)[-1])
+
+
+def test_a_photo_uploaded_from_the_home_page_lands_on_its_scored_result(
+    site: Site, driver: webdriver.Chrome
+) -> None:
+    driver.get(f"{site.url}/")
+    wait = _wait(driver)
+    wait.until(ec.presence_of_element_located((By.CSS_SELECTOR, f'#game option[value="{GAME}"]')))
+    Select(driver.find_element(By.ID, "game")).select_by_value(GAME)
+    driver.find_element(By.ID, "file").send_keys(str(PHOTO))
+    driver.find_element(By.CSS_SELECTOR, "#upload details summary").click()
+    wait.until(ec.visibility_of_element_located((By.ID, "hand"))).send_keys(json.dumps(HAND))
+    driver.find_element(By.ID, "send").click()
+
+    _wait(driver, SCORING_S).until(
+        ec.url_matches(r"/result/\d+$"), "the upload did not reach its result page"
+    )
+    shown = _shown_total(driver)
+    expected = _score({**TRUTH, **HAND}).total
+    assert shown == str(expected)
+    api = _result(site, _game_id_in(driver.current_url))
+    assert api["boards"][0]["total"] == expected
+    assert api["boards"][0]["board"]["state"]["unplaced_bonus_tiles"] == HAND["unplaced_bonus_tiles"]
+    picture = _loaded_picture(driver)
+    assert driver.execute_script("return arguments[0].naturalWidth", picture) > 0
+    assert picture.size["width"] > 0 and picture.size["height"] > 0
+
+
+def _send_tang_views(
+    site: Site, driver: webdriver.Chrome, photos: Sequence[Path], hand: Mapping[str, Any]
+) -> int:
+    """``photos`` of one Tang Garden board sent from the home page with ``hand``; the result page's id."""
+    driver.get(f"{site.url}/")
+    wait = _wait(driver)
+    wait.until(ec.presence_of_element_located((By.CSS_SELECTOR, '#game option[value="tang-garden"]')))
+    Select(driver.find_element(By.ID, "game")).select_by_value("tang-garden")
+    driver.find_element(By.ID, "file").send_keys(str(photos[0]))
+    for photo in photos[1:]:
+        driver.find_element(By.ID, "also").send_keys(str(photo))
+    driver.find_element(By.CSS_SELECTOR, "#upload details summary").click()
+    box = wait.until(ec.visibility_of_element_located((By.ID, "hand")))
+    driver.execute_script("arguments[0].value = arguments[1]", box, json.dumps(hand))
+    driver.find_element(By.ID, "send").click()
+    _wait(driver, SCORING_S).until(
+        ec.url_matches(r"/result/\d+$"), "the upload did not reach its result page"
+    )
+    return _game_id_in(driver.current_url)
+
+
+@pytest.fixture
+def tang_views(site: Site) -> Iterator[tuple[list[Path], dict[str, Any]]]:
+    """The bundled pair of photos of one Tang Garden board and its truth: the first, 42 degrees off straight
+    above, scores wrongly read alone. The site reads with the state folder's camera, as a table calibrated on
+    the calibration page does."""
+    views = example_views()["tang-garden"]
+    state = StateDir(site.state_root)
+    shutil.copyfile(views[0].parent / "camera.json", state.camera)
+    try:
+        yield list(views), json.loads((views[0].parent / "tang-garden.json").read_text())
+    finally:
+        state.camera.unlink()
+
+
+def _slanted(board: Mapping[str, Any]) -> bool:
+    return any("degrees off straight above" in flag for flag in board["board"]["flags"])
+
+
+def test_more_photos_of_one_board_sent_from_the_home_page_are_read_together(
+    site: Site, driver: webdriver.Chrome, tang_views: tuple[list[Path], dict[str, Any]]
+) -> None:
+    views, truth = tang_views
+    (board,) = _result(site, _send_tang_views(site, driver, views, truth))["boards"]
+    assert _exact("tang-garden", truth, board["board"]["state"])
+    assert not _slanted(board)
+
+
+def test_a_result_read_from_a_slanted_photo_is_read_again_with_one_added_on_its_page(
+    site: Site, driver: webdriver.Chrome, tang_views: tuple[list[Path], dict[str, Any]]
+) -> None:
+    views, truth = tang_views
+    first = _send_tang_views(site, driver, views[:1], truth)
+    (board,) = _result(site, first)["boards"]
+    assert _slanted(board) and not _exact("tang-garden", truth, board["board"]["state"])
+    wait = _wait(driver)
+    more = wait.until(ec.visibility_of_element_located((By.ID, "more")))
+    assert "Up to 3 more" in more.text
+    button = driver.find_element(By.ID, "read-again")
+    assert not button.is_enabled()
+    driver.find_element(By.ID, "also").send_keys(str(views[1]))
+    page = driver.current_url
+    button.click()
+    _wait(driver, SCORING_S).until(lambda d: d.current_url != page, "the board was not read again")
+    again = _game_id_in(driver.current_url)
+    (board,) = _result(site, again)["boards"]
+    assert _exact("tang-garden", truth, board["board"]["state"])
+    assert not _slanted(board)
+    assert site.client.get(f"/api/result/{first}").status_code == 404
+    assert _shown_total(driver)
+
+
+def test_tapping_a_cell_of_the_picture_corrects_it_and_rescores(site: Site, driver: webdriver.Chrome) -> None:
+    game_id = _upload(site)
+    before = _result(site, game_id)["boards"][0]
+    picker, state = before["picker"], before["board"]["state"]
+    r, c = 2, 3
+    box = next(cell["box"] for cell in before["cells"] if cell["key"] == [picker["region"], r, c])
+    current = state[picker["field"]][r][c]
+
+    def edited(value: str) -> dict[str, Any]:
+        rows = list(state[picker["field"]])
+        rows[r] = rows[r][:c] + value + rows[r][c + 1 :]
+        return {**state, picker["field"]: rows}
+
+    # A label that changes the total, so that the page visibly rescoring is not a coincidence.
+    value = next(v for v in picker["labels"] if v != current and _score(edited(v)).total != before["total"])
+
+    driver.get(f"{site.url}/result/{game_id}")
+    picture = _loaded_picture(driver)
+    # result.js lays a button over each cell at the cell's box (fractions of the picture): a tap at the
+    # cell's centre in the picture must land on it. The picture may be taller than the window, so the cell
+    # is scrolled to the middle and tapped at its viewport pixel (an element-relative offset would count
+    # from the centre of the picture's visible part only).
+    left, top, width, height = driver.execute_script(
+        "const [img, y] = arguments; window.scrollTo(0, img.getBoundingClientRect().top + window.scrollY"
+        " + y * img.clientHeight - window.innerHeight / 2); const r = img.getBoundingClientRect();"
+        " return [r.left, r.top, r.width, r.height];",
+        picture,
+        (box[1] + box[3]) / 2,
+    )
+    x, y = round(left + (box[0] + box[2]) / 2 * width), round(top + (box[1] + box[3]) / 2 * height)
+    inner_width, inner_height = driver.execute_script("return [innerWidth, innerHeight]")
+    assert 0 <= x < inner_width and 0 <= y < inner_height
+    tap = ActionBuilder(driver)
+    tap.pointer_action.move_to_location(x, y).click()  # type: ignore[no-untyped-call]  # selenium's own
+    tap.perform()
+
+    wait = _wait(driver)
+    wait.until(ec.visibility_of_element_located((By.ID, "picker")), "tapping the cell opened no picker")
+    assert driver.find_element(By.ID, "picker-title").text == f"Board 1, row {r + 1}, column {c + 1}"
+    name = picker["labels"][value]
+    choice = f"{name} ({value})" if name != value else name
+    driver.find_element(By.XPATH, f'//div[@id="choices"]/button[normalize-space()="{choice}"]').click()
+    wait.until(ec.invisibility_of_element_located((By.ID, "picker")))
+    changed = wait.until(ec.visibility_of_element_located((By.CSS_SELECTOR, ".picture .cell.changed")))
+    assert changed.text == value
+    wait.until(ec.element_to_be_clickable((By.ID, "rescore"))).click()
+
+    wait.until(lambda d: d.current_url != f"{site.url}/result/{game_id}", "the correction was not saved")
+    new_id = _game_id_in(driver.current_url)
+    after = _result(site, new_id)["boards"][0]["board"]
+    assert after["state"] == edited(value)
+    expected = _score(after["state"])
+    assert expected.total != before["total"]
+    assert _shown_total(driver) == str(expected.total)
+    rows = driver.find_elements(By.CSS_SELECTOR, ".board table tbody tr")
+    shown_lines = [[td.text for td in row.find_elements(By.TAG_NAME, "td")] for row in rows]
+    assert shown_lines == [[line.rule, line.detail, str(line.points)] for line in expected.lines]
+    assert driver.find_element(By.CSS_SELECTOR, ".board tfoot .points").text == str(expected.total)
+    assert "corrected by hand" in driver.find_element(By.CSS_SELECTOR, ".board .flags").text
+
+
+_event_ids = count(1)
+
+
+def _publish(site: Site, kind: EventKind, payload: Mapping[str, Any]) -> None:
+    site.events.publish(LiveEvent(kind, next(_event_ids), time.time(), payload))
+
+
+def _live_boards(*seats: tuple[str, str, int]) -> dict[str, Any]:
+    boards = [
+        {"game": GAME, "seat": seat, "player": player, "total": total, "flags": [], "lines": []}
+        for seat, player, total in seats
+    ]
+    return {"boards": boards, "totals": {seat: total for seat, _, total in seats}}
+
+
+def _tv_scores(driver: webdriver.Chrome) -> list[tuple[str, str]]:
+    """Each seat's name and points, read at one instant (the page replaces them on every event)."""
+    seats = driver.execute_script(
+        "return [...document.querySelectorAll('#scores .seat')].map((s) =>"
+        " [s.querySelector('.name').textContent, s.querySelector('.points').textContent]);"
+    )
+    return [(name, points) for name, points in seats]
+
+
+def test_the_tv_shows_live_scores_and_status_messages(site: Site, driver: webdriver.Chrome) -> None:
+    driver.get(f"{site.url}/tv")
+    wait = _wait(driver)
+    wait.until(ec.text_to_be_present_in_element((By.ID, "pin"), PIN), "the TV page did not load its state")
+
+    _publish(site, "score", _live_boards(("north", "Alice", 41), ("south", "Bob", 37)))
+    wait.until(lambda d: _tv_scores(d) == [("Alice", "41"), ("Bob", "37")], "the live score was not shown")
+    assert driver.find_element(By.ID, "title").text == get_game(GAME).title
+    assert driver.find_element(By.CSS_SELECTOR, ".seat.best .name").text == "Alice"
+
+    # Now surely connected: a second score replaces the first while the page stays open.
+    _publish(site, "score", _live_boards(("north", "Alice", 41), ("south", "Bob", 52)))
+    wait.until(lambda d: _tv_scores(d) == [("Alice", "41"), ("Bob", "52")], "the new score was not shown")
+    assert driver.find_element(By.CSS_SELECTOR, ".seat.best .name").text == "Bob"
+
+    message = "a hand is over seat 2's board"
+    _publish(site, "status", {"status": "occluded", "message": message, "occluded": ["south"]})
+    status = wait.until(ec.visibility_of_element_located((By.ID, "status")), "the status was not shown")
+    wait.until(ec.text_to_be_present_in_element((By.ID, "status"), message))
+    assert status.text == message
+
+
+def test_the_board_found_for_a_profile_can_be_dragged_then_saved(
+    site: Site, driver: webdriver.Chrome
+) -> None:
+    driver.get(f"{site.url}/calibrate")
+    wait = _wait(driver)
+    wait.until(ec.presence_of_element_located((By.CSS_SELECTOR, f'#profile-game option[value="{GAME}"]')))
+    Select(driver.find_element(By.ID, "profile-game")).select_by_value(GAME)
+    driver.find_element(By.ID, "profile-name").send_keys("page-kitchen")
+    driver.find_element(By.ID, "profile-photo").send_keys(str(PHOTO))
+    driver.find_element(By.CSS_SELECTOR, "#locate-form button[type=submit]").click()
+    handle = _wait(driver, SCORING_S).until(
+        ec.visibility_of_element_located((By.CSS_SELECTOR, ".handle")), "no corners to drag"
+    )
+    found = driver.execute_script("return located.corners.map((p) => p.slice())")
+    x, y, scale = driver.execute_script(
+        "const [h] = arguments; h.scrollIntoView({block: 'center'}); const r = h.getBoundingClientRect();"
+        " return [r.left + r.width / 2, r.top + r.height / 2,"
+        " located.size_wh[0] / h.parentElement.getBoundingClientRect().width];",
+        handle,
+    )
+    # Taken off its centre, as a finger would: the corner moves with the pointer and does not jump to it.
+    x0, y0 = round(x) + 6, round(y) + 6
+    drag = ActionBuilder(driver)
+    pointer = drag.pointer_action
+    pointer.move_to_location(x0, y0).pointer_down()  # type: ignore[no-untyped-call]
+    for step in range(1, 6):
+        pointer.move_to_location(x0 + 6 * step, y0 - 4 * step)  # type: ignore[no-untyped-call]
+    pointer.pointer_up()  # type: ignore[no-untyped-call]
+    drag.perform()
+    moved = driver.execute_script("return located.corners[0]")
+    assert moved == pytest.approx([found[0][0] + 30 * scale, found[0][1] - 20 * scale], abs=2 * scale)
+    assert driver.find_element(By.CSS_SELECTOR, ".loupe").get_attribute("hidden") is not None
+
+    driver.find_element(By.ID, "reset-corners").click()
+    assert driver.execute_script("return located.corners") == found
+    driver.find_element(By.ID, "save-profile").click()
+    picture = _wait(driver, SCORING_S).until(
+        ec.visibility_of_element_located((By.CSS_SELECTOR, "#profile-result .picture img")), "no picture"
+    )
+    wait.until(
+        lambda d: d.execute_script("return arguments[0].naturalWidth", picture), "the picture did not load"
+    )
+    profiles = {p["name"]: p for p in site.client.get("/api/profiles").json()}
+    assert profiles["page-kitchen"]["colour"] and profiles["page-kitchen"]["picture"]
+    # The page lists the profiles again once the save has answered: a fetch of its own.
+    wait.until(ec.text_to_be_present_in_element((By.ID, "profiles"), "page-kitchen"), "not listed")

@@ -1,0 +1,651 @@
+"""The web app end to end: the real FastAPI app through TestClient, with a fake scorer and a fake live source,
+and once with the real pipeline on a shipped example photo."""
+
+from __future__ import annotations
+
+import asyncio
+import csv
+import io
+import json
+import struct
+import time
+import zlib
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import cv2
+import numpy as np
+import pytest
+from fastapi import FastAPI
+from fastapi.testclient import TestClient
+from numpy.typing import NDArray
+
+from calibration.statedir import StateDir
+from device.cli import main
+from device.history import CSV_FIELDS
+from device.photo import ScoredBoard, score_image
+from device.web import AppConfig, create_app
+from device.web.score import MAX_ALSO, ResultStore, enrolment_state, rescore
+from device.web.security import MAX_FAILURES, PIN_HEADER
+from scoring.core import ScoreBreakdown, TableScore
+from scoring.registry import get_game, read_state
+from tests.conftest import LOCAL, REMOTE
+from tests.support import EXAMPLES
+from vision.image_io import read_image
+from vision.pipeline import NoBoardError
+
+PHOTO = EXAMPLES / "photos" / "alices-garden.jpg"
+TRUTH = json.loads((EXAMPLES / "photos" / "alices-garden.json").read_text())["boards"][0]
+PIN = "424242"
+
+
+def _alice_total(state: Mapping[str, Any]) -> int:
+    rules = get_game("alices-garden")
+    result = rules.score(rules.parse(state))
+    assert isinstance(result, ScoreBreakdown)
+    return result.total
+
+
+@pytest.fixture(scope="module")
+def alice_boards() -> list[ScoredBoard]:
+    """The example photo read for real once; the fake scorer answers every upload with it."""
+    return score_image(read_image(str(PHOTO)), "alices-garden")
+
+
+@dataclass
+class FakeScore:
+    boards: list[ScoredBoard] = field(default_factory=list)
+    error: Exception | None = None
+    calls: list[tuple[tuple[int, ...], str, dict[str, Any], str | None]] = field(default_factory=list)
+    # The shapes of the photos given with each call's first, to be read together with it.
+    also: list[list[tuple[int, ...]]] = field(default_factory=list)
+
+    def __call__(
+        self,
+        image: NDArray[np.uint8],
+        game: str,
+        hand: Mapping[str, Any],
+        profile: str | None,
+        also: Sequence[NDArray[np.uint8]] = (),
+        /,
+    ) -> list[ScoredBoard]:
+        self.calls.append((image.shape, game, dict(hand), profile))
+        self.also.append([a.shape for a in also])
+        if self.error is not None:
+            raise self.error
+        return self.boards
+
+
+@dataclass(frozen=True)
+class FakeEvent:
+    id: int
+    kind: str
+    payload: Mapping[str, Any]
+
+
+@dataclass
+class FakeEvents:
+    """Replays its backlog to each new subscriber, then stays quiet (FastAPI's pings keep the stream up)."""
+
+    backlog: list[FakeEvent]
+    subscribed: int = 0
+    unsubscribed: int = 0
+
+    def subscribe(self) -> list[FakeEvent]:
+        self.subscribed += 1
+        return list(self.backlog)
+
+    def unsubscribe(self, sub: list[FakeEvent], /) -> None:
+        self.unsubscribed += 1
+
+    async def next(self, sub: list[FakeEvent], timeout: float, /) -> FakeEvent | None:
+        if sub:
+            return sub.pop(0)
+        await asyncio.sleep(min(timeout, 0.05))
+        return None
+
+
+AppFactory = Callable[..., FastAPI]
+
+
+@pytest.fixture
+def make_app(tmp_path: Path) -> AppFactory:
+    def make(score: FakeScore | None = None, **options: Any) -> FastAPI:
+        return create_app(AppConfig(StateDir(tmp_path), score or FakeScore(), pin=PIN, **options))
+
+    return make
+
+
+@pytest.fixture
+def fake(alice_boards: list[ScoredBoard]) -> FakeScore:
+    return FakeScore(alice_boards)
+
+
+@pytest.fixture
+def app(make_app: AppFactory, fake: FakeScore) -> FastAPI:
+    return make_app(fake)
+
+
+def _jpeg(width: int = 64, height: int = 48) -> bytes:
+    ok, data = cv2.imencode(".jpg", np.full((height, width, 3), 128, np.uint8))
+    assert ok
+    return data.tobytes()
+
+
+def _upload(
+    client: TestClient,
+    content: bytes,
+    game: str = "alices-garden",
+    kind: str = "image/jpeg",
+    **data: str,
+) -> Any:
+    return client.post(f"/api/score?game={game}", files={"file": ("photo.jpg", content, kind)}, data=data)
+
+
+def test_more_photos_of_the_board_are_sent_with_the_first_to_be_read_together(
+    local: TestClient, fake: FakeScore
+) -> None:
+    files = [
+        ("file", ("photo.jpg", _jpeg(), "image/jpeg")),
+        ("also", ("side.jpg", _jpeg(80, 60), "image/jpeg")),
+        ("also", ("other.png", cv2.imencode(".png", np.zeros((30, 40, 3), np.uint8))[1].tobytes())),
+    ]
+    response = local.post("/api/score?game=alices-garden", files=files)
+    assert response.status_code == 200, response.text
+    assert fake.calls[0][0] == (48, 64, 3)
+    assert fake.also == [[(60, 80, 3), (30, 40, 3)]]
+    # Without more photos, the first is read alone.
+    assert _upload(local, _jpeg()).status_code == 200
+    assert fake.also[-1] == []
+
+
+def test_more_photos_than_a_pi_decodes_at_once_or_not_photos_are_refused(
+    local: TestClient, fake: FakeScore
+) -> None:
+    first = ("file", ("photo.jpg", _jpeg(), "image/jpeg"))
+    many = [first]
+    many += [("also", (f"side{k}.jpg", _jpeg(), "image/jpeg")) for k in range(MAX_ALSO + 1)]
+    response = local.post("/api/score?game=alices-garden", files=many)
+    assert response.status_code == 400
+    text = [first, ("also", ("notes.txt", b"hello", "text/plain"))]
+    response = local.post("/api/score?game=alices-garden", files=text)
+    assert response.status_code == 415 and "not a photo" in response.json()["detail"]
+    response = local.post("/api/score?game=alices-garden", files=[first], data={"also": "a text"})
+    assert response.status_code == 400 and "also: expected a photo file" in response.json()["detail"]
+    broken = [first, ("also", ("side.jpg", b"not a jpeg", "image/jpeg"))]
+    response = local.post("/api/score?game=alices-garden", files=broken)
+    assert response.status_code == 400
+    assert fake.calls == []
+
+
+def _png(width: int, height: int) -> bytes:
+    return cv2.imencode(".png", np.zeros((height, width, 3), np.uint8))[1].tobytes()
+
+
+def test_a_result_is_read_again_with_more_photos_and_replaced(
+    local: TestClient, fake: FakeScore, tmp_path: Path
+) -> None:
+    files = [
+        ("file", ("photo.jpg", _jpeg(), "image/jpeg")),
+        ("also", ("side.jpg", _jpeg(80, 60), "image/jpeg")),
+    ]
+    first = local.post(
+        "/api/score?game=alices-garden", files=files, data={"hand": '{"unplaced_bonus_tiles": 2}'}
+    )
+    assert first.status_code == 200, first.text
+    old_id = first.json()["game_id"]
+    old = local.get(f"/api/history/{old_id}").json()
+    assert local.get(f"/api/result/{old_id}").json()["more_photos"] == MAX_ALSO - 1
+
+    response = local.post(
+        f"/api/result/{old_id}/also", files=[("also", ("top.png", _png(40, 30), "image/png"))]
+    )
+    assert response.status_code == 200, response.text
+    new_id = response.json()["game_id"]
+    # Every kept photo is read again, in order, with the new one, the hand entry and profile of the first.
+    assert fake.calls[-1] == ((48, 64, 3), "alices-garden", {"unplaced_bonus_tiles": 2}, None)
+    assert fake.also[-1] == [(60, 80, 3), (30, 40, 3)]
+    # The new reading replaces the result: same time, a new id, all three photos kept.
+    assert local.get(f"/api/history/{old_id}").status_code == 404
+    record = local.get(f"/api/history/{new_id}").json()
+    assert record["played_at"] == old["played_at"] and record["source"] == "upload"
+    store = ResultStore(StateDir(tmp_path))
+    assert [p.name for p in store.photos(new_id)] == ["photo.jpg", "also-1.jpg", "also-2.png"]
+    assert store.photos(new_id)[2].read_bytes() == _png(40, 30)
+    assert not store.folder(old_id).exists()
+    result = local.get(f"/api/result/{new_id}").json()
+    assert result["more_photos"] == MAX_ALSO - 2 and result["boards"][0]["picture"]
+
+    # Up to MAX_ALSO more photos in all.
+    more = [("also", (f"m{k}.jpg", _jpeg(), "image/jpeg")) for k in range(MAX_ALSO - 1)]
+    response = local.post(f"/api/result/{new_id}/also", files=more)
+    assert response.status_code == 400 and f"at most {MAX_ALSO - 2}" in response.json()["detail"]
+    last = local.post(f"/api/result/{new_id}/also", files=more[:1]).json()["game_id"]
+    assert local.get(f"/api/result/{last}").json()["more_photos"] == 0
+    response = local.post(f"/api/result/{last}/also", files=more[:1])
+    assert response.status_code == 400 and "the most read together" in response.json()["detail"]
+
+
+def test_more_photos_of_a_result_are_refused_where_they_cannot_be_read_with_it(
+    local: TestClient, fake: FakeScore, tmp_path: Path
+) -> None:
+    top = [("also", ("top.jpg", _jpeg(), "image/jpeg"))]
+    game_id = _upload(local, _jpeg()).json()["game_id"]
+    url = f"/api/result/{game_id}/also"
+    calls = len(fake.calls)
+    other = [("other", ("x.jpg", _jpeg(), "image/jpeg"))]
+    response = local.post(url, files=other, data={"also": "a text"})
+    assert response.status_code == 400 and "also: expected a photo file" in response.json()["detail"]
+    response = local.post(url, files=other)
+    assert response.status_code == 400 and "no photo" in response.json()["detail"]
+    assert local.post(url, files=[("also", ("notes.txt", b"hi", "text/plain"))]).status_code == 415
+    assert local.post(url, json={"also": []}).status_code == 415
+    assert local.post(url, files=[("also", ("top.jpg", b"not a jpeg", "image/jpeg"))]).status_code == 400
+    assert local.post("/api/result/999/also", files=top).status_code == 404
+    assert len(fake.calls) == calls
+
+    # A result corrected by hand keeps its corrections.
+    state = local.get(f"/api/result/{game_id}").json()["boards"][0]["board"]["state"]
+    corrected = local.post(f"/api/result/{game_id}/correct", json={"boards": [state]}).json()["game_id"]
+    assert local.get(f"/api/result/{corrected}").json()["more_photos"] == 0
+    response = local.post(f"/api/result/{corrected}/also", files=top)
+    assert response.status_code == 409 and "corrected by hand" in response.json()["detail"]
+
+    # A result whose photos are gone, or of several boards.
+    gone = _upload(local, _jpeg()).json()["game_id"]
+    ResultStore(StateDir(tmp_path)).delete(gone)
+    response = local.post(f"/api/result/{gone}/also", files=top)
+    assert response.status_code == 404 and "no longer kept" in response.json()["detail"]
+    fake.boards = fake.boards * 2
+    several = _upload(local, _jpeg()).json()["game_id"]
+    assert local.get(f"/api/result/{several}").json()["more_photos"] == 0
+    response = local.post(f"/api/result/{several}/also", files=top)
+    assert response.status_code == 400 and "2 boards" in response.json()["detail"]
+    assert len(fake.calls) == calls + 2
+
+    # What the pipeline refuses is told as an upload's would be; the result stays.
+    fake.boards = fake.boards[:1]
+    kept = _upload(local, _jpeg()).json()["game_id"]
+    fake.error = ValueError("photo 1 shows 2 boards of alices-garden: more photos are read with one")
+    response = local.post(f"/api/result/{kept}/also", files=top)
+    assert response.status_code == 400 and "shows 2 boards" in response.json()["detail"]
+    fake.error = NoBoardError("no board found in the photo")
+    assert local.post(f"/api/result/{kept}/also", files=top).status_code == 422
+    assert local.get(f"/api/history/{kept}").status_code == 200
+
+
+def _huge_png() -> bytes:
+    ihdr = struct.pack(">II", 100_000, 100_000) + bytes([8, 2, 0, 0, 0])
+    chunk = struct.pack(">I", len(ihdr)) + b"IHDR" + ihdr + struct.pack(">I", zlib.crc32(b"IHDR" + ihdr))
+    return b"\x89PNG\r\n\x1a\n" + chunk
+
+
+def test_upload_answers_like_the_cli_and_records_the_result(
+    local: TestClient, fake: FakeScore, alice_boards: list[ScoredBoard]
+) -> None:
+    response = _upload(local, _jpeg(), hand='{"unplaced_bonus_tiles": 1}')
+    assert response.status_code == 200, response.text
+    body = response.json()
+    assert set(body) == {"game_id", "boards"}
+    assert body["boards"] == [b.to_json() for b in alice_boards]
+    assert fake.calls == [((48, 64, 3), "alices-garden", {"unplaced_bonus_tiles": 1}, None)]
+
+    record = local.get(f"/api/history/{body['game_id']}").json()
+    assert record["source"] == "upload"
+    assert [b["board"] for b in record["boards"]] == body["boards"]
+
+    result = local.get(f"/api/result/{body['game_id']}").json()
+    board = result["boards"][0]
+    assert result["title"] == "Alice's Garden" and result["photo_kept"]
+    assert board["picker"]["field"] == "rows" and board["picker"]["labels"]["R"] == "rose"
+    assert len(board["cells"]) == 48 and all(0 <= v <= 1 for c in board["cells"] for v in c["box"])
+    assert board["read_state"] == alice_boards[0].state
+    picture = local.get(board["picture"])
+    assert picture.status_code == 200 and picture.headers["content-type"] == "image/png"
+    image = cv2.imdecode(np.frombuffer(picture.content, np.uint8), cv2.IMREAD_COLOR)
+    assert image is not None and image.shape[0] > 400
+
+
+def test_the_real_pipeline_gives_what_score_json_prints(
+    make_app: AppFactory, capsys: pytest.CaptureFixture[str]
+) -> None:
+    def real(
+        image: NDArray[np.uint8],
+        game: str,
+        hand: Mapping[str, Any],
+        profile: str | None,
+        also: Sequence[NDArray[np.uint8]] = (),
+        /,
+    ) -> list[ScoredBoard]:
+        return score_image(image, game, hand, also=also)
+
+    with TestClient(make_app(real), client=LOCAL) as client:
+        response = _upload(client, PHOTO.read_bytes())
+    assert response.status_code == 200, response.text
+    assert main(["score", str(PHOTO), "--game", "alices-garden", "--json"]) == 0
+    cli = json.loads(capsys.readouterr().out)
+    assert response.json()["boards"] == cli["boards"]
+    assert cli["boards"][0]["total"] == _alice_total(TRUTH["state"])
+
+
+@pytest.mark.parametrize(
+    ("content", "kind", "status", "message"),
+    [
+        (b"", "image/jpeg", 400, "empty"),
+        (PHOTO.read_bytes()[:600], "image/jpeg", 400, "could not be decoded"),
+        (PHOTO.read_bytes()[:100], "image/jpeg", 400, "truncated"),
+        (b"shopping list: eggs", "image/jpeg", 400, "not a JPEG or PNG"),
+        (b"shopping list: eggs", "text/plain", 415, "text/plain, not a photo"),
+        (_huge_png(), "image/png", 400, "pixel limit"),
+    ],
+)
+def test_bad_photos_are_refused_with_the_reason(
+    local: TestClient, fake: FakeScore, content: bytes, kind: str, status: int, message: str
+) -> None:
+    response = _upload(local, content, kind=kind)
+    assert response.status_code == status
+    assert message in response.json()["detail"]
+    assert not fake.calls
+    assert local.get("/api/history").json() == []
+
+
+def test_bad_requests_get_a_clear_4xx(local: TestClient, fake: FakeScore) -> None:
+    response = _upload(local, _jpeg(), game="chess")
+    assert response.status_code == 400 and "known games: alices-garden" in response.json()["detail"]
+    response = local.post("/api/score?game=alices-garden&profile=../etc", files={"file": ("a.jpg", _jpeg())})
+    assert response.status_code == 400 and "profile name" in response.json()["detail"]
+    response = local.post("/api/score?game=alices-garden", json={"file": "x"})
+    assert response.status_code == 415
+    response = local.post(
+        "/api/score?game=alices-garden", content=_jpeg(), headers={"content-type": "image/jpeg"}
+    )
+    assert response.status_code == 415
+    response = local.post("/api/score?game=alices-garden", data={"hand": "{}"}, files={"other": ("a", b"x")})
+    assert response.status_code == 400 and "field 'file'" in response.json()["detail"]
+    response = _upload(local, _jpeg(), hand="[1, 2]")
+    assert response.status_code == 400 and "hand" in response.json()["detail"]
+    response = local.post("/api/score", files={"file": ("a.jpg", _jpeg())})
+    assert response.status_code == 422  # no game
+    assert not fake.calls
+
+
+def test_no_board_and_scorer_errors_are_4xx(local: TestClient, fake: FakeScore) -> None:
+    fake.error = NoBoardError("no board found in the photo: make sure the whole board is in view")
+    response = _upload(local, _jpeg())
+    assert response.status_code == 422 and "no board found" in response.json()["detail"]
+    fake.error = ValueError("no photo reader for 'tang-garden' yet")
+    response = _upload(local, _jpeg(), game="tang-garden")
+    assert response.status_code == 400 and "no photo reader" in response.json()["detail"]
+
+
+def test_too_large_bodies_are_refused_before_decoding(make_app: AppFactory, fake: FakeScore) -> None:
+    with TestClient(make_app(fake, max_upload_bytes=10_000), client=LOCAL) as client:
+        declared = _upload(client, bytes(20_000))
+        assert declared.status_code == 413 and "10000-byte limit" in declared.json()["detail"]
+
+        def chunks() -> Iterator[bytes]:  # no Content-Length: only counting while reading catches it
+            yield b'--b\r\nContent-Disposition: form-data; name="file"; filename="a.jpg"\r\n\r\n'
+            for _ in range(30):
+                yield bytes(1000)
+
+        streamed = client.post(
+            "/api/score?game=alices-garden",
+            content=chunks(),
+            headers={"content-type": "multipart/form-data; boundary=b"},
+        )
+        assert streamed.status_code == 413 and "limit" in streamed.json()["detail"]
+        assert _upload(client, _jpeg()).status_code == 200
+    assert len(fake.calls) == 1
+
+
+def test_a_correction_is_rescored_by_the_rules_and_replaces_the_result(
+    local: TestClient, alice_boards: list[ScoredBoard], tmp_path: Path
+) -> None:
+    first = _upload(local, _jpeg()).json()
+    state = dict(first["boards"][0]["state"])
+    assert state["rows"][0][0] == "."
+    state["rows"] = ["R" + state["rows"][0][1:], *state["rows"][1:]]
+
+    response = local.post(
+        f"/api/result/{first['game_id']}/correct", json={"boards": [state], "consent": True}
+    )
+    assert response.status_code == 200, response.text
+    corrected = response.json()
+    board = corrected["boards"][0]
+    assert board["total"] == _alice_total(state) != first["boards"][0]["total"]
+    assert board["state"] == state and board["flags"] == ["corrected by hand"]
+    assert board["corners_xy"] == first["boards"][0]["corners_xy"]
+    assert corrected["enrolment_saved"]
+
+    assert local.get(f"/api/history/{first['game_id']}").status_code == 404
+    record = local.get(f"/api/history/{corrected['game_id']}").json()
+    assert record["source"] == "corrected" and record["boards"][0]["total"] == board["total"]
+    result = local.get(f"/api/result/{corrected['game_id']}").json()
+    assert result["boards"][0]["read_state"] == alice_boards[0].state  # what the picture shows
+    assert local.get(result["boards"][0]["picture"]).status_code == 200
+
+    inbox = {p.suffix: p for p in (tmp_path / "enrolment-inbox").iterdir()}
+    assert sorted(inbox) == [".jpg", ".json"]
+    assert inbox[".jpg"].read_bytes() == _jpeg()
+    rules, parsed = read_state(json.loads(inbox[".json"].read_text()))
+    assert rules.name == "alices-garden" and parsed == rules.parse(state)
+
+
+def test_a_correction_that_cannot_be_scored_changes_nothing(local: TestClient) -> None:
+    first = _upload(local, _jpeg()).json()
+    url = f"/api/result/{first['game_id']}/correct"
+    state = dict(first["boards"][0]["state"])
+    state["rows"] = ["X" + state["rows"][0][1:], *state["rows"][1:]]
+    assert local.post(url, json={"boards": [state]}).status_code == 422
+    assert local.post(url, json={"boards": [state, state]}).status_code == 422
+    assert local.post(url, json={"boards": [{**state, "game": "sanssouci"}]}).status_code == 422
+    assert local.post("/api/result/999/correct", json={"boards": [state]}).status_code == 404
+    assert [g["id"] for g in local.get("/api/history").json()] == [first["game_id"]]
+
+
+def test_a_table_game_is_rescored_as_one_table() -> None:
+    example = json.loads((EXAMPLES / "zen-garden.json").read_text())
+    players = example["players"]
+    hand = {"setup": example["setup"]}
+    boards = [{"game": "zen-garden", "flags": ["1 cell(s) read with low confidence"]} for _ in players]
+    expected = get_game("zen-garden").score(read_state(example)[1])
+    assert isinstance(expected, TableScore)
+    out = rescore("zen-garden", boards, players, hand)
+    assert [b["total"] for b in out] == [p.total for p in expected.players]
+    assert all(b["flags"] == ["corrected by hand"] for b in out)
+    second = enrolment_state("zen-garden", players, 1, hand)
+    assert [p["name"] for p in second["players"]] == ["Bo", "Ann", "Cy"]
+    read_state(second)
+
+
+@pytest.mark.parametrize("game", ["four-gardens", "tang-garden"])
+def test_a_shared_board_is_rescored_for_every_player(game: str) -> None:
+    example = json.loads((EXAMPLES / f"{game}.json").read_text())
+    expected = get_game(game).score(read_state(example)[1])
+    assert isinstance(expected, TableScore)
+    (out,) = rescore(game, [{"game": game, "flags": []}], [example], {})
+    assert out["total"] is None and out["lines"] == []
+    assert [(p["player"], p["total"], p["rank"]) for p in out["players"]] == [
+        (p.player, p.total, rank) for p, rank in zip(expected.players, expected.ranks, strict=True)
+    ]
+
+
+def test_history_lists_and_exports(local: TestClient) -> None:
+    ids = [_upload(local, _jpeg()).json()["game_id"] for _ in range(2)]
+    assert [g["id"] for g in local.get("/api/history").json()] == ids[::-1]
+    assert [g["id"] for g in local.get("/api/history?limit=1&offset=1").json()] == ids[:1]
+    exported = local.get("/api/history.json")
+    assert "attachment" in exported.headers["content-disposition"]
+    assert [g["id"] for g in exported.json()] == ids
+    rows = list(csv.reader(io.StringIO(local.get("/api/history.csv").text)))
+    assert tuple(rows[0]) == CSV_FIELDS and [int(r[0]) for r in rows[1:]] == ids
+    assert local.get("/api/history/999").status_code == 404
+    assert local.get("/api/history/abc").status_code == 422
+    assert local.get("/api/result/0").status_code == 422
+
+
+def test_admin_endpoints_need_the_pin_from_another_machine(
+    local: TestClient, remote: TestClient, tmp_path: Path
+) -> None:
+    game_id = _upload(remote, _jpeg()).json()["game_id"]  # scoring is for everyone
+    assert (tmp_path / "web-results" / str(game_id)).is_dir()
+    url = f"/api/history/{game_id}"
+    refused = remote.delete(url)
+    assert refused.status_code == 403 and "PIN shown on the TV" in refused.json()["detail"]
+    assert remote.delete(url, headers={PIN_HEADER: "000000"}).status_code == 403
+    assert remote.put("/api/setup", json={"game": "sanssouci"}).status_code == 403
+    assert remote.delete(url, headers={PIN_HEADER: PIN}).status_code == 204
+    assert not (tmp_path / "web-results" / str(game_id)).exists()
+    other = _upload(local, _jpeg()).json()["game_id"]
+    assert local.delete(f"/api/history/{other}").status_code == 204  # the kiosk on the Pi itself
+
+
+def test_wrong_pins_lock_a_client_out(remote: TestClient) -> None:
+    for _ in range(MAX_FAILURES):
+        assert remote.delete("/api/history/1", headers={PIN_HEADER: "111111"}).status_code == 403
+    assert remote.delete("/api/history/1", headers={PIN_HEADER: PIN}).status_code == 429
+
+
+def test_localhost_needs_the_pin_when_not_trusted(make_app: AppFactory) -> None:
+    with TestClient(make_app(trust_localhost=False), client=LOCAL) as client:
+        assert client.put("/api/setup", json={}).status_code == 403
+        assert client.put("/api/setup", json={}, headers={PIN_HEADER: PIN}).status_code == 200
+        assert client.put("/api/setup", data={"pin": "1234"}).status_code == 403
+        assert (
+            client.put("/api/setup", data={"pin": PIN}).status_code == 422
+        )  # the PIN passes; no set-up sent
+
+
+def test_the_game_setup_is_stored_and_used_by_uploads(
+    local: TestClient, fake: FakeScore, make_app: AppFactory, tmp_path: Path
+) -> None:
+    setup = {"game": "alices-garden", "players": [" Ann "], "hand": {"unplaced_bonus_tiles": 2}}
+    saved = local.put("/api/setup", json=setup)
+    assert saved.status_code == 200 and saved.json()["players"] == ["Ann"]
+    assert json.loads((tmp_path / "web-setup.json").read_text())["kind"] == "web-setup"
+    game_id = _upload(local, _jpeg()).json()["game_id"]
+    assert fake.calls[-1][2] == {"unplaced_bonus_tiles": 2}
+    assert local.get(f"/api/history/{game_id}").json()["boards"][0]["player"] == "Ann"
+    with TestClient(make_app(), client=LOCAL) as restarted:
+        assert restarted.get("/api/setup").json() == {**setup, "players": ["Ann"]}
+    bad = local.put("/api/setup", json={"game": "chess"})
+    assert bad.status_code == 422 and "unknown game" in bad.text
+    assert local.put("/api/setup", json={"players": ["x"] * 9}).status_code == 422
+
+
+def _sse_lines(client: TestClient, headers: Mapping[str, str], want: int) -> list[str]:
+    """The stream's first ``want`` non-empty lines; fails instead of hanging when they do not come."""
+    deadline = time.monotonic() + 60  # a guard against a hang, not a speed limit
+    lines: list[str] = []
+    with client.stream("GET", "/api/events", headers=dict(headers)) as response:
+        assert response.status_code == 200
+        assert response.headers["content-type"].startswith("text/event-stream")
+        for line in response.iter_lines():  # pings every 50 ms let the deadline be checked
+            if line:
+                lines.append(line)
+            if len(lines) >= want or time.monotonic() > deadline:
+                break
+    return lines
+
+
+def test_events_stream_live_results_and_resume(make_app: AppFactory, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr("fastapi.routing._PING_INTERVAL", 0.05)
+    events = FakeEvents(
+        [
+            FakeEvent(1, "status", {"message": "the board is covered"}),
+            FakeEvent(2, "score", {"game": "alices-garden", "boards": [{"player": "Ann", "total": 31}]}),
+        ]
+    )
+    with TestClient(make_app(events=events), client=REMOTE) as client:
+        lines = _sse_lines(client, {}, 7)
+        assert lines[0] == "event: status" and lines[2] == "id: 1"
+        assert json.loads(lines[1].removeprefix("data: ")) == events.backlog[0].payload
+        assert lines[4] == "event: score" and lines[6] == "id: 2"
+        assert json.loads(lines[5].removeprefix("data: ")) == events.backlog[1].payload
+        resumed = _sse_lines(client, {"Last-Event-ID": "1"}, 3)
+        assert resumed[0] == "event: score" and resumed[2] == "id: 2"
+        assert _sse_lines(client, {"Last-Event-ID": "2"}, 1) == [": ping"]
+        assert client.get("/api/tv").json()["live"] is True
+    assert events.unsubscribed == events.subscribed == 3
+
+
+def test_events_come_from_the_live_loops_broadcaster(
+    make_app: AppFactory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from device.live import Broadcaster, LiveEvent
+
+    monkeypatch.setattr("fastapi.routing._PING_INTERVAL", 0.05)
+    hub = Broadcaster()
+    board = {"game": "alices-garden", "seat": "seat 1", "player": "Ann", "total": 31}
+    hub.publish(LiveEvent("score", 7, 0.0, {"boards": [board], "totals": {"seat 1": 31}}))
+    with TestClient(make_app(events=hub), client=REMOTE) as client:
+        lines = _sse_lines(client, {}, 3)
+    assert lines[0] == "event: score" and lines[2] == "id: 7"
+    assert json.loads(lines[1].removeprefix("data: "))["boards"] == [board]
+
+
+def test_the_tv_shows_the_pin_and_the_latest_upload_without_a_live_source(
+    remote: TestClient, alice_boards: list[ScoredBoard]
+) -> None:
+    assert remote.get("/api/events").status_code == 404
+    assert remote.get("/api/tv").json() == {"pin": PIN, "live": False, "latest": None}
+    game_id = _upload(remote, _jpeg()).json()["game_id"]
+    tv = remote.get("/api/tv").json()
+    assert tv["latest"]["id"] == game_id and tv["latest"]["title"] == "Alice's Garden"
+    assert tv["latest"]["boards"][0]["total"] == alice_boards[0].to_json()["total"]
+
+
+@pytest.mark.parametrize("path", ["/", "/tv", "/history", "/setup", "/result/1"])
+def test_pages_are_served_with_their_own_scripts_only(local: TestClient, path: str) -> None:
+    response = local.get(path)
+    assert response.status_code == 200 and response.headers["content-type"].startswith("text/html")
+    assert "default-src 'self'" in response.headers["content-security-policy"]
+    for src in ("/static/common.js", "/static/style.css"):
+        assert src in response.text
+        assert local.get(src).status_code == 200
+    assert "http://" not in response.text and "https://" not in response.text
+
+
+def test_upload_page_opens_the_phone_camera_and_docs_describe_the_api(local: TestClient) -> None:
+    assert 'capture="environment"' in local.get("/").text
+    assert local.get("/docs").status_code == 200
+    schema = local.get("/openapi.json").json()
+    upload = schema["paths"]["/api/score"]["post"]
+    assert "multipart/form-data" in upload["requestBody"]["content"]
+    assert {"/api/history", "/api/events", "/api/result/{game_id}/correct"} <= set(schema["paths"])
+
+
+def test_only_the_newest_results_keep_their_folder(alice_boards: list[ScoredBoard], tmp_path: Path) -> None:
+    store = ResultStore(StateDir(tmp_path), keep=2)
+    for game_id in (1, 2, 3):
+        store.save(game_id, _jpeg(), alice_boards, {}, None)
+    assert sorted(p.name for p in store.root.iterdir()) == ["2", "3"]
+    assert store.picture(1, 0) is None and store.meta(1) == {}
+    assert store.picture(3, 0) is not None and store.photo(3) == store.folder(3) / "photo.jpg"
+
+
+def test_the_live_preview_streams_the_cameras_latest_picture(make_app: AppFactory) -> None:
+    picture = np.full((1296, 2304, 3), (40, 120, 200), np.uint8)
+    with TestClient(make_app(preview=lambda: picture)) as client:
+        with client.stream("GET", "/api/preview.mjpg") as response:
+            assert response.headers["content-type"] == "multipart/x-mixed-replace; boundary=frame"
+            head = b""
+            for chunk in response.iter_bytes():
+                head += chunk
+                if len(head) > 2000:
+                    break
+        assert head.startswith(b"--frame\r\nContent-Type: image/jpeg\r\n")
+        jpeg = head[head.index(b"\r\n\r\n") + 4 :]
+        assert jpeg.startswith(b"\xff\xd8")
+    assert TestClient(make_app()).get("/api/preview.mjpg").status_code == 404
+
+
+def test_the_api_docs_need_no_internet(local: TestClient) -> None:
+    page = local.get("/docs")
+    assert page.status_code == 200
+    assert "cdn" not in page.text and "https://" not in page.text
+    assert local.get("/docs-assets/swagger-ui-bundle.js").status_code == 200
+    assert local.get("/docs-assets/swagger-ui.css").status_code == 200
+    assert local.get("/openapi.json").json()["info"]["title"] == "garden-scorer"

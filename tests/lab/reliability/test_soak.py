@@ -1,0 +1,109 @@
+"""The soak (lab/reliability/soak.py): a short story through the real live loop and models, judged step by
+step."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+
+from device.camera import Camera
+from device.live import Broadcaster, LiveLoop, LiveScorer
+from device.photo import ScoredBoard
+from lab.reliability.soak import FIRST_SEED, build_story, render_scenes, run_soak
+from vision.pipeline import NoBoardError
+
+# One cycle of the one-scene story is 9 steps: 8 of 12 frames and the camera gone for 6 ticks.
+CYCLE = 8 * 12 + 6
+
+
+@pytest.fixture(scope="module")
+def scenes(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    folder = tmp_path_factory.mktemp("soak-scenes")
+    render_scenes(1, folder, FIRST_SEED)
+    return folder
+
+
+@pytest.fixture(scope="module")
+def soak(scenes: Path) -> dict[str, Any]:
+    return run_soak(6 * CYCLE, scenes=1, sample_every=CYCLE, folder=scenes, tv_drop_after=10)
+
+
+def test_every_step_of_the_story_is_published_in_time(soak: dict[str, Any]) -> None:
+    assert soak["frames"] == 6 * CYCLE and soak["steps"] == 6 * 9
+    assert soak["failures"] == [] and soak["failed_steps"] == 0
+    assert max(soak["max_frames_to_publish"].values()) <= 10
+    # Each cycle: an empty table, three states confirmed, the board taken away.
+    assert soak["events"]["score"] >= 6 * 4
+    assert soak["dropped_events"] == 0
+
+
+def test_the_camera_loss_and_recovery_are_reported(soak: dict[str, Any]) -> None:
+    assert soak["statuses"]["camera_gone"] >= 6
+    assert soak["statuses"]["occluded"] >= 2 * 6
+    # Opened at the start and again after each of the six losses.
+    assert soak["camera_opens"] == 7
+    assert soak["loop"]["frames"] >= 6 * (CYCLE - 6)
+
+
+def test_memory_stays_flat(soak: dict[str, Any]) -> None:
+    rss = soak["rss_mb"]
+    assert rss["start"] > 0 and rss["warm"] >= rss["start"]
+    # Five cycles after warm-up; a leak of a frame (4 MB) per cycle would show.
+    assert rss["end"] - rss["warm"] < 12
+    assert soak["threads"]["end"] == soak["threads"]["start"]
+
+
+def test_a_reconnecting_tv_ends_with_the_latest_score_and_status(soak: dict[str, Any]) -> None:
+    tv = soak["tv"]
+    assert tv["reconnects"] >= 3 and tv["errors"] == []
+    assert tv["out_of_order"] == 0 and tv["caught_up"]
+
+
+def test_a_stuck_scorer_fails_the_soak(scenes: Path) -> None:
+    def blind(image: np.ndarray, *, known_boards: Any) -> list[ScoredBoard]:
+        raise NoBoardError("sees nothing")
+
+    result = run_soak(CYCLE, scenes=1, folder=scenes, tv=False, scorer=LiveScorer(blind))
+    # The board's three states and its return with the camera never show; nor do the hands, as a scorer
+    # that knows of no board has none for them to cover.
+    assert result["failed_steps"] == 6
+    assert all(failure.endswith("never published") for failure in result["failures"])
+    assert sum("hands" in failure for failure in result["failures"]) == 2
+
+
+def test_the_story_cycles_through_its_steps(scenes: Path) -> None:
+    folder, chosen = render_scenes(1, scenes, FIRST_SEED)
+    story = build_story(folder, chosen, hold=5, gone=2)
+    assert story.cycle_frames == 8 * 5 + 2
+    assert [s.kind for s in story.steps].count("camera_gone") == 1
+    assert {len(step.photos) for step in story.steps if step.kind == "hand"} == {3}
+
+
+def test_the_loop_forgets_old_frame_times_even_when_no_one_asks_for_its_speed(scenes: Path) -> None:
+    """`serve` never calls stats(): the times of frames outside its window were kept for ever."""
+    folder, chosen = render_scenes(1, scenes, FIRST_SEED)
+    image = build_story(folder, chosen).images[0]
+
+    class Fast(Camera):
+        def _grab(self) -> np.ndarray:
+            time.sleep(0.001)
+            return image
+
+    def nothing(image: np.ndarray, *, known_boards: Any) -> list[ScoredBoard]:
+        raise NoBoardError("empty")
+
+    loop = LiveLoop(lambda: Fast("fast"), LiveScorer(nothing), Broadcaster(), fps_window_s=0.05)
+    loop.start()
+    try:
+        deadline = time.monotonic() + 60  # a guard against a hang, not a speed limit
+        while loop._frames < 200 and time.monotonic() < deadline:
+            time.sleep(0.05)
+    finally:
+        loop.stop()
+    assert loop._frames >= 200
+    # At most the window's worth of frames (about 1 ms each) is remembered.
+    assert len(loop._times) < 100

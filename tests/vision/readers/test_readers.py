@@ -1,0 +1,78 @@
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pytest
+
+from lab.synth.games import get_artist
+from vision.profile import default_profile
+from vision.readers import IGNORE, READERS, Reading, get_reader, reader_for
+
+
+def _readings(game: str, cells: dict[str, list[list[str]]]) -> dict[tuple[str, int, int], Reading]:
+    reader = get_reader(game)
+    profile = default_profile(game)
+    out: dict[tuple[str, int, int], Reading] = {}
+    for name in reader.regions:
+        for r, c in profile.region(name).cells():
+            key = (name, r, c)
+            targets = reader.targets(profile, key, cells[name][r][c])
+            out[key] = {
+                h.name: (h.classes[targets[h.name]] if targets[h.name] != IGNORE else h.classes[0], 0.99)
+                for h in reader.heads
+            }
+    return out
+
+
+# The shared boards (Four Gardens, Tang Garden) have their own round-trip tests beside their readers.
+@pytest.mark.parametrize("seed", range(8))
+@pytest.mark.parametrize("game", ["alices-garden", "sanssouci", "zen-garden"])
+def test_truth_labels_assemble_back_into_the_state(game: str, seed: int) -> None:
+    artist = get_artist(game)
+    profile = default_profile(game)
+    state: dict[str, Any] = dict(artist.random_state(profile, np.random.default_rng(seed)))
+    cells = reader_for(profile).cell_labels(profile, state)
+    reader = get_reader(game)
+    if game == "zen-garden":
+        player = state["players"][0]
+        hand = {"mission_points": player.get("mission_points", {})}
+        got = reader.assemble(profile, _readings(game, dict(cells)), hand)
+        assert got["tiles"] == player["tiles"]
+        assert got["coins"] == player["coins"]
+    elif game == "sanssouci":
+        hand = {"missions": state["missions"], "track_score": state["track_score"]}
+        got = reader.assemble(profile, _readings(game, dict(cells)), hand)
+        assert got["rows"] == state["rows"]
+        assert got["noblemen"] == state["noblemen"]
+    else:
+        got = reader.assemble(profile, _readings(game, dict(cells)), {"unplaced_bonus_tiles": 1})
+        assert got["rows"] == state["rows"]
+        assert got["unplaced_bonus_tiles"] == 1
+
+
+def test_every_class_is_named_once_and_unknown_labels_are_refused() -> None:
+    for reader in READERS.values():
+        for head in reader.heads:
+            assert len(set(head.classes)) == len(head.classes)
+    with pytest.raises(ValueError, match="is not a class of head 'square'"):
+        get_reader("sanssouci").targets(default_profile("sanssouci"), ("grid", 0, 0), "X")
+    with pytest.raises(ValueError, match="no photo reader for 'chess'"):
+        get_reader("chess")
+
+
+def test_empty_alice_cells_split_into_grass_and_chess() -> None:
+    reader = get_reader("alices-garden")
+    profile = default_profile("alices-garden")
+    assert reader.heads[0].classes[reader.targets(profile, ("grid", 0, 0), ".")["cell"]] == "empty_grass"
+    assert reader.heads[0].classes[reader.targets(profile, ("grid", 0, 3), ".")["cell"]] == "empty_chess"
+    assert reader.heads[0].classes[reader.targets(profile, ("grid", 0, 3), "C")["cell"]] == "chess_piece"
+
+
+def test_each_region_reads_only_its_own_heads() -> None:
+    for reader in READERS.values():
+        names = {h.name for h in reader.heads}
+        for region in reader.regions:
+            assert set(reader.region_heads(region)) <= names
+    assert get_reader("zen-garden").region_heads("coins") == ("marker",)
+    assert get_reader("sanssouci").region_heads("terrace") == ("noble",)

@@ -1,0 +1,209 @@
+"""Several photos of one board read together: the cells' probabilities combined, then the board read once."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+import cv2
+import numpy as np
+import pytest
+
+from device.photo import score_image
+from examples import example_views
+from lab.bench import _exact, _render, format_table, run_bench, truth_slant_deg
+from lab.synth.art import TRAINING_PACKS
+from lab.synth.camera import Photo, PhotoOptions
+from lab.synth.render import RenderSpec, render_photo
+from tests.support import run_cli, run_lab
+from vision.geometry import quad_size
+from vision.image_io import read_image
+from vision.pipeline import BoardReading, read_together
+from vision.profile import default_profile
+from vision.read.classify import CellPredictions, sure_disagreements, together
+from vision.readers import Head
+
+GAME = "tang-garden"
+HEAD = Head("bird", ("no", "yes"))
+KEYS = (("grid", 0, 0), ("grid", 0, 1))
+SPEC = RenderSpec((GAME,), 20261121, packs=TRAINING_PACKS, options=PhotoOptions())
+
+
+def _predictions(rows: list[list[float]], embedding: float = 0.0) -> CellPredictions:
+    return CellPredictions(
+        KEYS, (HEAD,), {"bird": np.array(rows, np.float32)}, np.full((len(KEYS), 2), embedding, np.float32)
+    )
+
+
+def test_a_piece_one_photo_sees_plainly_outweighs_one_that_sees_it_hidden() -> None:
+    # Cell 0: hidden behind a miniature in the first photo (read near even), plain in the second. Cell 1:
+    # bare in both.
+    first = _predictions([[0.7, 0.3], [0.99, 0.01]], embedding=1.0)
+    second = _predictions([[0.02, 0.98], [0.98, 0.02]], embedding=2.0)
+    both = together([first, second])
+    p = both.probabilities["bird"]
+    assert p[0].argmax() == 1 and p[1].argmax() == 0
+    np.testing.assert_allclose(p.sum(axis=1), 1.0, rtol=1e-6)
+    # The geometric mean, normalised: sqrt(0.3 * 0.98) against sqrt(0.7 * 0.02).
+    yes, no = np.sqrt(0.3 * 0.98), np.sqrt(0.7 * 0.02)
+    assert p[0, 1] == pytest.approx(yes / (yes + no), rel=1e-5)
+    assert both.keys == KEYS and both.embedding[0, 0] == 1.0
+
+
+def test_a_class_one_photo_rules_out_at_zero_can_still_be_read_from_another() -> None:
+    sure = _predictions([[1.0, 0.0], [1.0, 0.0]])
+    seen = _predictions([[1e-9, 1.0], [1.0, 0.0]])
+    p = together([sure, seen]).probabilities["bird"]
+    assert np.isfinite(p).all()
+    assert p[0, 1] == pytest.approx(0.5, abs=1e-3)
+
+
+def test_cells_read_surely_otherwise_are_counted_once_each() -> None:
+    first = CellPredictions(
+        KEYS,
+        (HEAD, Head("fish", ("no", "yes"))),
+        {"bird": np.array([[0.95, 0.05], [0.95, 0.05]]), "fish": np.array([[0.95, 0.05], [0.6, 0.4]])},
+        np.zeros((2, 2), np.float32),
+    )
+    # Cell 0 differs surely on both heads; cell 1 on the bird only surely, its fish unsure in the first.
+    flipped = {"bird": np.array([[0.05, 0.95], [0.02, 0.98]]), "fish": np.array([[0.1, 0.9], [0.1, 0.9]])}
+    other = replace(first, probabilities=flipped)
+    assert sure_disagreements(first, other, 0.9) == 2
+    assert sure_disagreements(first, first, 0.9) == 0
+    assert sure_disagreements(first, other, 0.99) == 0
+
+
+def test_a_photo_of_another_board_is_left_out_and_named() -> None:
+    (first,), board = _views(0, 1)
+    (second,), _ = _views(1, 1)
+    (alone,) = score_image(first.decode(), GAME, board["state"], first.camera())
+    (scored,) = score_image(first.decode(), GAME, board["state"], first.camera(), also=[second.decode()])
+    (named,) = [f for f in scored.flags if f.startswith("photo 2 was left out")]
+    assert "seems to show another board" in named
+    # The first photo's board is read as from it alone.
+    assert scored.state == alone.state
+
+
+def test_photos_of_other_cells_are_not_read_together() -> None:
+    other = CellPredictions(
+        (("grid", 5, 5), ("grid", 0, 1)),
+        (HEAD,),
+        {"bird": np.full((2, 2), 0.5, np.float32)},
+        np.zeros((2, 2), np.float32),
+    )
+    with pytest.raises(ValueError, match="different cells"):
+        together([_predictions([[0.5, 0.5], [0.5, 0.5]]), other])
+
+
+def _views(index: int, views: int) -> tuple[list[Photo], dict[str, Any]]:
+    photos = [render_photo(SPEC, index, view) for view in range(views)]
+    return photos, photos[0].truth["boards"][0]
+
+
+def test_every_view_is_the_same_board_taken_by_the_same_camera_from_elsewhere() -> None:
+    (first, second), board = _views(12, 2)
+    # View 0 is the photo the set always had.
+    assert first.jpeg == render_photo(SPEC, 12).jpeg
+    assert second.truth["boards"][0]["state"] == board["state"]
+    assert second.truth["camera"] == first.truth["camera"]
+    assert second.truth["boards"][0]["corners_xy"] != board["corners_xy"]
+
+
+def test_a_board_photographed_steeply_is_read_with_a_second_photo_from_above() -> None:
+    # Benchmark photo 12 (Tang Garden): taken 41 degrees off straight above, where the miniatures hide what
+    # the score needs (read alone, its score was wrong, flagged); its second view, 5 degrees off, sees it.
+    (first, second), board = _views(12, 2)
+    hand = board["state"]
+    (scored,) = score_image(first.decode(), GAME, hand, first.camera(), also=[second.decode()])
+    assert scored.reading.trusted
+    assert _exact(GAME, board["state"], dict(scored.state))
+    # Read from above too, the board is no longer flagged as seen only at a slant.
+    assert not any("degrees off straight above" in f for f in scored.flags)
+    # The reading is the first photo's board (its corners), with every photo's cells.
+    truth = np.array(board["corners_xy"])
+    assert np.abs(scored.reading.corners_xy - truth).max() < 0.02 * quad_size(truth)
+
+
+def _reading(trusted: bool) -> tuple[BoardReading, dict[str, Any]]:
+    """Photo 0's reading, as trusted as asked, and its hand entry."""
+    (first,), board = _views(0, 1)
+    (scored,) = score_image(first.decode(), GAME, board["state"], first.camera())
+    return replace(scored.reading, trusted=trusted), board["state"]
+
+
+def test_a_photo_whose_board_is_unclear_is_left_out_and_one_photo_stands_alone() -> None:
+    good, hand = _reading(True)
+    bad, _ = _reading(False)
+    together = read_together({1: bad, 2: good}, hand)
+    assert together.readings == good.readings and together.corners_xy is good.corners_xy
+    assert "photo 1 was left out: its board is cut off or unclear there" in together.flags
+    assert read_together({1: bad}) is bad
+    with pytest.raises(ValueError, match="no photo"):
+        read_together({})
+
+
+def test_photos_of_boards_of_other_games_are_not_read_together() -> None:
+    good, _ = _reading(True)
+    other = replace(good, profile=replace(good.profile, game="alices-garden"))
+    with pytest.raises(ValueError, match="different boards"):
+        read_together({1: good, 2: other})
+
+
+def test_score_reads_the_example_photos_of_one_board_together(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    # The bundled pair (the README's command): benchmark photo 12 and its second view, as above.
+    views = example_views()["tang-garden"]
+    folder = views[0].parent
+    truth = json.loads((folder / "tang-garden.json").read_text())
+    hand, camera = str(folder / "tang-garden.json"), str(folder / "camera.json")
+    common = ("--game", GAME, "--hand", hand, "--calibration", camera, "--json")
+    code, printed, _ = run_cli(capsys, "score", str(views[0]), "--also", str(views[1]), *common)
+    assert code == 0
+    (read,) = json.loads(printed)["boards"]
+    assert _exact(GAME, truth, read["state"])
+    # A second photo with no board in it is named, and the board read from the photos that show it.
+    size = read_image(str(views[0])).shape
+    blank = tmp_path / "table.png"
+    cv2.imwrite(str(blank), np.full(size, (40, 110, 60), np.uint8))
+    code, printed, _ = run_cli(capsys, "score", str(views[0]), "--also", str(blank), *common)
+    assert code == 0
+    (alone,) = json.loads(printed)["boards"]
+    assert any(f.startswith("photo 2 was not read: no board found") for f in alone["flags"])
+    # A first photo with no board is an error that names it.
+    code, _, err = run_cli(capsys, "score", str(blank), "--also", str(views[1]), *common)
+    assert code == 2 and "no board found" in err
+
+
+def test_the_bench_reads_each_board_from_as_many_photos_as_asked() -> None:
+    one = run_bench(GAME, 1, 20261121, workers=1).table()
+    two = run_bench(GAME, 1, 20261121, workers=1, views=2).table()
+    assert one["views"] == 1 and two["views"] == 2
+    assert "2 photos of each board read together" in format_table([two])
+    assert "photos of each board" not in format_table([one])
+    assert "degrees off straight above" not in format_table([two]).split("read together")[1]
+    assert two["boards"] == one["boards"] == 1 and two["board_found_pct"] == 100.0
+
+
+def test_the_bench_takes_the_further_photos_from_above_when_asked(capsys: pytest.CaptureFixture[str]) -> None:
+    spec = RenderSpec((GAME,), 20261121)
+    above = replace(spec, options=replace(spec.options, max_tilt_deg=5.0))
+    profile = default_profile(GAME)
+    slants = []
+    for index in range(4):
+        first, anywhere = _render((spec, spec, index, 2))
+        same, second = _render((spec, above, index, 2))
+        # The first photo and the boards are the bench's as ever; only the further photo's pose is drawn
+        # nearer straight above.
+        assert same.jpeg == first.jpeg
+        assert second.truth["boards"][0]["state"] == anywhere.truth["boards"][0]["state"]
+        slants.append(truth_slant_deg(profile, anywhere.truth["boards"][0], anywhere.camera()))
+        assert truth_slant_deg(profile, second.truth["boards"][0], second.camera()) <= 5.0
+    assert max(slants) > 5.0  # the further photos come from anywhere otherwise
+    table = run_bench(GAME, 1, 20261121, workers=1, views=2, also_tilt_deg=5.0).table()
+    assert table["also_tilt_deg"] == 5.0
+    assert "the others from at most 5 degrees off straight above" in format_table([table])
+    code, _, err = run_lab(capsys, "bench", "--game", GAME, "--count", "1", "--views-from-above", "5")
+    assert code == 2 and "--views 2 or more" in err

@@ -1,1 +1,0 @@
-"""Developer tools: screenshots of the pages, and the browser helpers the page tests share."""

@@ -1,0 +1,843 @@
+"""Locate boards in a photo: outlined by the board-mask model (:mod:`vision.locate.mask`) and snapped to their
+own edges, or, where the model finds none (or none is given), from their edges alone:
+
+1. Separate what is not table: a colour model of the table is learnt from the frame's border, where no board
+   lies, and pixels far from it form candidate blobs (one per board, merged when close).
+2. A coarse quadrilateral from each blob's convex hull.
+3. Each side is moved to the strongest straight edge near it (the board's physical edge: printed art inside
+   may match the table's colour, so the blob alone can stop short), then fitted to sub-pixel edge points.
+4. Corners are the intersections of the four fitted lines, in ideal (undistorted) pixels when the camera is
+   calibrated, so a wide lens' curved edges do not bend the board.
+
+Which corner is the board's top-left is left to :mod:`vision.read.orient`; which profile a quad is, to the
+caller.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+from functools import cached_property
+
+import cv2
+import numpy as np
+from numpy.typing import NDArray
+
+from vision.camera_model import CameraModel, matrix_or_guess
+from vision.geometry import Points, as_points
+from vision.locate.mask import INPUT_WIDTH, BoardSegmenter, Outline
+from vision.locate.rectangle import aspect, complete, skew
+from vision.locate.sides import COLUMNS, SideFinder
+
+WORK_WIDTH = 640  # pixels: the scale blobs are found at; edges are refined at full resolution
+BORDER_FRACTION = 0.04  # the frame's border band the table colour is learnt from
+MIN_AREA_FRACTION = 0.004  # blobs smaller than this share of the frame are never boards
+PEAKS_PER_ROW = 6
+CLEAR_EDGE = 0.08  # an edge this strong next to a side's strongest still counts as a candidate
+ASPECT_TOLERANCE = 0.04  # |log| of a found outline's width/height over a board's
+# How far in and out of a rough outline a side's edge is searched, in board widths: a colour blob stops
+# short of a board's faint edge; the board-mask model's outline lies within a few per cent either way.
+BLOB_REACH = (-0.05, 0.12)
+MASK_REACH = (-0.06, 0.06)
+# Board edges this far from the board-mask model's outline (in board widths, or in the model's pixels for a
+# small board or tile, whichever is more): one of them took a printed line or a shadow for the board's side,
+# and a board read at the wrong corners scores wrongly. The outline itself is off by 1-1.5 % of a board
+# (median; 2.3-3.2 % at the 95th percentile), so a tighter check refuses good boards: at 4 %, of 150-200
+# photos each, Alice's Garden refuses 3 of 7 misplaced boards for 2 of 193 well placed ones, Sanssouci 2 of 4
+# for 2 of 146, Zen Garden none of 12 for none of 188 (at 3 %: 6 of 7 for 5, 2 of 4 for 13, 3 of 12 for none).
+EDGE_DOUBT = 0.04
+EDGE_DOUBT_MASK_PX = 2.5
+# The same check for sides the side model placed: of 300 photos each of Alice's Garden, Sanssouci and Zen
+# Garden it misplaced none (where unsure it places nothing and the edge search tries), while 4 % refused 3, 9
+# and 0 good boards (the mask's outline itself lies up to 5.4 % off): only an outline far off is doubted.
+# A side the mask cut short is looked for again further out (vision.locate.sides.LOOK_AGAIN): boards placed so
+# lay 8-9 % off their outline and right (3 of 500 Alice's Garden photos), so the limit is 12 %.
+SIDES_DOUBT = 0.12
+# How far from a rectangle of a board's shape (skew as a cosine, width/height as |log|) a calibrated camera
+# may see a board's placed sides: well-placed boards measure under 0.01 (200 Alice's Garden photos), one
+# side placed on the printed frame 0.03-0.16.
+SQUARE_TOLERANCE = 0.02
+# A rectangle made from three of them stands only where the side model finds each of its sides along this
+# share of it: two misplaced sides make rectangles off by 10-17 % that it finds along 5-11 of 12 stretches.
+# Or along its three kept sides, where the mask's outline agrees with it as closely as edges found by the
+# edge search must (EDGE_DOUBT): the side it moves may be a margin of the table's own colour, which the side
+# model cannot see (a dark Sanssouci board whose terrace side it placed 1.4 % off: the rectangle from the
+# other three lies 0.3 % from the truth, but it finds that side along 6 of 12 stretches).
+SQUARE_SUPPORT = 0.75
+
+
+@dataclass(frozen=True)
+class Quad:
+    """A located board outline: corners in photo pixels (as taken) and in ideal pinhole pixels.
+
+    Corners run clockwise in the image; from an arbitrary start unless ``oriented`` (stickers or the user
+    said which corner is the board's top-left). ``in_frame`` is false when the outline touches the photo's
+    edge (a board partly out of view is reported, not guessed).
+    """
+
+    corners_xy: Points
+    ideal_xy: Points
+    in_frame: bool
+    edge_score: float
+    oriented: bool = False
+    method: str = "edges"
+    # Why the outline's corners are in doubt, when they are ("" when not): such a board is shown, not scored.
+    doubt: str = ""
+    # One side was put where the other three and the board's shape say it lies, or read again a strip
+    # further out or in, and the side model found all four there, in a board's rectangle (:func:`_squared`):
+    # its corners stand however far the mask's outline is off.
+    completed: bool = False
+
+
+def _table_distance(small: NDArray[np.uint8]) -> NDArray[np.float32]:
+    """Per pixel, how unlike the table its colour is (Mahalanobis distance to the border's chroma).
+
+    Lightness is left out on purpose: shadows and lamps change it across a table far more than they change
+    hue, and a board's printed detail is caught by :func:`_detail` instead.
+    """
+    lab = cv2.cvtColor(cv2.GaussianBlur(small, (0, 0), 2.0), cv2.COLOR_BGR2LAB).astype(np.float32)[..., 1:]
+    h, w = lab.shape[:2]
+    b = max(2, int(BORDER_FRACTION * min(h, w)))
+    ring = np.concatenate(
+        [
+            lab[:b].reshape(-1, 2),
+            lab[-b:].reshape(-1, 2),
+            lab[:, :b].reshape(-1, 2),
+            lab[:, -b:].reshape(-1, 2),
+        ]
+    )
+    mu = ring.mean(axis=0)
+    # A floor on the spread keeps a perfectly flat table from making every printed speck a board.
+    inv = np.linalg.inv(np.cov(ring.T) + np.eye(2) * 4.0).astype(np.float32)
+    da, db = lab[..., 0] - mu[0], lab[..., 1] - mu[1]
+    dist2 = inv[0, 0] * da * da + 2 * inv[0, 1] * da * db + inv[1, 1] * db * db
+    return np.asarray(np.sqrt(np.maximum(dist2, 0)), dtype=np.float32)
+
+
+def _detail(small: NDArray[np.uint8]) -> NDArray[np.float32]:
+    """Density of sharp edges, relative to the table's own: printed boards are dense with them."""
+    gray = cv2.cvtColor(small, cv2.COLOR_BGR2GRAY)
+    edges = cv2.Canny(cv2.GaussianBlur(gray, (0, 0), 1.0), 40, 100).astype(np.float32) / 255.0
+    k = max(5, int(0.02 * small.shape[1]))
+    density = cv2.blur(edges, (k, k))
+    h, w = density.shape
+    b = max(2, int(BORDER_FRACTION * min(h, w)))
+    ring = np.concatenate(
+        [density[:b].ravel(), density[-b:].ravel(), density[:, :b].ravel(), density[:, -b:].ravel()]
+    )
+    floor = float(np.percentile(ring, 95)) + 0.03
+    return np.asarray(density / floor, dtype=np.float32)
+
+
+def _board_mask(small: NDArray[np.uint8]) -> NDArray[np.uint8]:
+    """Pixels unlike the table in colour or dense with printed detail."""
+    return ((_table_distance(small) > 5.0) | (_detail(small) > 1.6)).astype(np.uint8) * 255
+
+
+def _blobs(mask: NDArray[np.uint8]) -> list[NDArray[np.int32]]:
+    close = max(3, int(0.012 * mask.shape[1]) | 1)
+    mask = cv2.morphologyEx(
+        mask, cv2.MORPH_CLOSE, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (close, close))
+    )
+    mask = cv2.morphologyEx(mask, cv2.MORPH_OPEN, np.ones((5, 5), np.uint8))
+    contours, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+    area_min = MIN_AREA_FRACTION * mask.shape[0] * mask.shape[1]
+    return [c for c in contours if cv2.contourArea(cv2.convexHull(c)) >= area_min]
+
+
+def _coarse_quad(contour: NDArray[np.int32]) -> Points | None:
+    hull = cv2.convexHull(contour)
+    perimeter = cv2.arcLength(hull, True)
+    for eps in np.linspace(0.01, 0.12, 23):
+        approx = cv2.approxPolyDP(hull, eps * perimeter, True)
+        if len(approx) == 4 and cv2.isContourConvex(approx):
+            return as_points(approx)
+    rect = cv2.boxPoints(cv2.minAreaRect(hull))
+    return as_points(rect)
+
+
+def _clockwise(quad: Points) -> Points:
+    centre = quad.mean(axis=0)
+    angles = np.arctan2(quad[:, 1] - centre[1], quad[:, 0] - centre[0])
+    return quad[np.argsort(angles)]
+
+
+def _sample(image: NDArray[np.uint8], pts: Points) -> NDArray[np.float32]:
+    """Bilinear samples of a (multi-channel) image at points, as (N, channels)."""
+    # remap's maps must stay under 32767 pixels a side: many points go in as rows of a 2-D map.
+    n = len(pts)
+    width = min(n, 4096)
+    padded = np.zeros((-(-n // width) * width, 2), np.float32)
+    padded[:n] = pts
+    xs = padded[:, 0].reshape(-1, width)
+    ys = padded[:, 1].reshape(-1, width)
+    out = cv2.remap(image, xs, ys, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+    return np.asarray(out, dtype=np.float32).reshape(len(padded), -1)[:n]
+
+
+@dataclass(frozen=True)
+class EdgeImage:
+    """Samples a photo as Lab with chroma weighted up: a board as light as its table still differs from it
+    in hue. Only the sampled points are converted, which is far cheaper than the whole frame."""
+
+    image_bgr: NDArray[np.uint8]
+
+    def sample(self, pts: Points) -> NDArray[np.float32]:
+        bgr = _sample(self.image_bgr, pts).reshape(-1, 1, 3) / np.float32(255.0)
+        lab = cv2.cvtColor(bgr.astype(np.float32), cv2.COLOR_BGR2LAB).reshape(-1, 3)
+        lab[:, 0] *= 2.55
+        lab[:, 1:] *= 2.0
+        return np.asarray(lab, dtype=np.float32)
+
+
+@dataclass(frozen=True)
+class SideEdge:
+    """One candidate straight edge of a side: its points (ideal px), strength, and median outward offset."""
+
+    points: Points
+    strength: float
+    offset: float
+
+    @cached_property
+    def line(self) -> NDArray[np.float64]:
+        fitted = cv2.fitLine(self.points.astype(np.float32), cv2.DIST_HUBER, 0, 0.01, 0.01)
+        return np.asarray(fitted, dtype=np.float64).ravel()
+
+
+def _line_candidates(
+    points: Points,
+    rows: NDArray[np.int64],
+    strength: NDArray[np.float64],
+    n_rows: int,
+    rng: np.random.Generator,
+    hypotheses: int = 100,
+) -> list[tuple[NDArray[np.bool_], float]]:
+    """Straight lines through edge points of many sample rows (RANSAC): inlier masks and strength.
+
+    A line's support is the number of distinct rows it passes through (one point per row counts), so a
+    cluster of texture points in a few rows cannot pose as an edge.
+    """
+    found: list[tuple[NDArray[np.bool_], float]] = []
+    used = np.zeros(len(points), bool)
+    for _ in range(6):
+        free = np.nonzero(~used)[0]
+        if len(free) < 2:
+            break
+        pairs = rng.choice(free, (hypotheses, 2))
+        a, b = points[pairs[:, 0]], points[pairs[:, 1]]
+        d = b - a
+        norm = np.linalg.norm(d, axis=1)
+        ok = (rows[pairs[:, 0]] != rows[pairs[:, 1]]) & (norm > 1e-6)
+        if not ok.any():
+            break
+        a, d, norm = a[ok], d[ok], norm[ok]
+        normals = np.column_stack([-d[:, 1], d[:, 0]]) / norm[:, None]
+        dist = np.abs(((points[None, :, :] - a[:, None, :]) * normals[:, None, :]).sum(axis=2))
+        inliers = (dist < 1.5) & ~used[None, :]
+        # Distinct rows per hypothesis: mark (hypothesis, row) pairs and count them.
+        hit = np.zeros((len(a), n_rows), bool)
+        hyp, pt = np.nonzero(inliers)
+        hit[hyp, rows[pt]] = True
+        support = hit.sum(axis=1)
+        best = int(np.argmax(support))
+        if support[best] < 0.4 * n_rows:
+            break
+        mask = inliers[best]
+        found.append((mask, float(strength[mask].sum())))
+        used |= mask
+    return found
+
+
+def _refine_side(
+    a: Points,
+    b: Points,
+    outward: Points,
+    image: EdgeImage,
+    to_photo: Callable[[Points], Points],
+    search: tuple[float, float],
+    step: float = 0.5,
+) -> list[SideEdge]:
+    """Candidate straight edges near side a-b, their points in ideal pixels.
+
+    Colour is sampled along the side's normal on straight lines of the ideal image (mapped into the photo by
+    ``to_photo``, so a lens' curvature is followed) for offsets in ``search`` (pixels, outward positive).
+    Sharp steps in each sample row are edge points; straight lines through many rows' points are candidate
+    edges (the rough side need not be parallel to the true one).
+    """
+    n = 40
+    t = np.linspace(0.08, 0.92, n)[:, None]
+    base = a + t * (b - a)
+    offsets = np.arange(search[0], search[1], step)
+    if len(offsets) < 12:
+        return []
+    pts = (base[:, None, :] + offsets[None, :, None] * outward).reshape(-1, 2)
+    profile = image.sample(to_photo(pts)).reshape(n, len(offsets), -1)
+    # Sensor noise and JPEG blocks are finer than any edge: smooth each row over about a pixel.
+    profile = cv2.GaussianBlur(profile, (5, 1), 2.0)
+    response = np.linalg.norm(np.gradient(profile, step, axis=1), axis=2)
+    # Peakedness: a printed or cut edge is a narrow peak, a shadow's or a lamp's ramp a broad one.
+    d = max(1, round(4 / step))  # 4 px either side
+    padded = np.pad(response, ((0, 0), (d, d)), mode="edge")
+    sharp = response - 0.5 * (padded[:, : -2 * d] + padded[:, 2 * d :])
+    is_peak = (sharp[:, 1:-1] >= sharp[:, :-2]) & (sharp[:, 1:-1] >= sharp[:, 2:]) & (sharp[:, 1:-1] > 2.0)
+    # Only each row's strongest few peaks: the board's edge is among them, and the line search's cost
+    # grows with every point.
+    peak_strength = np.where(is_peak, sharp[:, 1:-1], -np.inf)
+    keep = np.argsort(-peak_strength, axis=1)[:, :PEAKS_PER_ROW]
+    mask = np.zeros_like(is_peak)
+    np.put_along_axis(mask, keep, True, axis=1)
+    # And each row's outermost peak: a faint cut edge beside bold art would never make the strongest few.
+    outermost = is_peak.shape[1] - 1 - np.argmax(is_peak[:, ::-1], axis=1)
+    np.put_along_axis(mask, outermost[:, None], True, axis=1)
+    rows, cols = np.nonzero(mask & is_peak)
+    cols = cols + 1
+    if len(rows) < 8:
+        return []
+    strength = sharp[rows, cols].astype(np.float64)
+    # Edge points in (along-side, offset) coordinates, where candidate lines are fitted.
+    along = t[rows, 0] * float(np.linalg.norm(b - a))
+    points = np.column_stack([along, offsets[cols]])
+    candidates = _line_candidates(points, rows, strength, n, np.random.default_rng(len(rows)))
+    length = float(np.linalg.norm(b - a))
+    out = []
+    for mask, score in candidates:
+        edge = a + (points[mask, 0:1] / length) * (b - a) + points[mask, 1:2] * outward
+        out.append(SideEdge(edge, score / n, float(np.median(points[mask, 1]))))
+    return out
+
+
+def _intersect(l1: NDArray[np.float64], l2: NDArray[np.float64]) -> Points:
+    # Lines as (vx, vy, x0, y0) from fitLine.
+    d1, p1 = l1[:2], l1[2:]
+    d2, p2 = l2[:2], l2[2:]
+    m = np.array([d1, -d2]).T
+    if abs(np.linalg.det(m)) < 1e-9:
+        raise ValueError("parallel sides")
+    s = np.linalg.solve(m, p2 - p1)
+    return np.asarray(p1 + s[0] * d1, dtype=np.float64).reshape(1, 2)
+
+
+Picker = Callable[[list[list[SideEdge]], Callable[[list[SideEdge]], Points | None]], list[SideEdge] | None]
+
+
+def _fit_quad(
+    quad: Points,
+    gray: EdgeImage,
+    to_photo: Callable[[Points], Points],
+    search: tuple[float, float],
+    pick: Picker,
+    step: float = 0.5,
+) -> tuple[Points, float] | None:
+    centre = quad.mean(axis=0)
+    sides = []
+    for i in range(4):
+        a, b = quad[i], quad[(i + 1) % 4]
+        direction = (b - a) / max(float(np.linalg.norm(b - a)), 1e-9)
+        normal = np.array([-direction[1], direction[0]])
+        if np.dot(normal, (a + b) / 2 - centre) < 0:
+            normal = -normal
+        candidates = _refine_side(a, b, normal, gray, to_photo, search, step)
+        if not candidates:
+            # A side with no clear edge keeps the rough one: a faint edge must not sink the whole board
+            # when the other three sides and the board's proportions pin it down.
+            t = np.linspace(0.0, 1.0, 8)[:, None]
+            candidates = [SideEdge(a + t * (b - a), 0.0, 0.0)]
+        sides.append(candidates)
+
+    # The pickers try hundreds of combinations of the same few edges: each pair's corner is worked out once.
+    meets: dict[tuple[int, int], Points | None] = {}
+
+    def meet(e1: SideEdge, e2: SideEdge) -> Points | None:
+        key = (id(e1), id(e2))
+        if key not in meets:
+            try:
+                meets[key] = _intersect(e1.line, e2.line)
+            except ValueError:
+                meets[key] = None
+        return meets[key]
+
+    def corners(chosen: list[SideEdge]) -> Points | None:
+        points = [meet(chosen[i - 1], chosen[i]) for i in range(4)]
+        return None if any(p is None for p in points) else np.vstack(points)  # type: ignore[arg-type]
+
+    chosen = pick(sides, corners)
+    if chosen is None:
+        return None
+    result = corners(chosen)
+    return None if result is None else (result, float(np.mean([e.strength for e in chosen])))
+
+
+def _top_edge(inward: float) -> Picker:
+    """Per side, the innermost clear edge within ``inward`` pixels inside where the side already is.
+
+    A board is a slab: where its cut side faces the camera, the outermost edge is the side's foot on the
+    table and the printed top's edge lies just inside it; art lies further in than a slab is thick.
+    """
+
+    def pick(
+        sides: list[list[SideEdge]], corners: Callable[[list[SideEdge]], Points | None]
+    ) -> list[SideEdge] | None:
+        chosen = []
+        for candidates in sides:
+            nearest = min(candidates, key=lambda e: abs(e.offset))
+            close = [
+                e
+                for e in candidates
+                if nearest.offset - inward <= e.offset <= nearest.offset
+                and e.strength >= 0.4 * nearest.strength
+            ]
+            chosen.append(min(close, key=lambda e: e.offset))
+        return chosen
+
+    return pick
+
+
+def _outermost_fitting(
+    aspects: tuple[float, ...], matrix: NDArray[np.float64], tolerance: float = ASPECT_TOLERANCE
+) -> Picker:
+    """Per side, the outermost clear edge, among combinations whose shape is a board's.
+
+    A board's printed art has straight edges parallel to its border, often stronger than the cut edge itself,
+    and a faint cut edge may lose to them; the board's known proportions (any profile in play, either way
+    round) settle which edges are the board's.
+    """
+
+    def pick(
+        sides: list[list[SideEdge]], corners: Callable[[list[SideEdge]], Points | None]
+    ) -> list[SideEdge] | None:
+        options = []
+        for candidates in sides:
+            strongest = max(e.strength for e in candidates)
+            clear = [e for e in candidates if e.strength >= CLEAR_EDGE * strongest]
+            options.append(sorted(clear, key=lambda e: -e.strength)[:5])
+        best: tuple[float, list[SideEdge]] | None = None
+        for combo in itertools.product(*options):
+            quad = corners(list(combo))
+            if quad is None or cv2.contourArea(quad.astype(np.float32)) <= 0:
+                continue
+            if _aspect_error(quad, matrix, aspects) > tolerance:
+                continue
+            reach = sum(e.offset for e in combo)
+            if best is None or reach > best[0]:
+                best = (reach, list(combo))
+        # No combination has a board's shape (part of a board, or no board at all): nothing is guessed.
+        return best[1] if best is not None else None
+
+    return pick
+
+
+UNIT_SQUARE = np.array([(0.0, 0.0), (1.0, 0.0), (1.0, 1.0), (0.0, 1.0)])
+FAINT_REACH = (0.012, 0.05)  # where a side's faint true edge may lie beyond it, in board widths
+COHERENCE = 0.8  # share of the rows' edge strength that survives averaging them: a straight edge's
+
+
+def _grow_to_faint_edges(quad: Points, image: EdgeImage, to_photo: Callable[[Points], Points]) -> Points:
+    """Each side moved out to a faint straight edge just beyond it, if there is one.
+
+    A board's printed frame line can be far stronger than its cut edge on a table of nearly its colour, and
+    where the row-by-row search misses that edge the frame line passes for it. Averaging many rows parallel
+    to the side, in the board's own plane (so perspective keeps them parallel), lifts a straight edge out
+    of the table's texture: its steps line up from row to row, texture's do not.
+    """
+    to_image = cv2.getPerspectiveTransform(UNIT_SQUARE.astype(np.float32), quad.astype(np.float32))
+    step = 0.0008
+    offsets = np.arange(-0.01, FAINT_REACH[1], step)
+    t = np.linspace(0.1, 0.9, 80)[:, None]
+    grown = UNIT_SQUARE.copy()
+    for side in range(4):
+        a, b = UNIT_SQUARE[side], UNIT_SQUARE[(side + 1) % 4]
+        outward = (a + b) / 2 - 0.5
+        outward /= np.linalg.norm(outward)
+        unit = ((a + t * (b - a))[:, None, :] + offsets[None, :, None] * outward).reshape(-1, 2)
+        pts = cv2.perspectiveTransform(unit.reshape(-1, 1, 2), to_image).reshape(-1, 2)
+        rows = image.sample(to_photo(pts)).reshape(len(t), len(offsets), -1)
+        coherent = np.linalg.norm(np.gradient(rows.mean(axis=0), axis=0), axis=1)
+        per_row = np.linalg.norm(np.gradient(rows, axis=1), axis=2).mean(axis=0)
+        beyond = offsets[1:-1] >= FAINT_REACH[0]
+        # The floor counts the line the side starts at: a floor of the table's texture alone lets shadows
+        # and grain through (measured: Alice's Garden lost 7 of 150 boards that way).
+        floor = 3.0 * float(np.median(coherent))
+        peak = (coherent[1:-1] >= coherent[:-2]) & (coherent[1:-1] >= coherent[2:])
+        ok = peak & beyond & (coherent[1:-1] > floor) & (coherent[1:-1] >= COHERENCE * per_row[1:-1])
+        if ok.any():
+            reach = float(offsets[1:-1][ok].max())
+            grown[side] += reach * outward
+            grown[(side + 1) % 4] += reach * outward
+    # Corners move with both their sides: each side's shift applies to its two corners, so a corner
+    # shared by two grown sides moves out along both.
+    return as_points(cv2.perspectiveTransform(grown.reshape(-1, 1, 2), to_image).reshape(-1, 2))
+
+
+def _aspect_error(quad: Points, matrix: NDArray[np.float64], aspects: tuple[float, ...]) -> float:
+    ratio = aspect(_clockwise(quad), matrix)
+    return min(abs(float(np.log(ratio / a))) for asp in aspects for a in (asp, 1 / asp))
+
+
+def _photo_mapper(camera: CameraModel | None) -> Callable[[Points], Points]:
+    """Ideal pinhole pixels to photo pixels (the lens put back, when calibrated)."""
+
+    def to_photo(pts: Points) -> Points:
+        return camera.distort_px(pts) if camera is not None else pts
+
+    return to_photo
+
+
+def _snap(
+    quad: Points, image: EdgeImage, to_photo: Callable[[Points], Points], size: float
+) -> tuple[Points, float] | None:
+    """Each side of an outline (ideal pixels, clockwise) fitted again on the edge points right there: within
+    1.5 % of the board's ``size`` (pixels), the top's edge (see :func:`_top_edge`)."""
+    return _fit_quad(quad, image, to_photo, (-0.015 * size - 3, 0.015 * size + 3), _top_edge(0.012 * size))
+
+
+def refine_quad(
+    image_bgr: NDArray[np.uint8],
+    coarse_xy: Points,
+    camera: CameraModel | None = None,
+    aspects: tuple[float, ...] = (),
+    reach: tuple[float, float] = BLOB_REACH,
+) -> Quad | None:
+    """Snap a rough outline (photo pixels) to the board's straight edges; ``None`` when a side has none.
+
+    Two passes: a wide one that may move each side out to the board's cut edge, or in (``reach``: how far in
+    and out, in board widths), checked against the ``aspects``, width over height, of the boards that may be
+    on the table; then a tight one that fits each side again on the edge points right there.
+    """
+    gray = EdgeImage(image_bgr)
+    h, w = image_bgr.shape[:2]
+    matrix = matrix_or_guess(camera, (w, h))
+    to_photo = _photo_mapper(camera)
+    coarse = as_points(coarse_xy)
+    quad = _clockwise(camera.undistort_px(coarse) if camera is not None else coarse)
+    size = float(np.sqrt(cv2.contourArea(quad.astype(np.float32))))
+    pick_wide = _outermost_fitting(aspects, matrix) if aspects else _outermost_fitting((1.0,), matrix, np.inf)
+    # The wide pass only has to find the right edge; the tight pass, sampled twice as finely, places it.
+    wide = _fit_quad(quad, gray, to_photo, (reach[0] * size, reach[1] * size), pick_wide, step=0.5)
+    if wide is None:
+        return None
+    grown = _grow_to_faint_edges(_clockwise(wide[0]), gray, to_photo)
+    if aspects and _aspect_error(grown, matrix, aspects) > ASPECT_TOLERANCE:
+        grown = _clockwise(wide[0])
+    tight = _snap(grown, gray, to_photo, size)
+    if tight is None:
+        return None
+    ideal, score = tight
+    # Refining moves each side by a few per cent: an outline that shrank far inside the blob it came from
+    # is a printed shape on a board (or half a board), not a board.
+    if cv2.contourArea(_clockwise(ideal).astype(np.float32)) < 0.6 * size * size:
+        return None
+    corners = to_photo(ideal)
+    return Quad(corners, ideal, _in_frame(corners, (w, h)), score)
+
+
+def _in_frame(corners: Points, size_wh: tuple[int, int], margin: float = 2.0) -> bool:
+    w, h = size_wh
+    return bool(np.all((corners >= margin) & (corners <= [w - 1 - margin, h - 1 - margin])))
+
+
+def quad_from_corners(
+    corners_xy: object, size_wh: tuple[int, int], camera: CameraModel | None = None
+) -> Quad:
+    """A board whose corners the user gave, TL, TR, BR, BL in photo pixels."""
+    corners = as_points(corners_xy)
+    if corners.shape != (4, 2):
+        raise ValueError(f"give exactly 4 corners (TL, TR, BR, BL), got {len(corners)}")
+    ideal = camera.undistort_px(corners) if camera is not None else corners
+    if cv2.contourArea(ideal.astype(np.float32)) < 100:
+        raise ValueError("the 4 corners enclose no board: give them as TL, TR, BR, BL around the board")
+    return Quad(corners, ideal, _in_frame(corners, size_wh), 1.0, oriented=True, method="manual")
+
+
+def find_quads(
+    image_bgr: NDArray[np.uint8], camera: CameraModel | None = None, aspects: tuple[float, ...] = ()
+) -> list[Quad]:
+    """Every board-like outline in the photo, largest first (``aspects``: see :func:`refine_quad`)."""
+    w = image_bgr.shape[1]
+    small = image_bgr
+    # Halving by pyramid steps first: an area resize straight from full size costs more than all the rest.
+    while small.shape[1] > 1.5 * WORK_WIDTH:
+        small = cv2.pyrDown(small)
+    if small.shape[1] > WORK_WIDTH:
+        small = cv2.resize(
+            small,
+            (WORK_WIDTH, round(small.shape[0] * WORK_WIDTH / small.shape[1])),
+            interpolation=cv2.INTER_AREA,
+        )
+    scale = small.shape[1] / w
+    area_min = MIN_AREA_FRACTION * small.shape[0] * small.shape[1]
+    quads: list[Quad] = []
+    raw = _board_mask(small)
+    # Each blob still to search, and whether it is what is left of a board the photo's edge cuts.
+    pending = [(_filled(contour, small.shape[:2]), False) for contour in _blobs(raw)]
+    while pending:
+        blob, cut = pending.pop()
+        contours, _ = cv2.findContours(blob, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+        contour = max(contours, key=cv2.contourArea)
+        coarse = _coarse_quad(contour)
+        quad = None if coarse is None else refine_quad(image_bgr, coarse / scale, camera, aspects)
+        if quad is None:
+            # Boards laid close together merge into one blob that is no board's shape: pull them apart.
+            pending += [(part, cut) for part in _split(blob, raw, area_min)]
+            continue
+        # A board found in a blob much larger than itself may have a neighbour merged into that blob.
+        left = blob.copy()
+        outline = np.round(quad.corners_xy * scale).astype(np.int32)
+        cv2.fillConvexPoly(left, outline, 0)
+        left = cv2.morphologyEx(left, cv2.MORPH_OPEN, _disc(max(3, int(0.02 * small.shape[1]) | 1)))
+        n, labels, stats, _ = cv2.connectedComponentsWithStats(left)
+        parts = [j for j in range(1, n) if stats[j, cv2.CC_STAT_AREA] >= area_min]
+        # What is left running off the photo's edge may be the rest of this very board, its outline only
+        # printed art inside it: the photo does not show where the board ends, so nothing in it is scored.
+        size = np.sqrt(cv2.contourArea(outline.astype(np.float32)))
+        cut = cut or any(
+            _touches_edge(labels == j) and stats[j, cv2.CC_STAT_AREA] >= 0.1 * size * size for j in parts
+        )
+        pending += [((labels == j).astype(np.uint8) * 255, cut) for j in parts]
+        quads.append(replace(quad, in_frame=False) if cut else quad)
+    quads.sort(key=lambda q: -cv2.contourArea(q.corners_xy.astype(np.float32)))
+    return quads
+
+
+def _touches_edge(mask: NDArray[np.bool_]) -> bool:
+    return bool(mask[0].any() or mask[-1].any() or mask[:, 0].any() or mask[:, -1].any())
+
+
+def _disc(size: int) -> NDArray[np.uint8]:
+    return np.asarray(cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (size, size)), dtype=np.uint8)
+
+
+def _filled(contour: NDArray[np.int32], shape: tuple[int, ...]) -> NDArray[np.uint8]:
+    mask = np.zeros(shape[:2], np.uint8)
+    cv2.drawContours(mask, [contour], -1, 255, cv2.FILLED)
+    return mask
+
+
+def _split(blob: NDArray[np.uint8], raw: NDArray[np.uint8], area_min: float) -> list[NDArray[np.uint8]]:
+    """The parts of a blob joined by narrow necks or gaps (boards a finger's width apart), each grown back to
+    its full extent within the blob; none when no erosion up to a sixth of the blob's size separates it.
+
+    The split works on the unsmoothed mask (``raw``): smoothing is what filled the gap between the boards.
+    """
+    extent = int(np.sqrt(cv2.countNonZero(blob)))
+    unsmoothed = cv2.bitwise_and(blob, raw)
+    for size in range(3, max(4, extent // 6), 4):
+        eroded = cv2.erode(unsmoothed, _disc(size))
+        n, labels, stats, _ = cv2.connectedComponentsWithStats(eroded)
+        parts = [j for j in range(1, n) if stats[j, cv2.CC_STAT_AREA] >= area_min / 4]
+        if len(parts) >= 2:
+            return [cv2.dilate((labels == j).astype(np.uint8) * 255, _disc(size)) & blob for j in parts]
+        if not parts:
+            return []
+    return []
+
+
+def segmented_quads(
+    image_bgr: NDArray[np.uint8],
+    segmenter: BoardSegmenter,
+    camera: CameraModel | None = None,
+    aspects: tuple[float, ...] = (),
+) -> list[Quad]:
+    """Boards as the board-mask model outlines them, each side then moved to the board's own edge.
+
+    The mask places a side to a pixel or two of its own scale (a few per cent of a board); the segmenter's
+    side model (:mod:`vision.locate.sides`), looking a few per cent either way, places it to a pixel of the
+    photo's. Where it places no side (a hand over most of one) or has no board's shape, the edge search of
+    :func:`refine_quad` tries, and where the edges it finds lie far from the outline, the side model looks
+    again from them (:func:`_sides_again`); where no edges make a board's shape either, the mask's outline
+    stands if it has one itself; an outline of no board's shape is dropped, unless it runs off the photo
+    (shown, never scored).
+    """
+    h, w = image_bgr.shape[:2]
+    matrix = matrix_or_guess(camera, (w, h))
+    to_photo = _photo_mapper(camera)
+    quads = []
+    found = segmenter.outlines(image_bgr, camera)
+    whole = [o for o in found if not o.cut]
+    calibrated = camera is not None
+    placed = iter(_place_sides(image_bgr, segmenter, whole, to_photo, matrix, calibrated, aspects))
+    for outline in found:
+        if not outline.cut:
+            sided = next(placed)
+            refined = sided or refine_quad(image_bgr, outline.corners_xy, camera, aspects, MASK_REACH)
+            if refined is not None:
+                gap, size = _gap(refined.ideal_xy, outline.ideal_xy)
+                # Measured with a calibrated camera: without one, the lens' curvature alone bends the mask's
+                # outline as far from the fitted edges (a reward tile photographed close up: 4 %).
+                floor = EDGE_DOUBT_MASK_PX * w / INPUT_WIDTH
+                if not sided and gap > max(EDGE_DOUBT * size, floor):
+                    sided = _sides_again(image_bgr, segmenter, refined, to_photo, matrix, calibrated, aspects)
+                    if sided is not None:
+                        refined = sided
+                        gap, size = _gap(refined.ideal_xy, outline.ideal_xy)
+                doubt = ""
+                limit = SIDES_DOUBT if sided else EDGE_DOUBT
+                far = gap > max(limit * size, floor)
+                if calibrated and far and not refined.completed:
+                    doubt = (
+                        "the board's edges are unclear (its outline and its edges differ by "
+                        f"{gap / size:.0%} of its size); not scored: photograph it again against a plain "
+                        "table, or give its corners"
+                    )
+                quads.append(replace(refined, method="mask", doubt=doubt))
+                continue
+            if aspects and _aspect_error(_clockwise(outline.ideal_xy), matrix, aspects) > ASPECT_TOLERANCE:
+                continue
+        ideal = _clockwise(outline.ideal_xy)
+        corners = to_photo(ideal)
+        in_frame = not outline.cut and _in_frame(corners, (w, h))
+        quads.append(Quad(corners, ideal, in_frame, 0.0, method="mask"))
+    return quads
+
+
+def _place_sides(
+    image_bgr: NDArray[np.uint8],
+    segmenter: BoardSegmenter,
+    outlines: list[Outline],
+    to_photo: Callable[[Points], Points],
+    matrix: NDArray[np.float64],
+    calibrated: bool,
+    aspects: tuple[float, ...],
+) -> list[Quad | None]:
+    """Each whole outline placed on its board's sides by the side model, when the segmenter has one; ``None``
+    where it has none, places no side, or places them in no board's shape (the edge search then tries).
+    With a ``calibrated`` camera (``matrix`` its own, not a guess) a board's shape is checked closely."""
+    if segmenter.sides is None:
+        return [None] * len(outlines)
+    h, w = image_bgr.shape[:2]
+    quads: list[Quad | None] = []
+    placed = segmenter.sides.place(image_bgr, [o.ideal_xy for o in outlines], to_photo)
+    for outline, sides in zip(outlines, placed, strict=True):
+        ideal = None if sides is None else _clockwise(sides)
+        completed = False
+        if ideal is not None and calibrated and aspects:
+            ideal, completed = _squared(
+                ideal, outline.ideal_xy, image_bgr, segmenter.sides, to_photo, matrix, aspects
+            )
+        if ideal is None or (aspects and _aspect_error(ideal, matrix, aspects) > ASPECT_TOLERANCE):
+            quads.append(None)
+            continue
+        corners = to_photo(ideal)
+        quads.append(Quad(corners, ideal, _in_frame(corners, (w, h)), 1.0, completed=completed))
+    return quads
+
+
+def _sides_again(
+    image_bgr: NDArray[np.uint8],
+    segmenter: BoardSegmenter,
+    found: Quad,
+    to_photo: Callable[[Points], Points],
+    matrix: NDArray[np.float64],
+    calibrated: bool,
+    aspects: tuple[float, ...],
+) -> Quad | None:
+    """The board the side model places from where the edge search ``found`` it, when the mask's outline lay
+    too far off for the side model to look (a pale board on a pale table, whose corner the mask leaves out:
+    Tang Garden photos 378 and 425 of the benchmark, outlines 9 and 11 % off, edges found 1-2 % off, the
+    sides placed from there 0.6 and 0.1 %); ``None`` where it places none there either."""
+    again = Outline(found.corners_xy, found.ideal_xy, cut=False)
+    (sided,) = _place_sides(image_bgr, segmenter, [again], to_photo, matrix, calibrated, aspects)
+    return sided
+
+
+def _squared(
+    quad: Points,
+    outline: Points,
+    image_bgr: NDArray[np.uint8],
+    sides: SideFinder,
+    to_photo: Callable[[Points], Points],
+    matrix: NDArray[np.float64],
+    aspects: tuple[float, ...],
+) -> tuple[Points | None, bool]:
+    """``quad`` (clockwise, ideal pixels) when a calibrated camera sees it as a board's rectangle; else the
+    rectangle three of its sides make (one side took the printed frame or a shadow for the edge along part
+    of it) that the side model finds best supported all round, or along the three sides kept where the
+    mask's ``outline`` agrees (:data:`SQUARE_SUPPORT`); else one with a side read again (:func:`_rival`);
+    ``None`` if no such rectangle is. And whether it is such a rectangle."""
+    if _rectangular(quad, matrix, aspects):
+        return quad, False
+    options = [
+        (side, done)
+        for side in range(4)
+        for ratio in {r for a in aspects for r in (a, 1 / a)}
+        if (done := complete(quad, side, matrix, ratio)) is not None
+    ]
+    support = sides.support(image_bgr, [done for _, done in options], to_photo)
+    found = support >= SQUARE_SUPPORT * COLUMNS
+
+    def agrees(done: Points) -> bool:
+        gap, size = _gap(done, outline)
+        return gap <= EDGE_DOUBT * size
+
+    standing = [i for i in range(len(options)) if found[i].all()] or [
+        i for i, (side, done) in enumerate(options) if np.delete(found[i], side).all() and agrees(done)
+    ]
+    if standing:
+        best = max(standing, key=lambda i: float(support[i].sum()))
+        return options[best][1], True
+    rivals = sides.rivals(image_bgr, outline, quad, to_photo)
+    rival = _rival(rivals, image_bgr, sides, to_photo, lambda q: _rectangular(q, matrix, aspects))
+    return rival, rival is not None
+
+
+def _rival(
+    rivals: list[Points],
+    image_bgr: NDArray[np.uint8],
+    sides: SideFinder,
+    to_photo: Callable[[Points], Points],
+    shaped_right: Callable[[Points], bool],
+) -> Points | None:
+    """Of the ``rivals`` (the placed board with one side read again a strip out or in from the mask's
+    outline: :meth:`vision.locate.sides.SideFinder.rivals`), each placed again from there, the one of the
+    board's shape that the side model finds along every side; ``None`` if none is. Three sides cannot correct
+    a side where the two next to it lie almost parallel in the photo: where they meet, which sets the board's
+    depth, moves far for a pixel's error at their ends (Alice's Garden photo 162 of the benchmark: its margin
+    half in a shadow whose edge the first look took for a side; the rectangle from the other three lay 10 %
+    off, the side read again 0.15 %)."""
+    if not rivals:
+        return None
+    placed = [_clockwise(p) for p in sides.place(image_bgr, rivals, to_photo) if p is not None]
+    shaped = [p for p in placed if shaped_right(p)]
+    if not shaped:
+        return None
+    support = sides.support(image_bgr, shaped, to_photo)
+    whole = [i for i in range(len(shaped)) if (support[i] >= SQUARE_SUPPORT * COLUMNS).all()]
+    if not whole:
+        return None
+    return shaped[max(whole, key=lambda i: float(support[i].sum()))]
+
+
+def _rectangular(quad: Points, matrix: NDArray[np.float64], aspects: tuple[float, ...]) -> bool:
+    """Whether a calibrated camera (``matrix``) sees ``quad`` as a rectangle of one of the boards' shapes."""
+    return skew(quad, matrix) <= SQUARE_TOLERANCE and _aspect_error(quad, matrix, aspects) <= SQUARE_TOLERANCE
+
+
+def _gap(quad: Points, outline: Points) -> tuple[float, float]:
+    """The largest distance between a corner of ``quad`` and the nearest corner of ``outline`` (both going
+    round the same way), and the outline's size (the square root of its area)."""
+    size = float(np.sqrt(max(cv2.contourArea(outline.astype(np.float32)), 1.0)))
+    a, b = _clockwise(quad), _clockwise(outline)
+    return min(float(np.max(np.linalg.norm(np.roll(a, k, axis=0) - b, axis=1))) for k in range(4)), size
+
+
+def locate(
+    image_bgr: NDArray[np.uint8],
+    camera: CameraModel | None = None,
+    aspects: tuple[float, ...] = (),
+    stickers: bool = False,
+    segmenter: BoardSegmenter | None = None,
+) -> list[Quad]:
+    """Boards by the board-mask model when one is given, else (or when it finds none) by their edges; with
+    ``stickers`` (the table's boards wear them), by their corner stickers first (exact and oriented).
+    Looking for stickers costs a third of the edge search, so only on request."""
+    from vision.locate.stickers import find_sticker_boards
+
+    h, w = image_bgr.shape[:2]
+    stickered = find_sticker_boards(image_bgr, camera) if stickers else []
+    if stickered:
+        return [
+            Quad(b.corners_xy, b.ideal_xy, _in_frame(b.corners_xy, (w, h)), 1.0, True, "stickers")
+            for b in stickered
+        ]
+    found = segmented_quads(image_bgr, segmenter, camera, aspects) if segmenter is not None else []
+    return found or find_quads(image_bgr, camera, aspects)
