@@ -5,7 +5,8 @@ own edges, or, where the model finds none (or none is given), from their edges a
    lies, and pixels far from it form candidate blobs (one per board, merged when close).
 2. A coarse quadrilateral from each blob's convex hull.
 3. Each side is moved to the strongest straight edge near it (the board's physical edge: printed art inside
-   may match the table's colour, so the blob alone can stop short), then fitted to sub-pixel edge points.
+   may match the table's colour, so the blob alone can stop short), then fitted to sub-pixel edge points
+   (:mod:`vision.locate.edges`).
 4. Corners are the intersections of the four fitted lines, in ideal (undistorted) pixels when the camera is
    calibrated, so a wide lens' curved edges do not bend the board.
 
@@ -15,10 +16,8 @@ caller.
 
 from __future__ import annotations
 
-import itertools
 from collections.abc import Callable
 from dataclasses import dataclass, replace
-from functools import cached_property
 
 import cv2
 import numpy as np
@@ -26,16 +25,24 @@ from numpy.typing import NDArray
 
 from vision.camera_model import CameraModel, matrix_or_guess
 from vision.geometry import Points, as_points
+from vision.locate.edges import (
+    ASPECT_TOLERANCE,
+    EdgeImage,
+    aspect_error,
+    clockwise,
+    fit_quad,
+    grow_to_faint_edges,
+    outermost_fitting,
+    photo_mapper,
+    snap,
+)
 from vision.locate.mask import INPUT_WIDTH, BoardSegmenter, Outline
-from vision.locate.rectangle import aspect, complete, skew
+from vision.locate.rectangle import complete, skew
 from vision.locate.sides import COLUMNS, SideFinder
 
 WORK_WIDTH = 640  # pixels: the scale blobs are found at; edges are refined at full resolution
 BORDER_FRACTION = 0.04  # the frame's border band the table colour is learnt from
 MIN_AREA_FRACTION = 0.004  # blobs smaller than this share of the frame are never boards
-PEAKS_PER_ROW = 6
-CLEAR_EDGE = 0.08  # an edge this strong next to a side's strongest still counts as a candidate
-ASPECT_TOLERANCE = 0.04  # |log| of a found outline's width/height over a board's
 # How far in and out of a rough outline a side's edge is searched, in board widths: a colour blob stops
 # short of a board's faint edge; the board-mask model's outline lies within a few per cent either way.
 BLOB_REACH = (-0.05, 0.12)
@@ -157,340 +164,6 @@ def _coarse_quad(contour: NDArray[np.int32]) -> Points | None:
     return as_points(rect)
 
 
-def _clockwise(quad: Points) -> Points:
-    centre = quad.mean(axis=0)
-    angles = np.arctan2(quad[:, 1] - centre[1], quad[:, 0] - centre[0])
-    return quad[np.argsort(angles)]
-
-
-def _sample(image: NDArray[np.uint8], pts: Points) -> NDArray[np.float32]:
-    """Bilinear samples of a (multi-channel) image at points, as (N, channels)."""
-    # remap's maps must stay under 32767 pixels a side: many points go in as rows of a 2-D map.
-    n = len(pts)
-    width = min(n, 4096)
-    padded = np.zeros((-(-n // width) * width, 2), np.float32)
-    padded[:n] = pts
-    xs = padded[:, 0].reshape(-1, width)
-    ys = padded[:, 1].reshape(-1, width)
-    out = cv2.remap(image, xs, ys, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
-    return np.asarray(out, dtype=np.float32).reshape(len(padded), -1)[:n]
-
-
-@dataclass(frozen=True)
-class EdgeImage:
-    """Samples a photo as Lab with chroma weighted up: a board as light as its table still differs from it
-    in hue. Only the sampled points are converted, which is far cheaper than the whole frame."""
-
-    image_bgr: NDArray[np.uint8]
-
-    def sample(self, pts: Points) -> NDArray[np.float32]:
-        bgr = _sample(self.image_bgr, pts).reshape(-1, 1, 3) / np.float32(255.0)
-        lab = cv2.cvtColor(bgr.astype(np.float32), cv2.COLOR_BGR2LAB).reshape(-1, 3)
-        lab[:, 0] *= 2.55
-        lab[:, 1:] *= 2.0
-        return np.asarray(lab, dtype=np.float32)
-
-
-@dataclass(frozen=True)
-class SideEdge:
-    """One candidate straight edge of a side: its points (ideal px), strength, and median outward offset."""
-
-    points: Points
-    strength: float
-    offset: float
-
-    @cached_property
-    def line(self) -> NDArray[np.float64]:
-        fitted = cv2.fitLine(self.points.astype(np.float32), cv2.DIST_HUBER, 0, 0.01, 0.01)
-        return np.asarray(fitted, dtype=np.float64).ravel()
-
-
-def _line_candidates(
-    points: Points,
-    rows: NDArray[np.int64],
-    strength: NDArray[np.float64],
-    n_rows: int,
-    rng: np.random.Generator,
-    hypotheses: int = 100,
-) -> list[tuple[NDArray[np.bool_], float]]:
-    """Straight lines through edge points of many sample rows (RANSAC): inlier masks and strength.
-
-    A line's support is the number of distinct rows it passes through (one point per row counts), so a
-    cluster of texture points in a few rows cannot pose as an edge.
-    """
-    found: list[tuple[NDArray[np.bool_], float]] = []
-    used = np.zeros(len(points), bool)
-    for _ in range(6):
-        free = np.nonzero(~used)[0]
-        if len(free) < 2:
-            break
-        pairs = rng.choice(free, (hypotheses, 2))
-        a, b = points[pairs[:, 0]], points[pairs[:, 1]]
-        d = b - a
-        norm = np.linalg.norm(d, axis=1)
-        ok = (rows[pairs[:, 0]] != rows[pairs[:, 1]]) & (norm > 1e-6)
-        if not ok.any():
-            break
-        a, d, norm = a[ok], d[ok], norm[ok]
-        normals = np.column_stack([-d[:, 1], d[:, 0]]) / norm[:, None]
-        dist = np.abs(((points[None, :, :] - a[:, None, :]) * normals[:, None, :]).sum(axis=2))
-        inliers = (dist < 1.5) & ~used[None, :]
-        # Distinct rows per hypothesis: mark (hypothesis, row) pairs and count them.
-        hit = np.zeros((len(a), n_rows), bool)
-        hyp, pt = np.nonzero(inliers)
-        hit[hyp, rows[pt]] = True
-        support = hit.sum(axis=1)
-        best = int(np.argmax(support))
-        if support[best] < 0.4 * n_rows:
-            break
-        mask = inliers[best]
-        found.append((mask, float(strength[mask].sum())))
-        used |= mask
-    return found
-
-
-def _refine_side(
-    a: Points,
-    b: Points,
-    outward: Points,
-    image: EdgeImage,
-    to_photo: Callable[[Points], Points],
-    search: tuple[float, float],
-    step: float = 0.5,
-) -> list[SideEdge]:
-    """Candidate straight edges near side a-b, their points in ideal pixels.
-
-    Colour is sampled along the side's normal on straight lines of the ideal image (mapped into the photo by
-    ``to_photo``, so a lens' curvature is followed) for offsets in ``search`` (pixels, outward positive).
-    Sharp steps in each sample row are edge points; straight lines through many rows' points are candidate
-    edges (the rough side need not be parallel to the true one).
-    """
-    n = 40
-    t = np.linspace(0.08, 0.92, n)[:, None]
-    base = a + t * (b - a)
-    offsets = np.arange(search[0], search[1], step)
-    if len(offsets) < 12:
-        return []
-    pts = (base[:, None, :] + offsets[None, :, None] * outward).reshape(-1, 2)
-    profile = image.sample(to_photo(pts)).reshape(n, len(offsets), -1)
-    # Sensor noise and JPEG blocks are finer than any edge: smooth each row over about a pixel.
-    profile = cv2.GaussianBlur(profile, (5, 1), 2.0)
-    response = np.linalg.norm(np.gradient(profile, step, axis=1), axis=2)
-    # Peakedness: a printed or cut edge is a narrow peak, a shadow's or a lamp's ramp a broad one.
-    d = max(1, round(4 / step))  # 4 px either side
-    padded = np.pad(response, ((0, 0), (d, d)), mode="edge")
-    sharp = response - 0.5 * (padded[:, : -2 * d] + padded[:, 2 * d :])
-    is_peak = (sharp[:, 1:-1] >= sharp[:, :-2]) & (sharp[:, 1:-1] >= sharp[:, 2:]) & (sharp[:, 1:-1] > 2.0)
-    # Only each row's strongest few peaks: the board's edge is among them, and the line search's cost
-    # grows with every point.
-    peak_strength = np.where(is_peak, sharp[:, 1:-1], -np.inf)
-    keep = np.argsort(-peak_strength, axis=1)[:, :PEAKS_PER_ROW]
-    mask = np.zeros_like(is_peak)
-    np.put_along_axis(mask, keep, True, axis=1)
-    # And each row's outermost peak: a faint cut edge beside bold art would never make the strongest few.
-    outermost = is_peak.shape[1] - 1 - np.argmax(is_peak[:, ::-1], axis=1)
-    np.put_along_axis(mask, outermost[:, None], True, axis=1)
-    rows, cols = np.nonzero(mask & is_peak)
-    cols = cols + 1
-    if len(rows) < 8:
-        return []
-    strength = sharp[rows, cols].astype(np.float64)
-    # Edge points in (along-side, offset) coordinates, where candidate lines are fitted.
-    along = t[rows, 0] * float(np.linalg.norm(b - a))
-    points = np.column_stack([along, offsets[cols]])
-    candidates = _line_candidates(points, rows, strength, n, np.random.default_rng(len(rows)))
-    length = float(np.linalg.norm(b - a))
-    out = []
-    for mask, score in candidates:
-        edge = a + (points[mask, 0:1] / length) * (b - a) + points[mask, 1:2] * outward
-        out.append(SideEdge(edge, score / n, float(np.median(points[mask, 1]))))
-    return out
-
-
-def _intersect(l1: NDArray[np.float64], l2: NDArray[np.float64]) -> Points:
-    # Lines as (vx, vy, x0, y0) from fitLine.
-    d1, p1 = l1[:2], l1[2:]
-    d2, p2 = l2[:2], l2[2:]
-    m = np.array([d1, -d2]).T
-    if abs(np.linalg.det(m)) < 1e-9:
-        raise ValueError("parallel sides")
-    s = np.linalg.solve(m, p2 - p1)
-    return np.asarray(p1 + s[0] * d1, dtype=np.float64).reshape(1, 2)
-
-
-Picker = Callable[[list[list[SideEdge]], Callable[[list[SideEdge]], Points | None]], list[SideEdge] | None]
-
-
-def _fit_quad(
-    quad: Points,
-    gray: EdgeImage,
-    to_photo: Callable[[Points], Points],
-    search: tuple[float, float],
-    pick: Picker,
-    step: float = 0.5,
-) -> tuple[Points, float] | None:
-    centre = quad.mean(axis=0)
-    sides = []
-    for i in range(4):
-        a, b = quad[i], quad[(i + 1) % 4]
-        direction = (b - a) / max(float(np.linalg.norm(b - a)), 1e-9)
-        normal = np.array([-direction[1], direction[0]])
-        if np.dot(normal, (a + b) / 2 - centre) < 0:
-            normal = -normal
-        candidates = _refine_side(a, b, normal, gray, to_photo, search, step)
-        if not candidates:
-            # A side with no clear edge keeps the rough one: a faint edge must not sink the whole board
-            # when the other three sides and the board's proportions pin it down.
-            t = np.linspace(0.0, 1.0, 8)[:, None]
-            candidates = [SideEdge(a + t * (b - a), 0.0, 0.0)]
-        sides.append(candidates)
-
-    # The pickers try hundreds of combinations of the same few edges: each pair's corner is worked out once.
-    meets: dict[tuple[int, int], Points | None] = {}
-
-    def meet(e1: SideEdge, e2: SideEdge) -> Points | None:
-        key = (id(e1), id(e2))
-        if key not in meets:
-            try:
-                meets[key] = _intersect(e1.line, e2.line)
-            except ValueError:
-                meets[key] = None
-        return meets[key]
-
-    def corners(chosen: list[SideEdge]) -> Points | None:
-        points = [meet(chosen[i - 1], chosen[i]) for i in range(4)]
-        return None if any(p is None for p in points) else np.vstack(points)  # type: ignore[arg-type]
-
-    chosen = pick(sides, corners)
-    if chosen is None:
-        return None
-    result = corners(chosen)
-    return None if result is None else (result, float(np.mean([e.strength for e in chosen])))
-
-
-def _top_edge(inward: float) -> Picker:
-    """Per side, the innermost clear edge within ``inward`` pixels inside where the side already is.
-
-    A board is a slab: where its cut side faces the camera, the outermost edge is the side's foot on the
-    table and the printed top's edge lies just inside it; art lies further in than a slab is thick.
-    """
-
-    def pick(
-        sides: list[list[SideEdge]], corners: Callable[[list[SideEdge]], Points | None]
-    ) -> list[SideEdge] | None:
-        chosen = []
-        for candidates in sides:
-            nearest = min(candidates, key=lambda e: abs(e.offset))
-            close = [
-                e
-                for e in candidates
-                if nearest.offset - inward <= e.offset <= nearest.offset
-                and e.strength >= 0.4 * nearest.strength
-            ]
-            chosen.append(min(close, key=lambda e: e.offset))
-        return chosen
-
-    return pick
-
-
-def _outermost_fitting(
-    aspects: tuple[float, ...], matrix: NDArray[np.float64], tolerance: float = ASPECT_TOLERANCE
-) -> Picker:
-    """Per side, the outermost clear edge, among combinations whose shape is a board's.
-
-    A board's printed art has straight edges parallel to its border, often stronger than the cut edge itself,
-    and a faint cut edge may lose to them; the board's known proportions (any profile in play, either way
-    round) settle which edges are the board's.
-    """
-
-    def pick(
-        sides: list[list[SideEdge]], corners: Callable[[list[SideEdge]], Points | None]
-    ) -> list[SideEdge] | None:
-        options = []
-        for candidates in sides:
-            strongest = max(e.strength for e in candidates)
-            clear = [e for e in candidates if e.strength >= CLEAR_EDGE * strongest]
-            options.append(sorted(clear, key=lambda e: -e.strength)[:5])
-        best: tuple[float, list[SideEdge]] | None = None
-        for combo in itertools.product(*options):
-            quad = corners(list(combo))
-            if quad is None or cv2.contourArea(quad.astype(np.float32)) <= 0:
-                continue
-            if _aspect_error(quad, matrix, aspects) > tolerance:
-                continue
-            reach = sum(e.offset for e in combo)
-            if best is None or reach > best[0]:
-                best = (reach, list(combo))
-        # No combination has a board's shape (part of a board, or no board at all): nothing is guessed.
-        return best[1] if best is not None else None
-
-    return pick
-
-
-UNIT_SQUARE = np.array([(0.0, 0.0), (1.0, 0.0), (1.0, 1.0), (0.0, 1.0)])
-FAINT_REACH = (0.012, 0.05)  # where a side's faint true edge may lie beyond it, in board widths
-COHERENCE = 0.8  # share of the rows' edge strength that survives averaging them: a straight edge's
-
-
-def _grow_to_faint_edges(quad: Points, image: EdgeImage, to_photo: Callable[[Points], Points]) -> Points:
-    """Each side moved out to a faint straight edge just beyond it, if there is one.
-
-    A board's printed frame line can be far stronger than its cut edge on a table of nearly its colour, and
-    where the row-by-row search misses that edge the frame line passes for it. Averaging many rows parallel
-    to the side, in the board's own plane (so perspective keeps them parallel), lifts a straight edge out
-    of the table's texture: its steps line up from row to row, texture's do not.
-    """
-    to_image = cv2.getPerspectiveTransform(UNIT_SQUARE.astype(np.float32), quad.astype(np.float32))
-    step = 0.0008
-    offsets = np.arange(-0.01, FAINT_REACH[1], step)
-    t = np.linspace(0.1, 0.9, 80)[:, None]
-    grown = UNIT_SQUARE.copy()
-    for side in range(4):
-        a, b = UNIT_SQUARE[side], UNIT_SQUARE[(side + 1) % 4]
-        outward = (a + b) / 2 - 0.5
-        outward /= np.linalg.norm(outward)
-        unit = ((a + t * (b - a))[:, None, :] + offsets[None, :, None] * outward).reshape(-1, 2)
-        pts = cv2.perspectiveTransform(unit.reshape(-1, 1, 2), to_image).reshape(-1, 2)
-        rows = image.sample(to_photo(pts)).reshape(len(t), len(offsets), -1)
-        coherent = np.linalg.norm(np.gradient(rows.mean(axis=0), axis=0), axis=1)
-        per_row = np.linalg.norm(np.gradient(rows, axis=1), axis=2).mean(axis=0)
-        beyond = offsets[1:-1] >= FAINT_REACH[0]
-        # The floor counts the line the side starts at: a floor of the table's texture alone lets shadows
-        # and grain through (measured: Alice's Garden lost 7 of 150 boards that way).
-        floor = 3.0 * float(np.median(coherent))
-        peak = (coherent[1:-1] >= coherent[:-2]) & (coherent[1:-1] >= coherent[2:])
-        ok = peak & beyond & (coherent[1:-1] > floor) & (coherent[1:-1] >= COHERENCE * per_row[1:-1])
-        if ok.any():
-            reach = float(offsets[1:-1][ok].max())
-            grown[side] += reach * outward
-            grown[(side + 1) % 4] += reach * outward
-    # Corners move with both their sides: each side's shift applies to its two corners, so a corner
-    # shared by two grown sides moves out along both.
-    return as_points(cv2.perspectiveTransform(grown.reshape(-1, 1, 2), to_image).reshape(-1, 2))
-
-
-def _aspect_error(quad: Points, matrix: NDArray[np.float64], aspects: tuple[float, ...]) -> float:
-    ratio = aspect(_clockwise(quad), matrix)
-    return min(abs(float(np.log(ratio / a))) for asp in aspects for a in (asp, 1 / asp))
-
-
-def _photo_mapper(camera: CameraModel | None) -> Callable[[Points], Points]:
-    """Ideal pinhole pixels to photo pixels (the lens put back, when calibrated)."""
-
-    def to_photo(pts: Points) -> Points:
-        return camera.distort_px(pts) if camera is not None else pts
-
-    return to_photo
-
-
-def _snap(
-    quad: Points, image: EdgeImage, to_photo: Callable[[Points], Points], size: float
-) -> tuple[Points, float] | None:
-    """Each side of an outline (ideal pixels, clockwise) fitted again on the edge points right there: within
-    1.5 % of the board's ``size`` (pixels), the top's edge (see :func:`_top_edge`)."""
-    return _fit_quad(quad, image, to_photo, (-0.015 * size - 3, 0.015 * size + 3), _top_edge(0.012 * size))
-
-
 def refine_quad(
     image_bgr: NDArray[np.uint8],
     coarse_xy: Points,
@@ -507,25 +180,25 @@ def refine_quad(
     gray = EdgeImage(image_bgr)
     h, w = image_bgr.shape[:2]
     matrix = matrix_or_guess(camera, (w, h))
-    to_photo = _photo_mapper(camera)
+    to_photo = photo_mapper(camera)
     coarse = as_points(coarse_xy)
-    quad = _clockwise(camera.undistort_px(coarse) if camera is not None else coarse)
+    quad = clockwise(camera.undistort_px(coarse) if camera is not None else coarse)
     size = float(np.sqrt(cv2.contourArea(quad.astype(np.float32))))
-    pick_wide = _outermost_fitting(aspects, matrix) if aspects else _outermost_fitting((1.0,), matrix, np.inf)
+    pick_wide = outermost_fitting(aspects, matrix) if aspects else outermost_fitting((1.0,), matrix, np.inf)
     # The wide pass only has to find the right edge; the tight pass, sampled twice as finely, places it.
-    wide = _fit_quad(quad, gray, to_photo, (reach[0] * size, reach[1] * size), pick_wide, step=0.5)
+    wide = fit_quad(quad, gray, to_photo, (reach[0] * size, reach[1] * size), pick_wide, step=0.5)
     if wide is None:
         return None
-    grown = _grow_to_faint_edges(_clockwise(wide[0]), gray, to_photo)
-    if aspects and _aspect_error(grown, matrix, aspects) > ASPECT_TOLERANCE:
-        grown = _clockwise(wide[0])
-    tight = _snap(grown, gray, to_photo, size)
+    grown = grow_to_faint_edges(clockwise(wide[0]), gray, to_photo)
+    if aspects and aspect_error(grown, matrix, aspects) > ASPECT_TOLERANCE:
+        grown = clockwise(wide[0])
+    tight = snap(grown, gray, to_photo, size)
     if tight is None:
         return None
     ideal, score = tight
     # Refining moves each side by a few per cent: an outline that shrank far inside the blob it came from
     # is a printed shape on a board (or half a board), not a board.
-    if cv2.contourArea(_clockwise(ideal).astype(np.float32)) < 0.6 * size * size:
+    if cv2.contourArea(clockwise(ideal).astype(np.float32)) < 0.6 * size * size:
         return None
     corners = to_photo(ideal)
     return Quad(corners, ideal, _in_frame(corners, (w, h)), score)
@@ -650,7 +323,7 @@ def segmented_quads(
     """
     h, w = image_bgr.shape[:2]
     matrix = matrix_or_guess(camera, (w, h))
-    to_photo = _photo_mapper(camera)
+    to_photo = photo_mapper(camera)
     quads = []
     found = segmenter.outlines(image_bgr, camera)
     whole = [o for o in found if not o.cut]
@@ -681,9 +354,9 @@ def segmented_quads(
                     )
                 quads.append(replace(refined, method="mask", doubt=doubt))
                 continue
-            if aspects and _aspect_error(_clockwise(outline.ideal_xy), matrix, aspects) > ASPECT_TOLERANCE:
+            if aspects and aspect_error(clockwise(outline.ideal_xy), matrix, aspects) > ASPECT_TOLERANCE:
                 continue
-        ideal = _clockwise(outline.ideal_xy)
+        ideal = clockwise(outline.ideal_xy)
         corners = to_photo(ideal)
         in_frame = not outline.cut and _in_frame(corners, (w, h))
         quads.append(Quad(corners, ideal, in_frame, 0.0, method="mask"))
@@ -708,13 +381,13 @@ def _place_sides(
     quads: list[Quad | None] = []
     placed = segmenter.sides.place(image_bgr, [o.ideal_xy for o in outlines], to_photo)
     for outline, sides in zip(outlines, placed, strict=True):
-        ideal = None if sides is None else _clockwise(sides)
+        ideal = None if sides is None else clockwise(sides)
         completed = False
         if ideal is not None and calibrated and aspects:
             ideal, completed = _squared(
                 ideal, outline.ideal_xy, image_bgr, segmenter.sides, to_photo, matrix, aspects
             )
-        if ideal is None or (aspects and _aspect_error(ideal, matrix, aspects) > ASPECT_TOLERANCE):
+        if ideal is None or (aspects and aspect_error(ideal, matrix, aspects) > ASPECT_TOLERANCE):
             quads.append(None)
             continue
         corners = to_photo(ideal)
@@ -796,7 +469,7 @@ def _rival(
     off, the side read again 0.15 %)."""
     if not rivals:
         return None
-    placed = [_clockwise(p) for p in sides.place(image_bgr, rivals, to_photo) if p is not None]
+    placed = [clockwise(p) for p in sides.place(image_bgr, rivals, to_photo) if p is not None]
     shaped = [p for p in placed if shaped_right(p)]
     if not shaped:
         return None
@@ -809,14 +482,14 @@ def _rival(
 
 def _rectangular(quad: Points, matrix: NDArray[np.float64], aspects: tuple[float, ...]) -> bool:
     """Whether a calibrated camera (``matrix``) sees ``quad`` as a rectangle of one of the boards' shapes."""
-    return skew(quad, matrix) <= SQUARE_TOLERANCE and _aspect_error(quad, matrix, aspects) <= SQUARE_TOLERANCE
+    return skew(quad, matrix) <= SQUARE_TOLERANCE and aspect_error(quad, matrix, aspects) <= SQUARE_TOLERANCE
 
 
 def _gap(quad: Points, outline: Points) -> tuple[float, float]:
     """The largest distance between a corner of ``quad`` and the nearest corner of ``outline`` (both going
     round the same way), and the outline's size (the square root of its area)."""
     size = float(np.sqrt(max(cv2.contourArea(outline.astype(np.float32)), 1.0)))
-    a, b = _clockwise(quad), _clockwise(outline)
+    a, b = clockwise(quad), clockwise(outline)
     return min(float(np.max(np.linalg.norm(np.roll(a, k, axis=0) - b, axis=1))) for k in range(4)), size
 
 
