@@ -1,4 +1,5 @@
-"""The ONNX models, their model cards, the training code and the synthetic data generator."""
+"""The shipped ONNX models, their model cards, and where to find them (`garden-scorer-lab train` rebuilds
+them)."""
 
 from __future__ import annotations
 

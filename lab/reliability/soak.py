@@ -3,7 +3,7 @@ watched.
 
 A :class:`Story` is what a steady camera over a table sees, step by step: an empty table, a board laid down,
 hands reaching over it, its state changing, the camera unplugged for a while and back, the board taken away.
-Its photos are rendered once per scene with models/synth (cached under the temp folder) and played as fast
+Its photos are rendered once per scene with lab/synth (cached under the temp folder) and played as fast
 as the loop takes them, so 20,000 frames take minutes. The real :class:`LiveLoop` and :class:`LiveScorer`
 with the shipped models run on them; the camera itself checks, before each frame, what the previous one
 made the loop publish, so every step is judged against its truth frame by frame: the published totals equal

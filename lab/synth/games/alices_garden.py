@@ -281,3 +281,6 @@ def _player_aid(image: Image, profile: BoardProfile, pack: ArtPack, s: float) ->
             pack.ink,
         )
     stroke(image, [(left, top), (right, top)], pack.ink, max(1.0, s * 0.6))
+
+
+ARTISTS = (AliceArtist(),)

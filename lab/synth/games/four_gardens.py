@@ -279,3 +279,6 @@ def draw_digit(image: Image, value: int, box: tuple[float, float, float, float],
     if value in (6, 9):
         y = baseline + size * 0.15
         stroke(image, [(cx - tw * 0.45, y), (cx + tw * 0.45, y)], pack.ink, weight)
+
+
+ARTISTS = (FourGardensArtist(), FourGardensRewardArtist())

@@ -529,3 +529,6 @@ def _terrace(image: Image, profile: BoardProfile, symbols: tuple[str, ...], pack
         centre = ((x0 + x1) / 2, medallion_y * s)
         disc(image, centre, 6.5 * s, TILE, pack, 13 * s)
         draw_symbol(image, symbol, centre, 10.5 * s, pack)
+
+
+ARTISTS = (SanssouciArtist(),)

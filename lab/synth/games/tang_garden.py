@@ -1079,3 +1079,6 @@ def _unturned(point: tuple[float, float], size_wh: tuple[int, int], turns: int) 
         # One quarter back: rot90's column x of its row y is the patch's row x, counted from its right.
         x, y, w, h = h - y, x, h, w
     return x, y
+
+
+ARTISTS = (TangArtist(),)

@@ -506,3 +506,6 @@ def _coin_track(image: Image, profile: BoardProfile, pack: ArtPack, s: float) ->
             image, ellipse_points(centre, (radius, radius), n=28), pack.ink, max(1.0, 0.25 * s), closed=True
         )
         label_text(image, str(r * region.cols + c), centre, radius * 0.75, pack.ink)
+
+
+ARTISTS = (ZenArtist(),)
