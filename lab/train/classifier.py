@@ -104,96 +104,19 @@ GAME_CONFIG["zen-garden"] = {"photos": 1000, "epochs": 16, "stem_stride": 2}
 # foot and pooled by place, as Sanssouci's are: a marker leaning in from the next space always comes from
 # below (200 photos: cell error 0.156 -> 0.021 %, boards perfect 95.0 -> 99.0 %).
 GAME_CONFIG["four-gardens"] = {"photos": 1200, "epochs": 12, "stem_stride": 2, "spatial_bins": 2}
-# Tang Garden: 84 cells a photo, 96-pixel crops with context (tall miniatures lean over their neighbours):
-# a strided first layer keeps it cheap, pooling by place tells a tile from its neighbours, and the
-# orientation model gets more epochs for a cue as small as the compass rose. Characters' crops are added
-# turned by quarters (its reader's turned_look), and the character and facing heads, read off a top some 24
-# pixels across, weigh more. Its error is bound by data: rendering costs 0.4 s a photo, the epochs cost the
-# time, so each board is cut once from 800 photos (was twice from 260: cell error on 100 photos 15.6 ->
-# 10.5 %, facing misread 10 % -> a few) in 9 epochs (below), on two threads: on one they took 23-35 minutes.
-# Decorations two to a tile or beside a miniature are drawn small in a tile's corners: pooled by place alone,
-# the model missed most of them even on its training photos. The middle maximum shows a thing alike wherever
-# on the tile it lies, and crowded boards show many more of them (500 photos: cell error 6.45 -> 4.88 %,
-# scores exact 15.2 -> 24.6 %; crowding alone 6.58 % and 16.6 %). That took its rebuild to 1206 s, so it
-# trained 9 epochs, not 10 (1109 s; 4.99 % and 24.4 %).
-# Its eleven decoration heads weigh double as well: each says "yes" on a few per cent of the tiles at most,
-# and trees drawn small in a corner were still missed 11-24 % of the time. On 500 photos, at 9 epochs:
-# cells misread 4.99 -> 4.54 %, scores exact 24.4 -> 35.4 %, trees missed 6-13 %; a wider embedding (128,
-# not 96) alone changed nothing (4.88 %, 23.4 %), and with the weights gave as much (4.36 %, 34.6 %). That
-# rebuild took 1207 s alone this week, so it trained 8 epochs (1148 s; 4.94 %, 32.2 %: the landscape icons
-# lose most). 720 photos in 9 epochs (1040 s) read 4.67 % of cells wrong but scored 28.0 % exactly.
-# Its epochs now run in bfloat16 on batches of 128 (an epoch 88 -> 45 s), which buys 14 epochs in 1037 s
-# (500 photos: cells misread 4.94 -> 3.81 %, scores exact 32.2 -> 39.0 %); 12 epochs on batches of 64
-# took 1148 s (3.97 %, 37.6 %); 16 on 128 read 3.70 % and 40.2 %, but took 1223 s, over the 20 minutes, as
-# did 880 photos in 14 epochs (1240 s; 3.47 %, 37.2 %). It is exported in 8 bits: its reading was a third of a
-# photo's time (one run, one core: a photo's crops 37 -> 26 ms; 500 photos read within a few boards alike).
-# With the freed memory kept (lab/train/heap.py) its rendering takes some 250 s, not 270, which buys the 16
-# epochs: 1111 s alone (500 photos, 8 bits: cells misread 3.86 -> 3.69 %, scores exact 39.4 -> 41.8 %,
-# a miniature's identity misread 2.4 -> 1.6 %, its facing 3.8 -> 3.7 %). Its orientation model keeps its 40
-# epochs: at 8 it chose the wrong rotation for 7 of the 40 validation boards.
-# A decoration sharing its tile with a miniature was missed far more often than one alone (500 photos: 105
-# of the 1355 on a miniature's tile, 41 of the 9967 elsewhere), and the cards' count then put it on another
-# miniature's tile: the decoration heads count the crops where one stands four times (beside_piece), 740 s
-# alone. The same 500 photos, read as the version before read them: decorations missed 146 -> 98, scores
-# exact 76.2 -> 76.4 %, identity misread 0.51 -> 0.44 %, facing 0.48 -> 0.81 % (all in photos over 30
-# degrees off straight above); a second seed 75.4 -> 77.4 % exact, the held-out pack 50.0 -> 55.0 %. Tried:
-# the weight over the weighed crops' count (each head's own weight kept): 121 missed, 74.2 % exact; the
-# terrain heads weighed so too: identity misread 1.66 %.
-# Its tiles' four edges are read as well (vision/readers/tang_garden.py EDGE_HEADS), each matched with the
-# edge it touches. Learnt beside them, the terrain heads read better by themselves (500 photos, the edges left
-# unread: rock misread where present on a miniature's tile 8.3 -> 5.1 %). At full weight, identity was
-# misread on 1.19 % of the miniatures (0.27 % before): merchant and sword-dancer, one's colours the other's
-# sash, swapped. The character head weighed 3, not 2: 0.61 %; and the edge heads at half weight: 0.44 %
-# (second seed 0.40 %), scores exact 77.6 -> 82.2 % (second seed 78.0 -> 79.6 %; the three builds read
-# 79.4, 80.4, 82.2 % and 81.2, 80.0, 79.6 %, the terrains read with their edges' odds pooled; averaged, as
-# now, 82.4 and 79.6 %), 696 s alone. The held-out pack reads worse: 53.5 -> 44.5 % (the other two builds
-# 52.5 and 51.5 %).
-# That left time for data: 1200 photos, not 800, in the same 16 epochs, 1066 s alone (500 photos: scores
-# exact 82.4 -> 85.0 %, cells misread 1.41 -> 1.07 %, identity 0.44 -> 0.20 %, facing 0.27 -> 0.24 %; second
-# seed 79.6 -> 83.4 %; held-out pack 44.0 -> 64.0 %). 1400 photos in 14 epochs read the seen packs better
-# still (87.2 and 85.6 %) and the held-out pack worse (60.5 %), but took 1245 s with other work beside it
-# (some 1170 s alone by its epochs' pace): too near the 20 minutes on a slow day. The share of boards drawn
-# crowded, with 1200 photos, read as the committed reader reads (scores exact of the two seeds' 500 photos,
-# the held-out pack's 200, seed 7's 100): 0.6 (kept) 430, 424, 134, 88; 0.8 412, 397, 115, 78; 0.4 430,
-# 431, 121, 91 (987 s). The tile head learns the landscape slots too (is a landscape tile there), so a tile
-# whose icon a miniature hides is not read as an empty slot (vision/readers/tang_garden.py): 1072 s; with its
-# reader, 431, 433, 144, 88. Training photos with the camera's tilt drawn evenly over its directions, not its
-# angle (54 % of them beyond 30 degrees, not 33 %), read 421, 419, 112 (1061 s): decorations a little better
-# on one seed, the miniatures' identity worse (0.20 -> 1.26 % misread), the held-out pack much worse. Its
-# training crops moved by up to 2 pixels a batch (shift_px), at no cost an epoch: 436, 434, 147, 90. From
-# its fifth epoch on, an epoch trains on the 40 % of the crops whose loss was highest when last seen and a
-# fifth of the others (hard_from: 52 % of the crops), which buys 1500 photos within the 16 epochs (977 s):
-# 455, 441, 153, 90. 1800 photos on 30 % and 15 % of the others (1090 s): 448, 446, 142, 91; 1700 photos,
-# focused from the third epoch (1042 s): 438, 446, 153, 91; 1500 photos in 18 epochs (1044 s): 447, 449, 159,
-# 94 (the miniatures' identity misread 0.07 -> 0.20 %). That model had learnt its hard crops by heart: of
-# the decorations less than 60 % in view it missed 29 % on 300 of its own training photos and 88 % on the 500
-# photos; of those 80-99 % in view, 1.5 and 7.6 %. AdamW's weight decay at 0.2, not 1e-4 (weight_decay;
-# 966 s), read 457, 456, 164, 90 (cells read again below 0.95, vision/readers/tang_garden.py); at 0.05 452,
-# 450, 154, 94 (below 0.98), with gaussian noise on the crops as well 449, 448, 155, 87; at 0.3 (below 0.95)
-# 456, 453, 162, 93; at 0.5 it misread the miniatures' identity 195 times in the four sets (20 at 0.2). 1700
-# photos at 0.2 (1066 s) read 457, 455, 156, 95: the same, nearer the 20 minutes.
-# Read so with the reader of today (the recipe here: 462, 462, 162 of the two seeds' 500 photos and the
-# held-out pack's 200), the decoration heads counting a miniature's tiles 8 times (1007 s) read 447, 452,
-# 150, 2 times 457, 455, 170; the decoration heads weighing 3, not 2, 454, 457, 156; a first layer of 24
-# channels, not 16 (1189 s), 462, 459, 171 with a wrong score unflagged.
-# Every layer half as wide again (twice the multiply-adds; 1366 s, over the 20 minutes, and 110 crops
-# 9.8 -> 13.8 ms) read 468, 464, 177: a point at most for both budgets. The decorations and terrains taught
-# on the turned copies of a miniature's crops too (beside_piece 1, so that they weigh as before; 969 s) and
-# read averaged over the four turns, as the identity is: 458, 453, 157 (upright alone 461, 459, 162).
-# Crops of 128 pixels, not 96, over the same 12 mm of context (1314 s; 110 crops 10.4 -> 17.0 ms): 462, 464,
-# 171, beyond both budgets for two boards.
+# Tang Garden: 84 cells a photo, 96-pixel crops with context (tall miniatures lean over their neighbours).
+# A strided first layer keeps it cheap; pooling by place tells a tile from its neighbours, and the middle
+# maximum shows a small decoration alike wherever on the tile it lies. Its error is bound by data within the
+# 20-minute rebuild: bfloat16 epochs, two threads, 8-bit export and the focused epochs (hard_from) buy 1500
+# photos in 16 epochs. Small cues weigh more (a miniature's identity and facing, the decorations, most of all
+# beside a miniature); the edge heads weigh half, or they crowd the identity out of the shared embedding.
+# Crowded boards show the rare sight of decorations side by side; weight decay keeps it from learning its
+# hardest crops by heart. Every trial behind these numbers: docs/experiments.md.
 # Sanssouci: wide context for noblemen leaning over their neighbours (see its reader), read as Tang Garden's
 # is: a strided first layer, pooling by place; more photos, as the leaning nobleman is a rare sight. Its
 # crops are cut turned (lean_up), so a square's art shows at any angle: half of each batch is turned by
-# quarters for the square head (its validation error 0.14 % -> 0.00 %, with twice the photos). A quarter of
-# its boards are drawn mid-game, which shows it empty squares under leaning noblemen (on 500 photos drawn so,
-# cell error on found boards 0.067 -> 0.051 %, silent wrong scores 0.4 -> 0.0 %). Its epochs run on two
-# threads, which pays for 1600 photos instead of 1000 within the 20 minutes (500 photos: boards read
-# perfectly 97.6 -> 98.8 %, cell error 0.041 -> 0.029 %). 1900 photos in 20 epochs read more (perfect 99.0 %,
-# cells 0.016 %, every score exact) but took 1282 s in bfloat16; with the freed memory kept
-# (lab/train/heap.py: rendering 586 -> 495 s) and the orientation model trained 6 epochs, not 25 (150 -> 37 s;
-# at 6 and at 8 it chose no wrong rotation on the 40 validation boards nor on the 500), the same model
-# rebuilds in 1032 s.
+# quarters for the square head. Two threads and bfloat16 buy 1900 photos in 20 epochs within the 20-minute
+# rebuild; its orientation model needs only 6 epochs (docs/experiments.md).
 GAME_CONFIG["sanssouci"] = {
     "photos": 1900,
     "threads": 2,

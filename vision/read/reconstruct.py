@@ -214,8 +214,7 @@ def _summed(
     alone) whose sum is the likeliest of its totals; a head so turned reads :data:`PLACED_BY_COUNT` sure of
     its count. A total is as likely as all the counts that make it: a landscape tile whose one icon is read
     a third each as a sun, a moon or a temple is one icon at 1 - 0.7^3 = 0.66, though "none" (0.34) beats
-    each single reading (0.3 x 0.7^2 = 0.15). On 500 photos: slots misread 72 -> 68 (second seed 80 -> 73,
-    held-out pack 258 -> 250), one more score exact on each seed. With a ``present`` head, "none" is as
+    each single reading (0.3 x 0.7^2 = 0.15). With a ``present`` head, "none" is as
     likely as the counts' none times its "no", "some" as their total times its "yes"; it reads as the total
     chosen says. Changes ``probabilities`` in place."""
     heads = {h.name: h for h in predictions.heads}
@@ -348,14 +347,10 @@ def _touching(
     the chance q = 1 - prod(1 - s_k), reads (p + q) / 2 where it holds a piece (with the chance 1 - g it
     keeps p): two readings of one thing, the crop's whole and its edges', averaged, so that where they
     disagree the cell reads unsure and is flagged. Pooled as independent evidence instead (p q / (p q +
-    (1 - p)(1 - q))), a terrain head sure at 0.999 outweighed edges at 0.75 and the tile read surely wrong:
-    on 500 photos, 199 terrains misread at 0.9 or more against 96 averaged, scores exact alike (411, 412);
-    a second seed 398 both, one wrong with no flag against none. Where an edge reads the class likeliest
-    and the average says no, the cell reads it just (:data:`PLACED_BY_COUNT`, flagged), so that no tile
-    reads an edge of water and no water: Tang Garden's tiles misread on found boards 493 -> 454 over four
-    benchmark sets (two seeds' 500 photos, the held-out pack's 200, seed 7's 100; scores exact 1167 ->
-    1175), 153 -> 138 on a fifth (500 photos, scores exact 448 -> 450); with the edges weighed 0.8 against
-    the crop's whole 0.2 instead, 422 (1174) and 146 (450). Changes ``probabilities`` in place."""
+    (1 - p)(1 - q))), a terrain head sure at 0.999 outweighed edges at 0.75 and the tile read surely wrong.
+    Where an edge reads the class likeliest and the average says no, the cell reads it just
+    (:data:`PLACED_BY_COUNT`, flagged), so that no tile reads an edge of water and no water (the figures:
+    docs/experiments.md). Changes ``probabilities`` in place."""
     heads = {h.name: h for h in predictions.heads}
     missing = [n for n in (fact.gate, *fact.sides, *fact.shows) if n not in heads]
     missing += [n for _, a, _, b in fact.pairs for n in (a, b) if n not in heads]

@@ -97,65 +97,33 @@ class TangReader(ReaderBase):
         *(Head(name, ICON_COUNTS) for name in ICON_HEADS),
     )
     # A top face lands up to some 30 mm from its footprint (see the module's docstring), yet a tile's own
-    # edges and the landscape icons need detail: 12 mm of context at 96 pixels is the measured middle (500
-    # photos: 22 mm read 9.65 % of cells wrong, a tile's rockery edge on 5.9 % of the tiles that have one,
-    # the facing on 2.8 % of miniatures; 4 mm read 5.80 %, 2.2 % and 11.6 %, one score wrong unflagged;
-    # 12 mm 6.73 %, 2.9 % and 5.6 %, none). 96 pixels, not 64, for the facing (at 64 it erred on 20 % of
-    # validation cells, at 96 on 8 %).
+    # edges and the landscape icons need detail: 12 mm of context is the measured middle, and 96 pixels show
+    # which way a miniature faces (docs/experiments.md has the figures behind each choice here).
     context_mm: float = 12.0
     crop_px: int = 96
-    # Upright: tried with the grid's crops turned by whole quarters so that a miniature always leans up, its
-    # facing turned back (200 photos, same recipe: scores exact 38 -> 6 %, decorations misread 232 -> 728
-    # times, identities 39 -> 359): art drawn upright was learnt at four angles, and that model had no
-    # turned copies nor reading four ways (below), which the turn rules out.
+    # Upright: art drawn upright reads worse learnt at four angles; a turned crop rules out the turned look.
     lean_up: bool = False
     # A miniature's top seen from above is the same figure whichever way up the crop is, its facing turned
     # with it: training adds each character crop turned by quarters (lab/train/classifier.py
-    # with_turned_copies), and reading averages the four (80 photos, identity misread where a miniature
-    # stands: 23.3 % with the facing alone taught so, 9.9 % with both; facing 6.9 % read once, 4.5-4.7 %
-    # averaged). A top leaning out of its tile's crop showed only in part which way it faced: of 58 facings
-    # misread (of 1771 miniatures in 300 photos), 57 were of tops reaching over 33 mm from their tile's
-    # centre, where the crop ends at 29.5. Where the lean exceeds the crop's context, the facing is read from
-    # a crop moved half-way along it instead (4 misread, with the same model). The identity, read from the
-    # moved crops alone, was misread more (45 against 34); averaged over both crops, less: of those leaning
-    # over 20 mm (466 in 300 photos) 1 misread against 12 from the tile's own. 30 mm is how tall the synthetic
-    # table draws the miniatures: the real ones' is not known.
+    # with_turned_copies), and reading averages the four. A top leaning out of its tile's crop shows only in
+    # part which way it faces, so the facing is read from a crop moved along the lean, the identity from both.
+    # 30 mm is how tall the synthetic table draws the miniatures: the real ones' is not known.
     turned_look: TurnedLook | None = TurnedLook(
         "character",
         NO_CHARACTER,
         compass=("facing",),
         unturned=("character",),
         top_mm=30.0,
-        # How far along the lean: the crop half-way (0.5) was chosen with an earlier model. With today's, on
-        # the 500 photos, a miniature's facing was misread on 0.81 % of the tiles where one stands at 0.5,
-        # 0.44 % at 0.65, 0.17 % at 0.8, 0.17 % at 1 (its identity 0.44, 0.41, 0.27, 0.34 %); on a second
-        # seed 0.63, 0.50, 0.43 % at 0.5, 0.8, 1. On the held-out art 1 read worse than 0.5 (facing 1.26 ->
-        # 2.10 %), 0.8 about as well (1.43 %): 0.8, the top near the crop's middle, some body below it.
+        # How far along the lean: the top near the crop's middle, some body below it.
         along=0.8,
         regions=("grid",),
     )
-
-    # Cells read unsure are read again from crops cut 1 mm off along each diagonal (2 pixels of the
-    # rectified board, 1.5 of the crop) and averaged. On 300 photos, same model, tiles' and slots' heads
-    # alone: scores exact 73.0 % read once; 78.3 % with every cell read again, or those below 0.999 (22 cells
-    # a photo of 120); 78.0 % below 0.99 (11); 77.7 % below 0.95 (7), which keeps a photo within twice a
-    # Sanssouci one's time; 76.7 % below 0.9 (5). Offsets of 0.5 and 1.5 mm read less on 100 photos, as did
-    # two offsets and eight. The miniature's identity is read so too, before its turned look (500 photos:
-    # misread 0.71 -> 0.51 %, scores exact 75.8 -> 76.2 %, under one cell more a photo); its facing is not.
-    # The model learnt from 1200 photos is surer: 4.4 cells a photo read below 0.95, 7.2 below 0.99 (60
-    # photos), and below 0.99 is read again, as time allows: scores exact 85.2 -> 86.0 % (500 photos), a
-    # second seed 83.6 -> 84.8 %, the held-out pack 64.0 -> 67.0 %; a photo took 1.89 and 1.81 times a
-    # Sanssouci one in two quiet runs (1.86 below 0.95). The model whose training crops are moved a little is
-    # less sure: 9.9 cells a photo below 0.99, 7.7 below 0.98 (60 photos), which reads the same (500 photos:
-    # 436 exact either way, second seed 434, held-out pack 147 and 146 of 200) in about the time 0.99 took
-    # with the model before. The model learnt with weight decay (lab/train/classifier.py) is less sure again:
-    # 12.3 cells a photo below 0.98, 6.8 below 0.95 (60 photos). Read again below 0.95 it scores as below 0.98
-    # (the two seeds' 500 photos and the held-out pack's 200: 457, 456, 164 exact against 457, 457, 164;
-    # none read again, 442, 454, 146), with fewer cells read again than the model before read below 0.98.
+    # Cells read unsure (below 0.95) are read again from crops cut 1 mm off along each diagonal and averaged:
+    # a detail a few pixels across reads one way from one cut and another from the next. 0.95 keeps a photo
+    # within twice a Sanssouci one's time. The facing is read by the turned look instead.
     shifted_look: ShiftedLook | None = ShiftedLook(1.0, 0.95, skip=("facing",))
     # Photos taken at a slant hide more under the miniatures and lean them further over their neighbours:
-    # of the 500 benchmark photos (tilted up to 45 degrees), scores were exact on 86.7, 83.8, 86.1 % of those
-    # 0-10, 10-20, 20-30 degrees off straight above, 68.5 % at 30-40 and 41.4 % beyond.
+    # beyond 30 degrees off straight above, scores are exact far less often (docs/benchmarks.md).
     slant_limit_deg: float | None = 30.0
 
     def _head(self, name: str) -> Head:
@@ -221,9 +189,8 @@ class TangReader(ReaderBase):
     def counted(self, profile: BoardProfile, hand: Mapping[str, Any]) -> tuple[Counted | Summed, ...]:
         """A landscape slot holds a tile showing as many icons as the profile says tiles of its size show,
         or none, and none just where no tile is seen there: a miniature leaning over a slot may hide a
-        tile's icons, seldom the whole tile. With the model that learnt both, on 500 photos, slots misread
-        59 -> 51 (second seed 65 -> 53, held-out pack 227 -> 183), tiles read as empty slots 20 -> 0 (26 ->
-        0, 80 -> 1): the icons of a tile whose icons are hidden are the likeliest, flagged.
+        tile's icons, seldom the whole tile: the icons of a tile whose icons are hidden are the likeliest,
+        flagged.
 
         Each decoration on the board was placed from a card its player keeps (the rulebook's Place a
         Decoration; nothing in the game takes one off), so when every player's cards are entered, the board
