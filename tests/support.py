@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import struct
 from pathlib import Path
 from typing import Any
 
@@ -99,3 +100,14 @@ def charuco_photos(folder: Path, model: CameraModel, count: int) -> list[Path]:
         path.write_bytes(photo.jpeg)
         paths.append(path)
     return paths
+
+
+def with_exif_orientation(jpeg: bytes, turn: int, order: str = "<") -> bytes:
+    """``jpeg`` with an EXIF APP1 segment right after its SOI whose first directory holds Orientation
+    ``turn`` (and one other tag before it, as cameras write them)."""
+    mark = b"II" if order == "<" else b"MM"
+    entries = struct.pack(order + "HHI4s", 0x010F, 2, 4, b"Cam\0")  # Make, an ASCII tag
+    entries += struct.pack(order + "HHIH2x", 0x0112, 3, 1, turn)  # Orientation, a SHORT
+    tiff = mark + struct.pack(order + "HI", 42, 8) + struct.pack(order + "H", 2) + entries + b"\0\0\0\0"
+    body = b"Exif\0\0" + tiff
+    return jpeg[:2] + b"\xff\xe1" + struct.pack(">H", len(body) + 2) + body + jpeg[2:]

@@ -16,7 +16,7 @@ from lab.synth.camera import PhotoOptions
 from lab.synth.render import RenderSpec, render_photo
 from scoring import tang_garden
 from scoring.registry import get_game
-from tests.support import ALICE_PHOTO, ALICE_TRUTH, load_example, run_cli, run_lab
+from tests.support import ALICE_PHOTO, ALICE_TRUTH, load_example, run_cli, run_lab, with_exif_orientation
 from vision.readers.tang_garden import EDGE_HEADS, TangReader
 
 PHOTO, TRUTH = ALICE_PHOTO, ALICE_TRUTH
@@ -43,6 +43,26 @@ def test_score_reads_the_example_photo_exactly(capsys: pytest.CaptureFixture[str
     assert np.max(np.abs(np.array(board["corners_xy"]) - np.array(TRUTH["corners_xy"]))) < 8
     assert board["confidence"] > 0.9
     assert board["lines"][0]["rule"] == "Chess pieces"
+
+
+def test_a_portrait_phone_photo_is_read_as_the_phone_shows_it(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    # The sensor's picture turned a quarter anticlockwise, with the EXIF tag that turns it back: corners
+    # are given as a viewer shows the photo.
+    upright = cv2.imread(str(PHOTO))
+    ok, jpeg = cv2.imencode(
+        ".jpg", np.ascontiguousarray(np.rot90(upright, 1)), [cv2.IMWRITE_JPEG_QUALITY, 95]
+    )
+    assert ok
+    phone = tmp_path / "portrait.jpg"
+    phone.write_bytes(with_exif_orientation(jpeg.tobytes(), 6))
+    corners = ",".join(f"{v:.1f}" for xy in TRUTH["corners_xy"] for v in xy)
+    code, out, _ = _run(
+        capsys, "score", str(phone), "--game", "alices-garden", "--json", "--corners", corners
+    )
+    assert code == 0
+    assert json.loads(out)["boards"][0]["state"]["rows"] == TRUTH["state"]["rows"]
 
 
 def test_score_prints_a_breakdown(capsys: pytest.CaptureFixture[str]) -> None:

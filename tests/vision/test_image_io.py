@@ -2,12 +2,14 @@ from __future__ import annotations
 
 import struct
 import zlib
+from pathlib import Path
 
 import cv2
 import numpy as np
 import pytest
 
-from vision.image_io import ImageError, decode_image, image_size, read_image
+from tests.support import with_exif_orientation
+from vision.image_io import ImageError, decode_image, image_size, orientation, read_image
 
 
 def _encode(image: np.ndarray, ext: str) -> bytes:
@@ -77,3 +79,59 @@ def test_pixel_limit_is_checked_before_decoding() -> None:
 def test_read_image_names_the_file(tmp_path: object) -> None:
     with pytest.raises(ImageError, match=r"nope\.jpg: cannot read"):
         read_image("/nonexistent/nope.jpg")
+
+
+# A photo as a player sees it: a bright block in its top-left corner, wider than tall.
+UPRIGHT = np.zeros((48, 80, 3), np.uint8)
+UPRIGHT[:16, :24] = 255
+UPRIGHT[-8:, -8:] = (0, 0, 255)
+
+
+@pytest.mark.parametrize(
+    ("turn", "stored"),
+    [
+        # What the sensor wrote, for a viewer that turns it by ``turn`` to show UPRIGHT.
+        (1, UPRIGHT),
+        (3, np.ascontiguousarray(UPRIGHT[::-1, ::-1])),
+        (6, np.ascontiguousarray(np.rot90(UPRIGHT, 1))),  # a portrait phone held upright: turned clockwise
+        (8, np.ascontiguousarray(np.rot90(UPRIGHT, -1))),
+        (2, np.ascontiguousarray(UPRIGHT[:, ::-1])),
+        (5, np.ascontiguousarray(UPRIGHT.transpose(1, 0, 2))),
+        (7, np.ascontiguousarray(UPRIGHT[::-1, ::-1].transpose(1, 0, 2))),
+        (4, np.ascontiguousarray(UPRIGHT[::-1])),
+    ],
+)
+@pytest.mark.parametrize("order", ["<", ">"])
+def test_a_jpeg_is_read_as_its_exif_orientation_shows_it(turn: int, stored: np.ndarray, order: str) -> None:
+    data = with_exif_orientation(_encode(stored, ".jpg"), turn, order)
+    image = decode_image(data)
+    assert image.shape == UPRIGHT.shape
+    # JPEG blurs edges a little; the blocks are where the viewer shows them.
+    assert np.abs(image.astype(int) - UPRIGHT.astype(int)).mean() < 4
+    assert image[4, 4].min() > 200 and image[-3, -3, 2] > 200 and image[-3, -3, 0] < 60
+
+
+def test_a_damaged_orientation_tag_leaves_the_photo_as_stored() -> None:
+    jpeg = _encode(UPRIGHT, ".jpg")
+
+    def app1(body: bytes) -> bytes:
+        return jpeg[:2] + b"\xff\xe1" + struct.pack(">H", len(body) + 2) + body + jpeg[2:]
+
+    for data in (
+        with_exif_orientation(jpeg, 9),  # out of range
+        app1(b"Exif\0\0XX*\0\x08\0\0\0"),  # neither byte order
+        app1(b"Exif\0\0II*\0\xff\0\0\0"),  # its directory beyond the block
+        app1(b"Exif\0\0II*\0\x08\0\0\0\x05\0"),  # five entries promised, none there
+    ):
+        assert decode_image(data).shape == UPRIGHT.shape
+
+
+def test_the_size_limit_holds_before_decoding_a_turned_photo(tmp_path: Path) -> None:
+    stored = np.zeros((40, 30, 3), np.uint8)
+    data = with_exif_orientation(_encode(stored, ".jpg"), 6)
+    assert image_size(data) == (30, 40) and orientation(data) == 6
+    with pytest.raises(ImageError, match="over the 1000-pixel limit"):
+        decode_image(data, max_pixels=1000)
+    path = tmp_path / "portrait.jpg"
+    path.write_bytes(data)
+    assert read_image(str(path)).shape == (30, 40, 3)
