@@ -60,8 +60,7 @@ def track_regions(profile: BoardProfile) -> tuple[str, ...]:
 
 # A marker is taken as removed only when no space of its track gives it even this chance. Over 200 rendered
 # photos of the evaluation seed, read at their true corners, removed markers peaked at 0.7 % and markers
-# half hidden behind another (or the colour of their track) started at 3 %: at the earlier 10 %, six of those
-# were scored as removed without a flag.
+# half hidden behind another (or the colour of their track) started at 3 %.
 REMOVED_BELOW = 0.02
 # On a space where another colour's marker stands, a much fainter sighting is taken: a marker right behind
 # another shows little, so there the model's "no" proves less. Over 500 photos each of two seeds, removed

@@ -175,9 +175,7 @@ class TangReader(ReaderBase):
     def touching(self, profile: BoardProfile) -> tuple[Touching, ...]:
         """Two tiles laid side by side show the same along their shared edge, or one a wall there (the
         rulebook's Build the Garden), and a tile shows a terrain where one of its edges does: a tile's
-        terrain half hidden under a miniature shows on its neighbours' edges too. 500 photos, one model:
-        scores exact 81.4 % with the terrain heads alone, 81.8 % with each tile's own edges as well, 82.4 %
-        with the touching edges matched (a second seed: 77.6, 79.0, 79.6 %)."""
+        terrain half hidden under a miniature shows on its neighbours' edges too."""
         grid = tuple(("grid", r, c) for r, c in profile.region("grid").cells())
         pairs = tuple(
             (("grid", *cell), f"edge-{side}", ("grid", *other), f"edge-{back}")
