@@ -29,7 +29,7 @@ from vision.profile import BoardProfile, default_profile
 from vision.read.classify import CellClassifier, OnnxCellClassifier
 from vision.read.colour import BoardColour
 from vision.read.orient import OrientationModel
-from vision.readers import Head, reader_for
+from vision.readers import Head, get_reader, reader_for
 
 if TYPE_CHECKING:
     from calibration.enroll import Enrolment
@@ -217,7 +217,12 @@ def score_image(
     # Models are keyed by reader: a Four Gardens Extra-rewards tile has its own, though its game is the same.
     keys = sorted({reader_for(p).game for p in profiles})
     classifiers = classifiers or {k: load_classifier(k) for k in keys}
-    orienters = {k: load_orienter(k) for k in keys} if orienters is None else orienters
+    # A board that reads alike whichever way up it lies (a Kingdomino kingdom) has no layout model.
+    orienters = (
+        {k: load_orienter(k) for k in keys if not get_reader(k).turns_freely}
+        if orienters is None
+        else orienters
+    )
 
     def read(photo: NDArray[np.uint8], number: int, **where: Any) -> list[BoardReading]:
         readings = read_photo(

@@ -20,7 +20,7 @@ from dataclasses import dataclass, replace
 from enum import Enum
 from typing import Any, Generic, Protocol, TypeVar
 
-from scoring import alices_garden, custom_grid, four_gardens, sanssouci, tang_garden, zen_garden
+from scoring import alices_garden, custom_grid, four_gardens, kingdomino, sanssouci, tang_garden, zen_garden
 from scoring.core import Problem, ScoreBreakdown, StateError, TableScore, require_valid
 from scoring.fields import JsonObject, as_list, as_object, as_str, get, item_path
 
@@ -265,6 +265,21 @@ ENTRIES: Mapping[str, GameEntry] = {
             "tang_garden",
             ("players",),
             lambda data: tang_garden.parse_setup(data, "setup"),
+        ),
+        GameEntry(
+            BoardGame(
+                kingdomino.GAME,
+                kingdomino.TITLE,
+                kingdomino.parse_board,
+                kingdomino.dump_board,
+                kingdomino.check,
+                kingdomino.score,
+            ),
+            Kind.BOARD,
+            "kingdomino",
+            (),
+            lambda data: kingdomino.parse_setup(data, "setup"),
+            Picker("grid", "cells", kingdomino.CELL_LABELS),
         ),
         GameEntry(
             BoardGame(

@@ -150,7 +150,7 @@ def read_board(
     flags: list[str] = []
     trusted = quad.in_frame
     corners = quad.ideal_xy
-    if not quad.oriented:
+    if not quad.oriented and not reader_for(profile).turns_freely:
         if orienter is None:
             raise ValueError(f"no orientation model for {profile.game}: give the corners or use stickers")
         t = time.perf_counter()

@@ -197,6 +197,9 @@ class Reader(Protocol):
     # Beyond how many degrees off straight above a photo reads its boards measurably worse (its standing
     # pieces hide more), so that the player is told to take it from above (None: any slant reads alike).
     slant_limit_deg: float | None
+    # The board reads and scores alike whichever way up it lies (a Kingdomino kingdom): no layout model turns
+    # it, and any corner found may stand first.
+    turns_freely: bool
 
     def targets(self, profile: BoardProfile, key: CellKey, label: str) -> dict[str, int]:
         """Class index per head for a truth cell label (:data:`IGNORE` where a head does not apply)."""
@@ -262,6 +265,7 @@ class ReaderBase:
     turned_look: TurnedLook | None = None
     shifted_look: ShiftedLook | None = None
     slant_limit_deg: float | None = None
+    turns_freely: bool = False
 
     def exactly_one(self, profile: BoardProfile) -> tuple[OneOf, ...]:
         return ()

@@ -18,6 +18,7 @@ def test_every_game_is_registered_with_an_example() -> None:
         "zen-garden",
         "four-gardens",
         "tang-garden",
+        "kingdomino",
         "custom-grid",
     }
     assert {p.stem for p in example_states()} >= set(GAMES)

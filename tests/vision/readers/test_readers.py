@@ -27,7 +27,7 @@ def _readings(game: str, cells: dict[str, list[list[str]]]) -> dict[tuple[str, i
 
 # The shared boards (Four Gardens, Tang Garden) have their own round-trip tests beside their readers.
 @pytest.mark.parametrize("seed", range(8))
-@pytest.mark.parametrize("game", ["alices-garden", "sanssouci", "zen-garden"])
+@pytest.mark.parametrize("game", ["alices-garden", "sanssouci", "zen-garden", "kingdomino"])
 def test_truth_labels_assemble_back_into_the_state(game: str, seed: int) -> None:
     artist = get_artist(game)
     profile = default_profile(game)
@@ -45,6 +45,10 @@ def test_truth_labels_assemble_back_into_the_state(game: str, seed: int) -> None
         got = reader.assemble(profile, _readings(game, dict(cells)), hand)
         assert got["rows"] == state["rows"]
         assert got["noblemen"] == state["noblemen"]
+    elif game == "kingdomino":
+        got = reader.assemble(profile, _readings(game, dict(cells)), {})
+        assert got["cells"] == state["cells"]
+        assert got["setup"] == state["setup"]
     else:
         got = reader.assemble(profile, _readings(game, dict(cells)), {"unplaced_bonus_tiles": 1})
         assert got["rows"] == state["rows"]
@@ -76,3 +80,12 @@ def test_each_region_reads_only_its_own_heads() -> None:
             assert set(reader.region_heads(region)) <= names
     assert get_reader("zen-garden").region_heads("coins") == ("marker",)
     assert get_reader("sanssouci").region_heads("terrace") == ("noble",)
+
+
+def test_a_kingdoms_castle_and_bare_places_show_no_crowns() -> None:
+    reader, profile = get_reader("kingdomino"), default_profile("kingdomino")
+    crowns = reader.heads[1]
+    for label in ("castle", "empty", "mine:0"):
+        assert crowns.classes[reader.targets(profile, ("grid", 0, 0), label)["crowns"]] == "0"
+    targets = reader.targets(profile, ("grid", 0, 0), "mine:3")
+    assert reader.heads[0].classes[targets["terrain"]] == "mine" and crowns.classes[targets["crowns"]] == "3"

@@ -1,0 +1,62 @@
+"""Kingdomino's reader: each square's terrain (or the castle, or no square) and its crowns, two heads.
+
+A kingdom has no printed board: its squares are the grid (the profile's one region), and its corners are the
+outer corners of the squares' top faces. A kingdom scores alike whichever way up it lies, so no layout model
+turns it (``turns_freely``): it is read from whichever corner was found first, or the corners a player gives.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from scoring import kingdomino
+from vision.geometry import CellKey
+from vision.profile import BoardProfile
+from vision.reader_api import CellLabels, Head, ReaderBase, Reading, class_index, grid_classes
+
+TERRAIN_CLASSES = (*kingdomino.TERRAINS, kingdomino.CASTLE, kingdomino.EMPTY)
+CROWN_CLASSES = tuple(str(n) for n in range(kingdomino.MAX_CROWNS + 1))
+
+
+class KingdominoReader(ReaderBase):
+    game: str = kingdomino.GAME
+    regions: tuple[str, ...] = ("grid",)
+    heads: tuple[Head, ...] = (Head("terrain", TERRAIN_CLASSES), Head("crowns", CROWN_CLASSES))
+    # A crown is a sixth of a square's side: 64 pixels over the square and a little of its neighbours show
+    # it some ten pixels across.
+    context_mm: float = 2.0
+    crop_px: int = 64
+    turns_freely: bool = True
+
+    def region_heads(self, region: str) -> tuple[str, ...]:
+        return ("terrain", "crowns")
+
+    def targets(self, profile: BoardProfile, key: CellKey, label: str) -> dict[str, int]:
+        # The castle and a bare place show no crown: the crowns head learns that too.
+        terrain, _, crowns = label.partition(":")
+        return {
+            "terrain": class_index(self.heads[0], terrain),
+            "crowns": class_index(self.heads[1], crowns or "0"),
+        }
+
+    def assemble(
+        self, profile: BoardProfile, readings: Mapping[CellKey, Reading], hand: Mapping[str, Any]
+    ) -> dict[str, Any]:
+        terrains = grid_classes(profile, readings, "grid", "terrain")
+        crowns = grid_classes(profile, readings, "grid", "crowns")
+        cells = [
+            [
+                t if t in (kingdomino.CASTLE, kingdomino.EMPTY) else f"{t}:{n}"
+                for t, n in zip(tr, cr, strict=True)
+            ]
+            for tr, cr in zip(terrains, crowns, strict=True)
+        ]
+        return {"game": self.game, "cells": cells, "setup": dict(profile.setup)}
+
+    def cell_labels(self, profile: BoardProfile, state: Mapping[str, Any]) -> CellLabels:
+        kingdom = kingdomino.parse_board(state)
+        return {"grid": [[kingdomino.cell_text(cell) for cell in row] for row in kingdom.cells]}
+
+
+READERS = (KingdominoReader(),)
