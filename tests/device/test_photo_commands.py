@@ -51,6 +51,7 @@ def test_a_portrait_phone_photo_is_read_as_the_phone_shows_it(
     # The sensor's picture turned a quarter anticlockwise, with the EXIF tag that turns it back: corners
     # are given as a viewer shows the photo.
     upright = cv2.imread(str(PHOTO))
+    assert upright is not None
     ok, jpeg = cv2.imencode(
         ".jpg", np.ascontiguousarray(np.rot90(upright, 1)), [cv2.IMWRITE_JPEG_QUALITY, 95]
     )

@@ -57,7 +57,7 @@ def test_squares_are_drawn_in_their_terrains_colours_and_the_castle_piece_stands
 
     def mean(r: int, c: int) -> np.ndarray:
         x0, y0, x1, y1 = (round(v * 3.0) for v in cell_rect_mm(region, r, c))
-        return image[y0 + 10 : y1 - 10, x0 + 10 : x1 - 10].reshape(-1, 3).mean(axis=0)
+        return np.asarray(image[y0 + 10 : y1 - 10, x0 + 10 : x1 - 10].reshape(-1, 3).mean(axis=0))
 
     colours = [mean(0, c) for c in range(5)] + [mean(1, 0)]
     for a, b in itertools.combinations(colours, 2):
