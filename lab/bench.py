@@ -16,7 +16,7 @@ from __future__ import annotations
 import json
 import resource
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -25,7 +25,7 @@ from typing import Any
 import numpy as np
 
 from calibration.enroll import EnrolledClassifier, Enrolment, Example, enrol, example_colour
-from device.photo import load_classifier, load_orienter, score_image
+from device.photo import ScoredBoard, load_classifier, load_orienter, score_image
 from lab.synth.art import TRAINING_PACKS
 from lab.synth.camera import Photo, PhotoOptions
 from lab.synth.render import RenderSpec, render_photo
@@ -38,7 +38,7 @@ from vision.profile import BoardProfile, default_profile
 from vision.read.classify import CellClassifier
 from vision.read.colour import BoardColour
 from vision.read.rectify import camera_centre_mm, slant_deg
-from vision.readers import IGNORE, get_reader
+from vision.readers import IGNORE, get_reader, reader_for
 
 FOUND_TOLERANCE = 0.02
 # A board is in view when every mark on it (a decoration, a landscape icon: lab.synth.scene.Mark) shows at
@@ -86,6 +86,8 @@ class BenchResult:
     # ones were taken at most (None: from anywhere, as the first).
     views: int = 1
     also_tilt_deg: float | None = None
+    # Rendered photos, whose truth says what was in view and from where (real photos: not known).
+    rendered: bool = True
 
     def table(self) -> dict[str, Any]:
         def pct(a: int, b: int) -> float:
@@ -110,10 +112,17 @@ class BenchResult:
             "scores_exact_pct": pct(self.exact, self.boards),
             "wrong_scores_pct": pct(self.wrong_scores, self.boards),
             "silent_wrong_scores_pct": pct(self.silent_wrong_scores, self.boards),
-            "boards_in_view_pct": pct(self.in_view, self.boards),
-            "scores_exact_in_view_pct": pct(self.exact_in_view, self.in_view),
-            "boards_within_slant_pct": pct(self.within_slant, self.boards),
-            "scores_exact_within_slant_pct": pct(self.exact_within_slant, self.within_slant),
+            # What pieces hide and how slanted a photo was are known of rendered photos alone.
+            **(
+                {
+                    "boards_in_view_pct": pct(self.in_view, self.boards),
+                    "scores_exact_in_view_pct": pct(self.exact_in_view, self.in_view),
+                    "boards_within_slant_pct": pct(self.within_slant, self.boards),
+                    "scores_exact_within_slant_pct": pct(self.exact_within_slant, self.within_slant),
+                }
+                if self.rendered
+                else {}
+            ),
             "latency_ms": stats,
             "peak_rss_mb": round(self.peak_rss_mb, 1),
             "head_error_found_boards_pct": {
@@ -159,21 +168,17 @@ def _exact(game: str, truth_state: dict[str, Any], read_state: dict[str, Any]) -
 
 
 def _hand(game: str, truth_state: dict[str, Any]) -> dict[str, Any]:
-    """What a player would type in: the fields a photo cannot show, taken from the truth."""
-    if game == "sanssouci":
-        return {"missions": truth_state["missions"], "track_score": truth_state["track_score"]}
-    if game == "alices-garden":
-        return {"unplaced_bonus_tiles": truth_state["unplaced_bonus_tiles"]}
-    if get_entry(game).kind is Kind.TABLE:
-        return {
-            "setup": truth_state["setup"],
-            "mission_points": truth_state["players"][0].get("mission_points", {}),
-        }
-    if get_entry(game).kind is Kind.SHARED_BOARD:
+    """What a player would type in: the fields a photo cannot show (the registry's), taken from the truth."""
+    entry = get_entry(game)
+    if entry.kind is Kind.TABLE:
+        # A table game's board is its player's: the table's set-up and that player's fields.
+        player = truth_state["players"][0]
+        return {"setup": truth_state["setup"], **{k: player.get(k, {}) for k in entry.hand_fields}}
+    if entry.kind is Kind.SHARED_BOARD:
         # The reader takes the players (coins, cards, colours...) from a state file and ignores what the
         # photo shows in it, as `garden-scorer score --hand STATE.json` does.
         return dict(truth_state)
-    return {}
+    return {k: truth_state[k] for k in entry.hand_fields if k in truth_state}
 
 
 def _tracks_placed(game: str, truth_state: dict[str, Any], read_state: dict[str, Any] | None) -> list[bool]:
@@ -239,6 +244,83 @@ def enroll_from_renders(
     return enrolment, colour, time.perf_counter() - start
 
 
+def tally_missing(
+    result: BenchResult,
+    game: str,
+    profile: BoardProfile,
+    truth_state: dict[str, Any],
+    given: list[ScoredBoard],
+) -> None:
+    """Count a board the scorer did not find: every cell wrong, and a wrong score for any board it scored
+    elsewhere (a misplaced outline)."""
+    reader = reader_for(profile)
+    misplaced = [s for s in given if _totals(game, _candidate(game, truth_state, dict(s.state)))]
+    result.wrong_scores += bool(misplaced)
+    result.silent_wrong_scores += any(not s.flags for s in misplaced)
+    result.cells += sum(len(profile.region(r).cells()) for r in reader.regions)
+    result.cell_errors += sum(len(profile.region(r).cells()) for r in reader.regions)
+    for region in reader.regions:
+        result.regions.setdefault(_kind(region), [0, 0])[1] += 1
+    _count_placed(result, _tracks_placed(game, truth_state, None))
+
+
+def tally_found(
+    result: BenchResult,
+    game: str,
+    profile: BoardProfile,
+    truth_cells: Mapping[str, list[list[str]]],
+    truth_state: dict[str, Any],
+    match: ScoredBoard,
+    given: list[ScoredBoard],
+) -> bool:
+    """Count a found board's cells head by head, whether it is perfect, and its score: exact, wrong (and
+    silently so) or not given; returns whether it was scored exactly."""
+    reader = reader_for(profile)
+    heads = {h.name: h for h in reader.heads}
+    # A tile's edges (Tang Garden's) are read to be matched with the edges they touch, as evidence for what
+    # the tile shows: the per-head table shows them, a cell's count leaves them out.
+    matched_only = {side for fact in reader.touching(profile) for side in fact.sides}
+    result.found += 1
+    readings = match.reading.readings
+    wrong = 0
+    region_wrong: dict[str, bool] = {r: False for r in reader.regions}
+    for key, reading in readings.items():
+        label = truth_cells[key[0]][key[1]][key[2]]
+        bad = False
+        for head, idx in reader.targets(profile, key, label).items():
+            if idx == IGNORE:
+                continue
+            classes = heads[head].classes
+            miss = reading[head][0] != classes[idx]
+            tally = result.heads.setdefault(head, [0, 0, 0, 0])
+            tally[0] += miss
+            tally[1] += 1
+            if idx != 0:
+                tally[2] += miss
+                tally[3] += 1
+            bad |= miss and head not in matched_only
+        wrong += bad
+        region_wrong[key[0]] |= bad
+    for region, missed in region_wrong.items():
+        tally = result.regions.setdefault(_kind(region), [0, 0])
+        tally[0] += not missed
+        tally[1] += 1
+    result.cells += len(readings)
+    result.cell_errors += wrong
+    result.found_cells += len(readings)
+    result.found_cell_errors += wrong
+    result.perfect += wrong == 0
+    _count_placed(result, _tracks_placed(game, truth_state, dict(match.state)))
+    if match not in given:
+        return False
+    exact = _exact(game, truth_state, dict(match.state))
+    result.exact += exact
+    wrong_score = not exact and _totals(game, _candidate(game, truth_state, dict(match.state))) is not None
+    result.wrong_scores += wrong_score
+    result.silent_wrong_scores += wrong_score and not match.flags
+    return exact
+
+
 def run_bench(
     game: str,
     count: int,
@@ -265,10 +347,6 @@ def run_bench(
         references = {game: colour} if colour is not None else {}
         if report:
             report(f"enrolled from {enrolment.photos} photos ({enrolment.cells} cells) in {enroll_s:.1f} s")
-    heads = {h.name: h for h in reader.heads}
-    # A tile's edges (Tang Garden's) are read to be matched with the edges they touch, as evidence for what
-    # the tile shows: the per-head table shows them, a cell's count leaves them out.
-    matched_only = {side for fact in reader.touching(profile) for side in fact.sides}
     spec = RenderSpec((game,), seed, packs=packs, options=PhotoOptions())
     stages = ("locate", "orient", "rectify", "cells", "classify")
     timings: dict[str, list[float]] = {s: [] for s in (*stages, "photo_to_score")}
@@ -323,60 +401,15 @@ def run_bench(
         # A table game's lone board is never scored alone, so "would be scored" is its reading's trust.
         given = [s for s in scored if s.reading.trusted and s.reading.in_frame]
         if match is None:
-            misplaced = [s for s in given if _totals(game, _candidate(game, board["state"], dict(s.state)))]
-            result.wrong_scores += bool(misplaced)
-            result.silent_wrong_scores += any(not s.flags for s in misplaced)
-            result.cells += sum(len(profile.region(r).cells()) for r in reader.regions)
-            result.cell_errors += sum(len(profile.region(r).cells()) for r in reader.regions)
-            for region in reader.regions:
-                result.regions.setdefault(_kind(region), [0, 0])[1] += 1
-            _count_placed(result, _tracks_placed(game, board["state"], None))
+            tally_missing(result, game, profile, board["state"], given)
             if report:
                 report(f"photo {i}: board not found")
             continue
-        result.found += 1
         for stage in stages:
             result.timings_ms[stage].append(match.reading.timings_ms.get(stage, 0.0))
-        readings = match.reading.readings
-        wrong = 0
-        region_wrong: dict[str, bool] = {r: False for r in reader.regions}
-        for key, reading in readings.items():
-            label = board["cells"][key[0]][key[1]][key[2]]
-            bad = False
-            for head, idx in reader.targets(profile, key, label).items():
-                if idx == IGNORE:
-                    continue
-                classes = heads[head].classes
-                miss = reading[head][0] != classes[idx]
-                tally = result.heads.setdefault(head, [0, 0, 0, 0])
-                tally[0] += miss
-                tally[1] += 1
-                if idx != 0:
-                    tally[2] += miss
-                    tally[3] += 1
-                bad |= miss and head not in matched_only
-            wrong += bad
-            region_wrong[key[0]] |= bad
-        for region, missed in region_wrong.items():
-            tally = result.regions.setdefault(_kind(region), [0, 0])
-            tally[0] += not missed
-            tally[1] += 1
-        result.cells += len(readings)
-        result.cell_errors += wrong
-        result.found_cells += len(readings)
-        result.found_cell_errors += wrong
-        result.perfect += wrong == 0
-        _count_placed(result, _tracks_placed(game, board["state"], dict(match.state)))
-        if match in given:
-            exact = _exact(game, board["state"], dict(match.state))
-            result.exact += exact
-            result.exact_in_view += exact and in_view
-            result.exact_within_slant += exact and within
-            wrong = (
-                not exact and _totals(game, _candidate(game, board["state"], dict(match.state))) is not None
-            )
-            result.wrong_scores += wrong
-            result.silent_wrong_scores += wrong and not match.flags
+        exact = tally_found(result, game, profile, board["cells"], board["state"], match, given)
+        result.exact_in_view += exact and in_view
+        result.exact_within_slant += exact and within
         if report and (i + 1) % 10 == 0:
             report(f"{i + 1}/{count} photos")
     result.peak_rss_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
@@ -420,12 +453,12 @@ def format_table(results: list[dict[str, Any]]) -> str:
             rows.append(
                 f"{'':<14} {views} photos of each board read together (slant, in view: the first's){others}"
             )
-        if r["boards_within_slant_pct"] < 100:
+        if r.get("boards_within_slant_pct", 100) < 100:
             rows.append(
                 f"{'':<14} photos within the reader's slant limit: {r['boards_within_slant_pct']:.2f} %, "
                 f"their scores exact {r['scores_exact_within_slant_pct']:.2f} %"
             )
-        if r["boards_in_view_pct"] < 100:
+        if r.get("boards_in_view_pct", 100) < 100:
             rows.append(
                 f"{'':<14} boards with every decoration and icon at least {MARK_SHOWN:.0%} in view: "
                 f"{r['boards_in_view_pct']:.2f} %, their scores exact {r['scores_exact_in_view_pct']:.2f} %"

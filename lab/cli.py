@@ -9,6 +9,7 @@ import sys
 from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 from device.cli import names, run, size, state_of
 from scoring.core import StateError
@@ -99,11 +100,48 @@ def _bench_reliability(args: argparse.Namespace) -> int:
     return 0 if all_ok(results) else 1
 
 
+def _bench_photos(args: argparse.Namespace) -> int:
+    """Real photos whose states are known: read and scored, or taught from some layouts and the rest read."""
+    import cv2
+
+    from lab.bench import format_table
+    from lab.bench_real import as_custom_grid, format_summary, load_folder, run_real, summary
+
+    cv2.setNumThreads(1)  # measured on one thread, as the Pi's budget is counted
+    photos = load_folder(args.photos, args.whole_photo)
+    if args.custom_grid:
+        photos = as_custom_grid(photos)
+    game = photos[0].state["game"]
+    if args.game and args.game != game:
+        raise StateError(f"--game {args.game}: the states in {args.photos} are {game}'s")
+    results = run_real(
+        game,
+        photos,
+        args.teach,
+        args.folds,
+        args.seed or 0,
+        report=lambda line: print(line, file=sys.stderr),
+    )
+    tables = [r.table() for r in results]
+    print(format_table(tables))
+    out: dict[str, Any] = {"results": tables}
+    if args.teach:
+        out["summary"] = summary(tables)
+        print()
+        print(format_summary(out["summary"]))
+    if args.json:
+        args.json.write_text(json.dumps(out, indent=2))
+        print(f"JSON: {args.json}")
+    return 0
+
+
 def cmd_bench(args: argparse.Namespace) -> int:
     import cv2
 
     if args.reliability:
         return _bench_reliability(args)
+    if args.photos:
+        return _bench_photos(args)
     if not args.game:
         raise StateError("bench needs --game GAME (or 'all'), or --reliability")
     if args.seed is None:
@@ -168,6 +206,20 @@ def cmd_train(args: argparse.Namespace) -> int:
         from lab.train.sides import SidesConfig, train_sides
 
         train_sides(SidesConfig(**given))
+    elif args.game and args.folds:
+        from lab.bench import format_table
+        from lab.bench_real import format_summary, summary
+        from lab.train.folds import train_folds
+
+        tables = [r.table() for r in train_folds(args.game, config_for(args.game, **given), args.folds)]
+        figures = summary(tables)
+        print(format_table(tables))
+        print()
+        print(format_summary(figures))
+        out = {"results": tables, "summary": figures}
+        if args.json:
+            args.json.write_text(json.dumps(out, indent=2))
+            print(f"JSON: {args.json}")
     elif args.game:
         train(args.game, config_for(args.game, **given))
     else:
@@ -244,6 +296,24 @@ def build_parser() -> argparse.ArgumentParser:
         help="fuzz, kill-during-write, soak, HTTP load, schemathesis and security audit figures",
     )
     p.add_argument("--quick", action="store_true", help="with --reliability: a run of about a minute")
+    p.add_argument(
+        "--photos", type=Path, help="real photos: a folder of NAME.jpg with NAME.json, its board's state"
+    )
+    p.add_argument("--whole-photo", action="store_true", help="with --photos: each board fills its photo")
+    p.add_argument(
+        "--teach",
+        type=int,
+        default=0,
+        help="with --photos: teach from the photos of K layouts, read the rest",
+    )
+    p.add_argument(
+        "--folds", type=int, default=1, help="with --teach: repeat with F sets of teaching layouts"
+    )
+    p.add_argument(
+        "--custom-grid",
+        action="store_true",
+        help="with --photos: read the states as a custom grid game, each cell's label its text before ':'",
+    )
     p.set_defaults(func=cmd_bench)
 
     p = sub.add_parser(
@@ -257,6 +327,14 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--photos", type=int, help="training photos (default 300)")
     p.add_argument("--epochs", type=int, help="training epochs (default 14)")
     p.add_argument("--seed", type=int, help="photo and weight seed (default 1)")
+    p.add_argument(
+        "--folds",
+        type=int,
+        default=0,
+        help="with --game, for a recipe that learns from real photos: train F models, each leaving out a "
+        "fold of the photographed boards, and read those (nothing shipped is changed)",
+    )
+    p.add_argument("--json", type=Path, help="with --folds: also write the figures as JSON")
     p.set_defaults(func=cmd_train)
 
     p = sub.add_parser("screenshots", help="the web app's pages in headless Chromium, as PNGs")

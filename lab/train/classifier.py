@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 
 from lab.synth.art import HELD_OUT_PACK, TRAINING_PACKS
-from lab.train.dataset import CellSet, build_cells
+from lab.train.dataset import CellSet, build_cells, joined, real_cells
 from lab.train.quantise import quantise, set_info
 from models import model_path
 from vision.model_file import METADATA_KEY, model_input, open_model
@@ -88,6 +88,14 @@ class TrainConfig:
     # Export the classifier in 8-bit integers (lab/train/quantise.py): for a model whose reading dominates a
     # photo's time (Tang Garden's 120 crops of 96 pixels).
     int8: bool = False
+    # Real photos learnt from beside the synthetic ones: a folder of boards that fill their photo (as
+    # `garden-scorer-lab bench --photos --whole-photo` reads them), relative to the project's folder; each
+    # photo cut ``real_views`` times. Where the folder is absent, the model learns from synthetic photos
+    # alone.
+    real: str = ""
+    real_views: int = 8
+    # Layouts of the real photos left out of training: a fold's, read after to measure the model.
+    leave_out: tuple[str, ...] = ()
 
 
 # Per game, where the recipe differs from TrainConfig's defaults. Alice's Garden reads the held-out art
@@ -117,6 +125,15 @@ GAME_CONFIG["four-gardens"] = {"photos": 1200, "epochs": 12, "stem_stride": 2, "
 # crops are cut turned (lean_up), so a square's art shows at any angle: half of each batch is turned by
 # quarters for the square head. Two threads and bfloat16 buy 1900 photos in 20 epochs within the 20-minute
 # rebuild; its orientation model needs only 6 epochs (docs/experiments.md).
+# Kingdomino: real photos of finished kingdoms (the shared data's, 45 of 23 layouts) beside the synthetic
+# ones, whose painted terrains the synthetic art only suggests; a square has no up, so half of each batch is
+# turned by quarters for both heads.
+GAME_CONFIG["kingdomino"] = {
+    "real": "../shared/data/kingdomino-aau",
+    "real_views": 8,
+    "turned_heads": ("terrain", "crowns"),
+    "stem_stride": 2,
+}
 GAME_CONFIG["sanssouci"] = {
     "photos": 1900,
     "threads": 2,
@@ -152,6 +169,12 @@ GAME_CONFIG["tang-garden"] = {
     "middle_max": True,
     "int8": True,
 }
+
+
+def real_folder(path: str) -> Path:
+    """A recipe's folder of real photos: as given when absolute, else from the project's folder."""
+    folder = Path(path)
+    return folder if folder.is_absolute() else Path(__file__).resolve().parents[2] / folder
 
 
 def config_for(game: str, **given: Any) -> TrainConfig:
@@ -560,6 +583,15 @@ def train(game: str, config: TrainConfig, out: Path | None = None, log: Any = pr
     )
     if reader.turned_look is not None:
         data = with_turned_copies(data, reader, reader.turned_look)
+    real_names: tuple[str, ...] = ()
+    if config.real:
+        folder = real_folder(config.real)
+        if folder.is_dir():
+            real, real_names = real_cells(game, folder, config.real_views, config.seed, config.leave_out)
+            data = joined([data, real])
+            log(f"{len(real_names)} real photos of {folder} added ({len(real.crops)} cells)")
+        else:
+            log(f"{folder} is not here: learning from the synthetic table alone")
     val = build_cells(game, config.val_seed, config.val_photos, TRAINING_PACKS, config.workers)
     held = build_cells(game, config.val_seed, config.val_photos, (HELD_OUT_PACK,), config.workers)
     log(
@@ -593,17 +625,21 @@ def train(game: str, config: TrainConfig, out: Path | None = None, log: Any = pr
         focus,
         config.weight_decay,
     )
-    orient_net, orient_error = _train_orientation(data, val, config, log)
-    held_orient = _orient_error(orient_net, held)
-    metrics = {
+    metrics: dict[str, Any] = {
         "validation": _evaluate(net, val, reader),
         "held_out_pack": _evaluate(net, held, reader),
-        "orientation_validation": orient_error,
-        "orientation_held_out_pack": held_orient,
     }
     path = out or model_path(game)
-    _export_orientation(orient_net, reader.game, path.with_name(f"{reader.game}-orient.onnx"))
+    # A board that reads alike whichever way up it lies (a kingdom) needs no layout model.
+    if not reader.turns_freely:
+        orient_net, orient_error = _train_orientation(data, val, config, log)
+        metrics.update(
+            orientation_validation=orient_error, orientation_held_out_pack=_orient_error(orient_net, held)
+        )
+        _export_orientation(orient_net, reader.game, path.with_name(f"{reader.game}-orient.onnx"))
     info = _export(net, reader, path, config, metrics, len(data.crops), time.time() - started)
+    info["training"]["real_photos"] = list(real_names)
+    set_info(path, info)
     if config.int8:
         # Calibrated on the validation crops, checked again on them and on the held-out pack's: the card
         # gives the errors of the file that ships.
@@ -704,6 +740,7 @@ def _export(
             "easy_share": config.easy_share,
             "weight_decay": config.weight_decay,
             "bf16": config.bf16,
+            "real_views": config.real_views,
             "seconds": round(seconds),
         },
         "metrics": metrics,
@@ -755,10 +792,22 @@ def _write_card(path: Path, info: dict[str, Any], size: int) -> None:
             else "."
         ),
         f"- Rebuild: `garden-scorer-lab train --game {info['game']}` (needs `pip install -e '.[train]'`).",
-        f"- Orientation: `{info['game']}-orient.onnx` picks the upright rotation of a located board from a "
-        "64x64 "
-        f"thumbnail; wrong rotation on {info['metrics']['orientation_validation']:.2%} of validation boards, "
-        f"{info['metrics']['orientation_held_out_pack']:.2%} on the held-out pack.",
+        *(
+            [
+                f"- Real photos learnt from as well: {len(t['real_photos'])} "
+                f"({', '.join(t['real_photos'])}), each cut {t.get('real_views', 1)} times."
+            ]
+            if t.get("real_photos")
+            else []
+        ),
+        (
+            f"- Orientation: `{info['game']}-orient.onnx` picks the upright rotation of a located board "
+            "from a 64x64 thumbnail; wrong rotation on "
+            f"{info['metrics']['orientation_validation']:.2%} of validation boards, "
+            f"{info['metrics']['orientation_held_out_pack']:.2%} on the held-out pack."
+            if "orientation_validation" in info["metrics"]
+            else "- Orientation: none; the board reads alike whichever way up it lies."
+        ),
         "",
         "| head | validation error (seen packs) | held-out pack error |",
         "|---|---|---|",

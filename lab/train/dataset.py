@@ -7,15 +7,19 @@ and labelled by the game's :class:`~vision.readers.Reader`. No torch here: bench
 
 from __future__ import annotations
 
+from collections.abc import Collection, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
+from pathlib import Path
 
 import numpy as np
 from numpy.typing import NDArray
 
+from lab.bench_real import load_folder
 from lab.synth.camera import PhotoOptions
 from lab.synth.render import RenderSpec, render_photo
 from vision.geometry import apply_homography, quad_size
+from vision.image_io import read_image
 from vision.profile import default_profile
 from vision.read.cells import cut_cells, margin_mm
 from vision.read.orient import rotated_thumbnails
@@ -109,3 +113,54 @@ def build_cells(
     thumbs = np.concatenate([p[2] for p in parts])
     upright = np.concatenate([np.asarray(p[3], np.float32) for p in parts])
     return CellSet(crops, targets, thumbs, upright)
+
+
+def real_cells(
+    game: str, folder: Path, views: int, seed: int, leave_out: Collection[str] = ()
+) -> tuple[CellSet, tuple[str, ...]]:
+    """Cells of real photos whose board fills the photo (``folder``: NAME.jpg with its state NAME.json, as
+    ``garden-scorer-lab bench --photos`` reads them), each cut ``views`` times from its own corner error as
+    the synthetic photos are; the photos of layouts ``leave_out`` are left out (a fold's, to read them
+    after). Returns the cells (no orientation thumbnails) and the photos' names."""
+    reader = get_reader(game)
+    profile = default_profile(game)
+    rng = np.random.default_rng([seed, 11])
+    crops: list[NDArray[np.uint8]] = []
+    targets: dict[str, list[int]] = {h.name: [] for h in reader.heads}
+    names: list[str] = []
+    for photo in load_folder(folder, whole_photo=True):
+        if photo.layout in leave_out or photo.state.get("game") != game or photo.corners_xy is None:
+            continue
+        names.append(photo.name)
+        image = read_image(str(photo.path))
+        labels = reader.cell_labels(profile, photo.state)
+        size = quad_size(photo.corners_xy)
+        for _ in range(views):
+            ideal = photo.corners_xy + rng.normal(0, CORNER_JITTER * size, photo.corners_xy.shape)
+            margin = margin_mm(profile, reader.context_mm, reader.lean_up)
+            rect = rectify(image, profile, board_homography(profile, ideal), None, margin_mm=margin)
+            cells = cut_cells(rect, reader.regions, reader.context_mm, reader.crop_px, reader.lean_up)
+            for crop, key in zip(cells.crops_bgr, cells.keys, strict=True):
+                for head, value in reader.targets(profile, key, labels[key[0]][key[1]][key[2]]).items():
+                    targets[head].append(value)
+                crops.append(crop)
+    if not crops:
+        raise ValueError(f"{folder}: no photo of {game} to learn from")
+    empty = np.zeros((0, 64, 64, 3), np.uint8)
+    cellset = CellSet(
+        np.stack(crops),
+        {h: np.asarray(v, np.int64) for h, v in targets.items()},
+        empty,
+        np.zeros(0, np.float32),
+    )
+    return cellset, tuple(names)
+
+
+def joined(parts: Sequence[CellSet]) -> CellSet:
+    """One set of several sets' cells and thumbnails."""
+    return CellSet(
+        np.concatenate([p.crops for p in parts]),
+        {h: np.concatenate([p.targets[h] for p in parts]) for h in parts[0].targets},
+        np.concatenate([p.thumbs for p in parts]),
+        np.concatenate([p.upright for p in parts]),
+    )

@@ -1,0 +1,47 @@
+"""A model that learns from real photos, measured on real photos it never saw: ``garden-scorer-lab train
+--game GAME --folds F`` trains F models, each leaving out the photos of a fold of the layouts (the physical
+boards photographed), reads the left-out photos with it (:mod:`lab.bench_real`), and prints each fold, the
+folds' mean and the worst. The shipped model is then built on every photo by ``train --game GAME``."""
+
+from __future__ import annotations
+
+import tempfile
+from collections.abc import Callable
+from dataclasses import replace
+from pathlib import Path
+
+import numpy as np
+
+from lab.bench import BenchResult
+from lab.bench_real import load_folder, read_photos
+from lab.train.classifier import TrainConfig, real_folder, train
+from scoring.core import StateError
+from vision.profile import default_profile
+from vision.read.classify import OnnxCellClassifier
+
+
+def fold_layouts(layouts: list[str], folds: int, seed: int) -> list[list[str]]:
+    """The layouts in ``folds`` groups of about equal size, drawn in a seeded order."""
+    if not 2 <= folds <= len(layouts):
+        raise StateError(f"--folds {folds}: give 2 to {len(layouts)} (the layouts photographed)")
+    order = [layouts[i] for i in np.random.default_rng(seed).permutation(len(layouts))]
+    return [sorted(order[k::folds]) for k in range(folds)]
+
+
+def train_folds(
+    game: str, config: TrainConfig, folds: int, log: Callable[[str], None] = print
+) -> list[BenchResult]:
+    if not config.real:
+        raise StateError(f"{game}'s recipe learns from no real photos: nothing to leave out")
+    folder = real_folder(config.real)
+    photos = [p for p in load_folder(folder, whole_photo=True) if p.state.get("game") == game]
+    groups = fold_layouts(sorted({p.layout for p in photos}), folds, config.seed)
+    profile = default_profile(game)
+    results = []
+    with tempfile.TemporaryDirectory() as scratch:
+        for k, group in enumerate(groups, start=1):
+            log(f"fold {k}: leaving out layouts {', '.join(group)}")
+            path = train(game, replace(config, leave_out=tuple(group)), Path(scratch) / f"{game}.onnx", log)
+            left_out = [p for p in photos if p.layout in group]
+            results.append(read_photos(game, profile, OnnxCellClassifier(path), left_out, f"fold {k}"))
+    return results
