@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+from numpy.typing import NDArray
 
 from calibration.camera import PATTERN_SIDES
 from calibration.statedir import StateDir
@@ -402,11 +403,21 @@ def cmd_enroll(args: argparse.Namespace) -> int:
         profile = enrolment_profile(state, args.profile, args.game)
     game = profile.game
     camera = _camera(args)
-    corners = np.array(args.corners, float) if args.corners else None
+    pairs = list(zip(args.files[::2], args.files[1::2], strict=True))
+    given: list[NDArray[np.float64] | None] = [np.array(c, np.float64) for c in args.corners or []]
+    # Once: every photo's (a fixed camera); once per photo: each its own, in the photos' order.
+    if len(given) not in (0, 1, len(pairs)):
+        raise StateError(
+            f"--corners given {len(given)} times for {len(pairs)} photos: give it once (the same place in "
+            "every photo) or once per photo, in order"
+        )
+    corners: list[NDArray[np.float64] | None] = (
+        given * len(pairs) if len(given) == 1 else given or [None] * len(pairs)
+    )
     examples = []
-    for photo, state_file in zip(args.files[::2], args.files[1::2], strict=True):
+    for (photo, state_file), where in zip(pairs, corners, strict=True):
         truth = check_enrolment_state(load_state_json(state_file), game, str(state_file))
-        examples.append(Example(read_image(str(photo)), truth, corners, camera))
+        examples.append(Example(read_image(str(photo)), truth, where, camera))
     started = time.perf_counter()
     enrolment = enrol_profile(state, profile, examples, args.stickers)
     seconds = time.perf_counter() - started
@@ -543,7 +554,13 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--game", help="the game, when the profile is new")
     p.add_argument("--calibration", type=Path, help="camera calibration JSON (default: the state folder's)")
     p.add_argument("--stickers", action="store_true", help="the boards wear ArUco corner stickers")
-    p.add_argument("--corners", type=_corners, help="the board's corners in every photo (a fixed camera)")
+    p.add_argument(
+        "--corners",
+        type=_corners,
+        action="append",
+        help="the board's corners TL,TR,BR,BL as x1,y1,...,x4,y4: once for every photo (a fixed camera), or "
+        "once per photo, in the photos' order",
+    )
     g = p.add_argument_group("a user-defined grid game (a new custom-grid profile)")
     g.add_argument("--rows", type=int, help="rows of cells")
     g.add_argument("--cols", type=int, help="columns of cells")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import cv2
 import numpy as np
@@ -120,6 +121,33 @@ def test_enroll_names_the_heads_left_to_the_model(
     code, out, err = _run(capsys, "--state-dir", str(tmp_path / "state"), *args)
     assert code == 0, err
     assert f"The model's own reading kept for {unchanged_note(left)}" in out
+
+
+def test_enroll_takes_corners_once_for_all_photos_or_once_per_photo(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import device.learn
+
+    seen: list[list[object]] = []
+
+    def enrol(state: object, profile: object, examples: list[Any], stickers: bool) -> Enrolment:
+        seen.append([None if e.corners_xy is None else e.corners_xy.tolist() for e in examples])
+        return Enrolment("alices-garden", {}, 96, len(examples), "m")
+
+    monkeypatch.setattr(device.learn, "enrol_profile", enrol)
+    truth_state = tmp_path / "truth.json"
+    truth_state.write_text(json.dumps(TRUTH["state"]))
+    pairs = (str(PHOTO), str(truth_state)) * 2
+    a, b = "1,2,30,2,30,40,1,40", "5,6,50,6,50,60,5,60"
+    base = ("--state-dir", str(tmp_path / "state"), "enroll", "--profile", "t", "--game", "alices-garden")
+    assert _run(capsys, *base, *pairs)[0] == 0
+    assert _run(capsys, *base, "--corners", a, *pairs)[0] == 0
+    assert _run(capsys, *base, "--corners", a, "--corners", b, *pairs)[0] == 0
+    quad_a = [[1.0, 2.0], [30.0, 2.0], [30.0, 40.0], [1.0, 40.0]]
+    quad_b = [[5.0, 6.0], [50.0, 6.0], [50.0, 60.0], [5.0, 60.0]]
+    assert seen == [[None, None], [quad_a, quad_a], [quad_a, quad_b]]
+    code, _, err = _run(capsys, *base, "--corners", a, "--corners", b, "--corners", a, *pairs)
+    assert code == 2 and "--corners given 3 times for 2 photos" in err
 
 
 def test_enroll_then_score_with_the_profile(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
