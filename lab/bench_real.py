@@ -82,10 +82,11 @@ def load_folder(folder: Path, whole_photo: bool = False) -> list[RealPhoto]:
 
 def as_custom_grid(photos: Sequence[RealPhoto]) -> list[RealPhoto]:
     """The photos' states as a user-defined grid game's: each cell's label its text before any ``:`` (a
-    Kingdomino square's terrain), the labels every state of the folder shows, worth no points."""
+    Kingdomino square's terrain), the labels every state of the folder shows, the k-th worth k points (so
+    that a misread cell changes the score)."""
     cells = {p.name: [[str(c).partition(":")[0] for c in row] for row in p.state["cells"]] for p in photos}
     labels = sorted({label for grid in cells.values() for row in grid for label in row})
-    setup = {"labels": labels, "points": {}}
+    setup = {"labels": labels, "points": {label: k for k, label in enumerate(labels, start=1)}}
     return [
         RealPhoto(
             p.name,
@@ -250,7 +251,6 @@ def format_summary(summary_: Mapping[str, Any]) -> str:
     ):
         lines.append(f"  {name:<18} {mean[key]:>8.3f} / {worst[key]:.3f}")
     for head, value in summary_["head_error_mean_pct"].items():
-        lines.append(
-            f"  {head + ' error %':<18} {value:>8.3f} / {summary_['head_error_worst_pct'][head]:.3f}"
-        )
+        name = f"{head} head error %"
+        lines.append(f"  {name:<18} {value:>8.3f} / {summary_['head_error_worst_pct'][head]:.3f}")
     return "\n".join(lines)

@@ -219,7 +219,9 @@ def quad_from_corners(
     ideal = camera.undistort_px(corners) if camera is not None else corners
     if cv2.contourArea(ideal.astype(np.float32)) < 100:
         raise ValueError("the 4 corners enclose no board: give them as TL, TR, BR, BL around the board")
-    return Quad(corners, ideal, _in_frame(corners, size_wh), 1.0, oriented=True, method="manual")
+    # A corner a player puts on the photo's very edge (a crop the board fills) is in the photo.
+    in_frame = _in_frame(corners, size_wh, margin=-1.0)
+    return Quad(corners, ideal, in_frame, 1.0, oriented=True, method="manual")
 
 
 def find_quads(

@@ -42,6 +42,10 @@ def test_stickered_boards_are_located_and_oriented(seed: int) -> None:
 def test_given_corners_make_an_oriented_quad() -> None:
     quad = quad_from_corners([(10, 10), (200, 12), (205, 190), (8, 185)], (640, 480))
     assert quad.oriented and quad.in_frame and quad.method == "manual"
+    # A crop the board fills: its corners on the photo's very edge are in the photo; past it, not.
+    assert quad_from_corners([(0, 0), (640, 0), (640, 480), (0, 480)], (640, 480)).in_frame
+    assert not quad_from_corners([(-9, 0), (640, 0), (640, 480), (0, 480)], (640, 480)).in_frame
+    assert not quad_from_corners([(0, 0), (650, 0), (640, 480), (0, 480)], (640, 480)).in_frame
     with pytest.raises(ValueError, match="exactly 4 corners"):
         quad_from_corners([(0, 0), (1, 1)], (640, 480))
     with pytest.raises(ValueError, match="enclose no board"):
