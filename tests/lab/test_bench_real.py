@@ -13,6 +13,7 @@ import pytest
 from lab.bench_real import as_custom_grid, load_folder, run_real, summary
 from scoring.core import StateError
 from tests.support import run_lab
+from vision.readers import get_reader
 
 COLOURS = {"field": (60, 190, 225), "lake": (200, 90, 30), "forest": (40, 110, 40)}
 LABELS = sorted(COLOURS)
@@ -146,7 +147,8 @@ def test_real_photos_become_training_cells_and_folds_split_the_layouts(tmp_path:
     (folder / "manifest.json").write_text(json.dumps({"a": {"layout": 1}, "b": {"layout": 2}}))
     data, names = real_cells("kingdomino", folder, views=3, seed=0, leave_out=("2",))
     assert names == ("a",)
-    assert data.crops.shape == (3 * 25, 64, 64, 3) and data.thumbs.shape[0] == 0
+    crop = get_reader("kingdomino").crop_px
+    assert data.crops.shape == (3 * 25, crop, crop, 3) and data.thumbs.shape[0] == 0
     crowns = data.targets["crowns"].reshape(3, 5, 5)
     assert crowns[:, 0].tolist() == [[0, 1, 1, 1, 1]] * 3  # the castle shows none, each lake one
     assert crowns[:, 1].tolist() == [[0, 2, 3, 0, 0]] * 3

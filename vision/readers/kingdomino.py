@@ -23,10 +23,10 @@ class KingdominoReader(ReaderBase):
     game: str = kingdomino.GAME
     regions: tuple[str, ...] = ("grid",)
     heads: tuple[Head, ...] = (Head("terrain", TERRAIN_CLASSES), Head("crowns", CROWN_CLASSES))
-    # A crown is a sixth of a square's side: 64 pixels over the square and a little of its neighbours show
-    # it some ten pixels across.
+    # A crown is a sixth of a square's side: 96 pixels over the square and a little of its neighbours show
+    # it some fifteen pixels across (at 64, crowns were misread half as often again: docs/experiments.md).
     context_mm: float = 2.0
-    crop_px: int = 64
+    crop_px: int = 96
     turns_freely: bool = True
 
     def region_heads(self, region: str) -> tuple[str, ...]:
