@@ -187,17 +187,20 @@ def _crowns(kingdom: Kingdom, area: list[Cell]) -> int:
     return total
 
 
-def _complete(kingdom: Kingdom) -> bool:
+def _full_size(kingdom: Kingdom) -> bool:
+    """Whether the kingdom's grid is the whole size x size frame (whatever its squares hold)."""
     size = kingdom.setup.size
-    return len(kingdom.cells) == size and all(len(row) == size and EMPTY not in row for row in kingdom.cells)
+    return len(kingdom.cells) == size and all(len(row) == size for row in kingdom.cells)
 
 
 def score(kingdom: Kingdom) -> ScoreBreakdown:
     require_valid(check(kingdom))
     lines = []
     no_crowns = 0
+    largest = all_crowns = 0
     for terrain, area in properties(kingdom):
         crowns = _crowns(kingdom, area)
+        largest, all_crowns = max(largest, len(area)), all_crowns + crowns
         if crowns == 0:
             no_crowns += 1
             continue
@@ -213,9 +216,7 @@ def score(kingdom: Kingdom) -> ScoreBreakdown:
     setup = kingdom.setup
     if setup.middle_kingdom:
         (castle,) = _castles(kingdom)
-        centre = (setup.size // 2, setup.size // 2)
-        framed = len(kingdom.cells) == setup.size and all(len(row) == setup.size for row in kingdom.cells)
-        middle = framed and castle == centre
+        middle = _full_size(kingdom) and castle == (setup.size // 2, setup.size // 2)
         detail = (
             "the castle is the centre square"
             if middle
@@ -223,15 +224,12 @@ def score(kingdom: Kingdom) -> ScoreBreakdown:
         )
         lines.append(ScoreLine("Middle Kingdom", detail, MIDDLE_KINGDOM_POINTS if middle else 0))
     if setup.harmony:
-        complete = _complete(kingdom)
+        complete = _full_size(kingdom) and all(EMPTY not in row for row in kingdom.cells)
         detail = "every square of the kingdom laid" if complete else "the kingdom has empty squares"
         lines.append(ScoreLine("Harmony", detail, HARMONY_POINTS if complete else 0))
-    areas = [area for _, area in properties(kingdom)]
-    largest = max((len(a) for a in areas), default=0)
-    crowns = sum(_crowns(kingdom, a) for a in areas)
     return ScoreBreakdown(
         GAME,
         tuple(lines),
-        tiebreak=(largest, crowns),
+        tiebreak=(largest, all_crowns),
         tiebreak_rule="largest property (squares), then crowns",
     )
