@@ -38,7 +38,7 @@ from vision.profile import BoardProfile, default_profile
 from vision.read.classify import CellClassifier
 from vision.read.colour import BoardColour
 from vision.read.rectify import camera_centre_mm, slant_deg
-from vision.readers import IGNORE, get_reader, reader_for
+from vision.readers import IGNORE, Reader, get_reader
 
 FOUND_TOLERANCE = 0.02
 # A board is in view when every mark on it (a decoration, a landscape icon: lab.synth.scene.Mark) shows at
@@ -248,12 +248,12 @@ def tally_missing(
     result: BenchResult,
     game: str,
     profile: BoardProfile,
+    reader: Reader,
     truth_state: dict[str, Any],
     given: list[ScoredBoard],
 ) -> None:
     """Count a board the scorer did not find: every cell wrong, and a wrong score for any board it scored
     elsewhere (a misplaced outline)."""
-    reader = reader_for(profile)
     misplaced = [s for s in given if _totals(game, _candidate(game, truth_state, dict(s.state)))]
     result.wrong_scores += bool(misplaced)
     result.silent_wrong_scores += any(not s.flags for s in misplaced)
@@ -268,6 +268,7 @@ def tally_found(
     result: BenchResult,
     game: str,
     profile: BoardProfile,
+    reader: Reader,
     truth_cells: Mapping[str, list[list[str]]],
     truth_state: dict[str, Any],
     match: ScoredBoard,
@@ -275,7 +276,6 @@ def tally_found(
 ) -> bool:
     """Count a found board's cells head by head, whether it is perfect, and its score: exact, wrong (and
     silently so) or not given; returns whether it was scored exactly."""
-    reader = reader_for(profile)
     heads = {h.name: h for h in reader.heads}
     # A tile's edges (Tang Garden's) are read to be matched with the edges they touch, as evidence for what
     # the tile shows: the per-head table shows them, a cell's count leaves them out.
@@ -401,13 +401,13 @@ def run_bench(
         # A table game's lone board is never scored alone, so "would be scored" is its reading's trust.
         given = [s for s in scored if s.reading.trusted and s.reading.in_frame]
         if match is None:
-            tally_missing(result, game, profile, board["state"], given)
+            tally_missing(result, game, profile, reader, board["state"], given)
             if report:
                 report(f"photo {i}: board not found")
             continue
         for stage in stages:
             result.timings_ms[stage].append(match.reading.timings_ms.get(stage, 0.0))
-        exact = tally_found(result, game, profile, board["cells"], board["state"], match, given)
+        exact = tally_found(result, game, profile, reader, board["cells"], board["state"], match, given)
         result.exact_in_view += exact and in_view
         result.exact_within_slant += exact and within
         if report and (i + 1) % 10 == 0:

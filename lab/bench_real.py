@@ -209,9 +209,9 @@ def _read_one(
     result.timings_ms["photo_to_score"].append((time.perf_counter() - started) * 1000)
     given = [s for s in scored if s.reading.trusted and s.reading.in_frame]
     if not scored:
-        tally_missing(result, game, profile, photo.state, given)
+        tally_missing(result, game, profile, reader, photo.state, given)
         return
-    tally_found(result, game, profile, truth_cells, photo.state, scored[0], given)
+    tally_found(result, game, profile, reader, truth_cells, photo.state, scored[0], given)
 
 
 def summary(results: Sequence[dict[str, Any]]) -> dict[str, Any]:
