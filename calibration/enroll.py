@@ -37,8 +37,9 @@ from vision.read.orient import OrientationModel
 from vision.readers import IGNORE, Head, reader_for
 
 KIND = "enrolment"
-# 2: the model the corrections were fitted to is recorded (``model``).
-VERSION = 2
+# 2: the model the corrections were fitted to is recorded (``model``). 3: a head may scale its features
+# (``centre``, ``spread``); version 2 files still read.
+VERSION = 3
 # Extra reads of each enrolment board (see :func:`enrol`), each in a light up to LIGHT_JITTER per channel
 # unlike the photo's. On the held-out pack, Zen Garden enrolled from 2 photos read 95.5 % of boards perfectly
 # with 8 views at 8 %, 96.0 % at 15 %, 97.0 % with 16 views at 15 % (one run each; enrolling takes 3-6 s).
@@ -50,12 +51,32 @@ LIGHT_JITTER = 0.15  # per-channel gain: a lamp or white balance unlike the enro
 # 0.10 -> 0.05 % (100 photos), read its enrolment photos 0.0002 worse so, within noise; the Tang Garden
 # corrections that cost most on the held-out pack (its characters, facings, rockery edges, icons) 0.02-0.2.
 HELD_OUT_TOLERANCE = 1e-3
+SPREAD_FLOOR = 1e-3
 
 
 @dataclass(frozen=True)
 class HeadCorrection:
     weights: NDArray[np.float64]  # (embedding, classes)
     bias: NDArray[np.float64]  # (classes,)
+    # Per feature, its mean and spread over the teaching cells, for a head fitted with no model's opinion
+    # under it (a user's own labels): the features' spreads differ by orders of magnitude (a colour's share,
+    # a texture's), and real Kingdomino tiles weighed unscaled were misread twice as often. None: as they are.
+    centre: NDArray[np.float64] | None = None
+    spread: NDArray[np.float64] | None = None
+
+    def logits(self, embedding: NDArray[np.float64]) -> NDArray[np.float64]:
+        """What the correction adds to the model's log-probabilities for cells of ``embedding``."""
+        if self.centre is not None and self.spread is not None:
+            embedding = (embedding - self.centre) / self.spread
+        return np.asarray(embedding @ self.weights + self.bias, np.float64)
+
+    def to_json(self) -> dict[str, Any]:
+        scaled = (
+            {}
+            if self.centre is None or self.spread is None
+            else {"centre": self.centre.tolist(), "spread": self.spread.tolist()}
+        )
+        return {"weights": self.weights.tolist(), "bias": self.bias.tolist(), **scaled}
 
 
 @dataclass(frozen=True)
@@ -78,10 +99,7 @@ class Enrolment:
             "cells": self.cells,
             "photos": self.photos,
             "unchanged": list(self.unchanged),
-            "heads": {
-                name: {"weights": c.weights.tolist(), "bias": c.bias.tolist()}
-                for name, c in self.corrections.items()
-            },
+            "heads": {name: c.to_json() for name, c in self.corrections.items()},
         }
 
 
@@ -92,7 +110,15 @@ def _fit_head(
     l2: float,
     steps: int = 1500,
     rate: float = 2.0,
+    scaled: bool = False,
 ) -> HeadCorrection:
+    """A correction fitted by gradient descent on the log-loss; ``scaled``: on each feature scaled to its
+    spread over these cells (:attr:`HeadCorrection.centre`)."""
+    centre = spread = None
+    if scaled:
+        # The floor keeps a feature no teaching cell varies in (a colour none shows) from weighing in.
+        centre, spread = embedding.mean(axis=0), embedding.std(axis=0) + SPREAD_FLOOR
+        embedding = (embedding - centre) / spread
     n, d = embedding.shape
     k = base_log.shape[1]
     weights = np.zeros((d, k))
@@ -106,7 +132,7 @@ def _fit_head(
         grad = (p - onehot) / n
         weights -= rate * (embedding.T @ grad + l2 * weights)
         bias -= rate * grad.sum(axis=0)
-    return HeadCorrection(weights, bias)
+    return HeadCorrection(weights, bias, centre, spread)
 
 
 def _normalise(embedding: NDArray[np.float32]) -> NDArray[np.float64]:
@@ -135,6 +161,7 @@ def _holds(
     targets: NDArray[np.int64],
     photos: NDArray[np.int64],
     l2: float,
+    scaled: bool,
 ) -> bool:
     """Whether a head's correction, fitted without each photo in turn, reads that photo's cells about as well
     as the model alone or better (:data:`HELD_OUT_TOLERANCE`); one photo cannot tell."""
@@ -143,8 +170,8 @@ def _holds(
     worse = 0.0
     for photo in np.unique(photos):
         out = photos == photo
-        c = _fit_head(embedding[~out], base_log[~out], targets[~out], l2)
-        corrected = base_log[out] + embedding[out] @ c.weights + c.bias
+        c = _fit_head(embedding[~out], base_log[~out], targets[~out], l2, scaled=scaled)
+        corrected = base_log[out] + c.logits(embedding[out])
         worse += _log_loss(corrected, targets[out]) - _log_loss(base_log[out], targets[out])
     return worse / len(targets) <= HELD_OUT_TOLERANCE
 
@@ -158,10 +185,12 @@ def fit(
     l2: float = 1e-3,
     photos: Sequence[int] | None = None,
     checked: Collection[str] = (),
+    scaled: Collection[str] = (),
 ) -> Enrolment:
     """Corrections from the predictions of classifier ``model`` on enrolment photos and each cell's true class
     per head. ``photos``: which photo each prediction read (its extra views share its number); the heads
-    ``checked`` (those the model reads itself) keep a correction only where it :func:`_holds`."""
+    ``checked`` (those the model reads itself) keep a correction only where it :func:`_holds`; the heads
+    ``scaled`` (those with no model's opinion under them) are fitted on scaled features."""
     corrections = {}
     unchanged = []
     for head in heads:
@@ -183,12 +212,13 @@ def fit(
             np.asarray(base, np.float64),
             np.asarray(y, np.int64),
         )
-        if head.name in checked and not _holds(*data, np.asarray(source, np.int64), l2):
+        scale = head.name in scaled
+        if head.name in checked and not _holds(*data, np.asarray(source, np.int64), l2, scale):
             unchanged.append(head.name)
             continue
         # Fitted even where the model already reads every enrolment cell right: the correction still moves
         # its margins towards the real art (Zen Garden's held-out error 0.51 % -> 0.19 % from 2 photos).
-        corrections[head.name] = _fit_head(*data, l2)
+        corrections[head.name] = _fit_head(*data, l2, scaled=scale)
     cells = sum(len(p.keys) for p in predictions)
     return Enrolment(game, corrections, cells, len(predictions), model, tuple(unchanged))
 
@@ -313,7 +343,10 @@ def enrol(
             predictions.append(view)
             targets.append(truth)
             photos.append(i)
-    enrolment = fit(game, reader.heads, predictions, targets, classifier.model_id, photos=photos, checked=own)
+    new = {h.name for h in reader.heads} - own
+    enrolment = fit(
+        game, reader.heads, predictions, targets, classifier.model_id, photos=photos, checked=own, scaled=new
+    )
     # What the user gave, not the extra views made of it.
     return replace(enrolment, cells=enrolment.cells // (views + 1), photos=len(examples))
 
@@ -390,7 +423,7 @@ class EnrolledClassifier:
             c = self.enrolment.corrections.get(head.name)
             if c is None:
                 continue
-            logits = _base_logs(pred, head) + emb @ c.weights + c.bias
+            logits = _base_logs(pred, head) + c.logits(emb)
             logits -= logits.max(axis=1, keepdims=True)
             p = np.exp(logits)
             probabilities[head.name] = (p / p.sum(axis=1, keepdims=True)).astype(np.float32)
@@ -410,7 +443,7 @@ def save(enrolment: Enrolment, path: Path) -> None:
 
 
 def load(path: Path) -> Enrolment:
-    data = read_versioned(path, KIND, (VERSION,))
+    data = read_versioned(path, KIND, (2, VERSION))
     try:
         corrections = {str(name): _correction(str(name), h) for name, h in data["heads"].items()}
         cells, photos = int(data["cells"]), int(data["photos"])
@@ -434,4 +467,12 @@ def _correction(name: str, data: Mapping[str, Any]) -> HeadCorrection:
         )
     if not (np.isfinite(weights).all() and np.isfinite(bias).all()):
         raise ValueError(f"heads.{name}: weights and bias must be finite numbers")
-    return HeadCorrection(weights, bias)
+    if "centre" not in data and "spread" not in data:
+        return HeadCorrection(weights, bias)
+    centre = np.array(data["centre"], np.float64)
+    spread = np.array(data["spread"], np.float64)
+    if centre.shape != (weights.shape[0],) or spread.shape != centre.shape:
+        raise ValueError(f"heads.{name}: centre and spread must be one per feature, as the weights' rows")
+    if not (np.isfinite(centre).all() and (spread > 0).all() and np.isfinite(spread).all()):
+        raise ValueError(f"heads.{name}: centre must be finite and spread finite and above zero")
+    return HeadCorrection(weights, bias, centre, spread)

@@ -57,11 +57,6 @@ def new_profile(name: str, game: str, setup: Mapping[str, Any]) -> BoardProfile:
     return profile
 
 
-# A user-defined grid has no model of its own: the Alice's Garden model's cell embedding (trained on the
-# widest spread of tile art and symbols) is what its enrolled head reads.
-CUSTOM_BASE_GAME = "alices-garden"
-
-
 def custom_profile(
     name: str,
     rows: int,

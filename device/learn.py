@@ -15,7 +15,6 @@ from numpy.typing import NDArray
 
 from calibration.enroll import Enrolment, Example, enrol, example_colour
 from calibration.profiles import (
-    CUSTOM_BASE_GAME,
     load_bundle,
     new_profile,
     profile_exists,
@@ -25,7 +24,7 @@ from calibration.profiles import (
     save_profile,
 )
 from calibration.statedir import StateDir
-from device.photo import load_classifier, load_orienter, load_segmenter
+from device.photo import base_classifier, load_classifier, load_orienter, load_segmenter
 from scoring import custom_grid
 from scoring.core import StateError
 from scoring.registry import get_game, read_state
@@ -116,7 +115,7 @@ def enrol_profile(
     profile that has none yet takes it from the first photo.
     """
     is_custom = profile.game == custom_grid.GAME
-    base = load_classifier(CUSTOM_BASE_GAME if is_custom else profile.game)
+    base = base_classifier(profile.game)
     # No layout model knows a user's own grid: its corners or stickers say which way up it lies.
     orienter = None if is_custom else load_orienter(profile.game)
     colour = load_bundle(state, profile.name).colour if profile_exists(state, profile.name) else None

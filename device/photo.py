@@ -46,6 +46,17 @@ def load_classifier(game: str) -> OnnxCellClassifier:
     return OnnxCellClassifier(path)
 
 
+def base_classifier(game: str) -> CellClassifier:
+    """What a profile of ``game`` is read and taught on: its shipped model, or for a user's own grid game,
+    which has none, each cell's colours and textures described (its enrolment is the whole classifier)."""
+    from scoring import custom_grid
+    from vision.read.describe import DescribedCells
+
+    if game == custom_grid.GAME:
+        return DescribedCells(game)
+    return load_classifier(game)
+
+
 @cache
 def load_orienter(game: str) -> OrientationModel:
     path = orient_model_path(game)
@@ -267,7 +278,7 @@ def profile_models(state: StateDir, game: str, profile: str | None) -> dict[str,
     (none for no profile, so the shipped defaults apply)."""
     if profile is None:
         return {}
-    from calibration.profiles import CUSTOM_BASE_GAME, load_bundle
+    from calibration.profiles import load_bundle
     from scoring import custom_grid
 
     bundle = load_bundle(state, profile)
@@ -278,7 +289,7 @@ def profile_models(state: StateDir, game: str, profile: str | None) -> dict[str,
         if bundle.enrolment is None:
             raise StateError(f"profile {profile!r} has not been enrolled yet: `garden-scorer enroll`")
         heads = reader_for(bundle.profile).heads
-        custom = _enrolled(profile, load_classifier(CUSTOM_BASE_GAME), bundle.enrolment, heads)
+        custom = _enrolled(profile, base_classifier(game), bundle.enrolment, heads)
         # No layout model knows which way up a user's board lies: stickers or corners say it.
         return {
             "profiles": [bundle.profile],

@@ -27,8 +27,8 @@ import numpy as np
 from numpy.typing import NDArray
 
 from calibration.enroll import EnrolledClassifier, Example, enrol
-from calibration.profiles import CUSTOM_BASE_GAME, custom_profile
-from device.photo import load_classifier, score_image
+from calibration.profiles import custom_profile
+from device.photo import base_classifier, load_classifier, score_image
 from lab.bench import BenchResult, _hand, tally_found, tally_missing
 from scoring import custom_grid
 from scoring.core import StateError
@@ -122,24 +122,44 @@ def board_profile(game: str, state: Mapping[str, Any]) -> BoardProfile:
 
 
 def teach(profile: BoardProfile, photos: Sequence[RealPhoto]) -> CellClassifier:
-    """A classifier taught from ``photos`` (enrolment; a custom grid's on the base model's embedding)."""
-    game = reader_for(profile).game
+    """A classifier taught from ``photos`` (enrolment; a custom grid's on its cells' described looks)."""
     custom = profile.game == custom_grid.GAME
-    base = load_classifier(CUSTOM_BASE_GAME if custom else game)
+    base = base_classifier(reader_for(profile).game)
     examples = [Example(read_image(str(p.path)), p.state, p.corners_xy) for p in photos]
     enrolment = enrol(profile, base, None, examples)
     return EnrolledClassifier(base, enrolment, reader_for(profile).heads if custom else None)
 
 
-def _folds(photos: Sequence[RealPhoto], teach_layouts: int, folds: int, seed: int) -> list[list[str]]:
-    """Per fold, the layouts taught: distinct sets, each layout taught before any is taught twice."""
+def _folds(
+    photos: Sequence[RealPhoto], shows: Mapping[str, set[str]], teach_layouts: int, folds: int, seed: int
+) -> list[list[str]]:
+    """Per fold, the layouts taught: each fold starts from a layout not yet taught and adds those that show
+    the most of what the fold's photos do not show yet (``shows``: per photo, its cells' labels), as a player
+    is asked to teach every label; each layout is taught before any is taught twice where it can be."""
     layouts = sorted({p.layout for p in photos})
     if teach_layouts >= len(layouts):
         raise StateError(
             f"--teach {teach_layouts}: the folder holds {len(layouts)} layouts, leave some to read"
         )
     order = [layouts[i] for i in np.random.default_rng(seed).permutation(len(layouts))]
-    return [[order[(f * teach_layouts + k) % len(order)] for k in range(teach_layouts)] for f in range(folds)]
+    seen = {
+        layout: set[str]().union(*(shows[p.name] for p in photos if p.layout == layout)) for layout in order
+    }
+    taught: set[str] = set()
+    chosen = []
+    for f in range(folds):
+        fold = [next((la for la in order if la not in taught), order[f % len(order)])]
+        while len(fold) < teach_layouts:
+            shown = set[str]().union(*(seen[la] for la in fold))
+            fold.append(
+                min(
+                    (la for la in order if la not in fold),
+                    key=lambda la: (-len(seen[la] - shown), la in taught, order.index(la)),
+                )
+            )
+        taught.update(fold)
+        chosen.append(fold)
+    return chosen
 
 
 def run_real(
@@ -154,9 +174,17 @@ def run_real(
     if not teach_layouts:
         folds = 1
     results = []
-    for fold, taught in enumerate(_folds(photos, teach_layouts, folds, seed) if teach_layouts else [[]]):
-        profile = board_profile(game, photos[0].state)
-        reader = reader_for(profile)
+    profile = board_profile(game, photos[0].state)
+    reader = reader_for(profile)
+    shows = {
+        p.name: {
+            label for rows in reader.cell_labels(profile, p.state).values() for row in rows for label in row
+        }
+        for p in photos
+    }
+    for fold, taught in enumerate(
+        _folds(photos, shows, teach_layouts, folds, seed) if teach_layouts else [[]]
+    ):
         started = time.perf_counter()
         if taught:
             classifier = teach(profile, [p for p in photos if p.layout in taught])

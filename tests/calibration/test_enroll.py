@@ -140,6 +140,33 @@ def test_an_enrolment_reads_only_the_model_it_was_fitted_to() -> None:
         EnrolledClassifier(Retrained(pred), enrolment)
 
 
+def test_a_head_with_no_model_under_it_is_fitted_on_scaled_features() -> None:
+    # A user's own labels: no model's opinion, features whose spreads differ a thousandfold (a colour's
+    # share beside a texture's count); only the smallest feature tells the classes apart.
+    rng = np.random.default_rng(4)
+    truth = rng.integers(0, 3, 90)
+    embedding = np.concatenate(
+        [rng.normal(0, 1, (90, 8)), (truth[:, None] == np.arange(3)) * 0.002 + rng.normal(0, 2e-4, (90, 3))],
+        axis=1,
+    )
+    pred = CellPredictions(tuple(("grid", 0, i) for i in range(90)), (), {}, embedding.astype(np.float32))
+    targets = [{key: {"cell": int(t)} for key, t in zip(pred.keys, truth, strict=True)}]
+    plain = fit("g", (HEAD,), [pred], targets, "fixed")
+    scaled = fit("g", (HEAD,), [pred], targets, "fixed", scaled={"cell"})
+    assert plain.corrections["cell"].centre is None
+    correction = scaled.corrections["cell"]
+    assert correction.centre is not None and correction.spread is not None
+
+    def accuracy(enrolment: Enrolment) -> float:
+        out = EnrolledClassifier(Fixed(pred), enrolment, (HEAD,)).classify(
+            CellGrid(np.zeros((90, 8, 8, 3), np.uint8), pred.keys)
+        )
+        return float((out.probabilities["cell"].argmax(axis=1) == truth).mean())
+
+    assert accuracy(plain) < 0.8
+    assert accuracy(scaled) > 0.95
+
+
 def test_enrolment_files_round_trip(tmp_path: Path) -> None:
     enrolment = Enrolment(
         "g", {"cell": HeadCorrection(np.ones((4, 3)), np.arange(3.0))}, 10, 2, "m1", ("facing",)
@@ -154,6 +181,18 @@ def test_enrolment_files_round_trip(tmp_path: Path) -> None:
     )
     assert load(tmp_path / "before.json").unchanged == ()
     np.testing.assert_allclose(again.corrections["cell"].bias, [0, 1, 2])
+    # A head fitted on scaled features keeps its scale; a scale that cannot be applied is refused.
+    scaled = HeadCorrection(np.ones((4, 3)), np.zeros(3), np.arange(4.0), np.full(4, 0.5))
+    save(Enrolment("g", {"cell": scaled}, 10, 2, "m1"), tmp_path / "s.json")
+    kept = load(tmp_path / "s.json").corrections["cell"]
+    assert kept.centre is not None and kept.spread is not None
+    np.testing.assert_allclose(kept.logits(np.ones((1, 4))), scaled.logits(np.ones((1, 4))))
+    data = json.loads((tmp_path / "s.json").read_text())
+    for field, value in (("spread", [1, 1, 0, 1]), ("centre", [0, 1])):
+        data["heads"]["cell"][field] = value
+        (tmp_path / "s.json").write_text(json.dumps(data))
+        with pytest.raises(ValueError, match=r"bad or missing field.*(spread|centre)"):
+            load(tmp_path / "s.json")
     (tmp_path / "bad.json").write_text('{"kind": "enrolment", "version": 2, "heads": 3}')
     with pytest.raises(ValueError, match="bad or missing field"):
         load(tmp_path / "bad.json")
