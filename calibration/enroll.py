@@ -351,6 +351,40 @@ def enrol(
     return replace(enrolment, cells=enrolment.cells // (views + 1), photos=len(examples))
 
 
+def left_out(
+    profile: BoardProfile,
+    classifier: CellClassifier,
+    orienter: OrientationModel | None,
+    examples: Sequence[Example],
+    stickers: bool = False,
+    reference: BoardColour | None = None,
+) -> list[tuple[int, int]]:
+    """Per example, its cells and how many of them are misread (any head) when the profile is enrolled from
+    the other examples alone: how well the profile reads a board it has not seen. Empty for one example."""
+    if len(examples) < 2:
+        return []
+    reader = reader_for(profile)
+    own = [h for h in reader.heads if h in classifier.heads]
+    heads = None if len(own) == len(reader.heads) else reader.heads
+    figures = []
+    for i, example in enumerate(examples):
+        others = [e for j, e in enumerate(examples) if j != i]
+        enrolment = enrol(profile, classifier, orienter, others, stickers, reference=reference)
+        taught = EnrolledClassifier(classifier, enrolment, heads)
+        reading = _read_example(i + 1, example, profile, taught, orienter, stickers, reference)
+        labels = reader.cell_labels(profile, example.state)
+        read = reading.predictions.readings()
+        wrong = 0
+        for key in reading.predictions.keys:
+            truth = reader.targets(profile, key, labels[key[0]][key[1]][key[2]])
+            wrong += any(
+                truth.get(head.name, IGNORE) not in (IGNORE, head.classes.index(read[key][head.name][0]))
+                for head in reader.heads
+            )
+        figures.append((len(reading.predictions.keys), wrong))
+    return figures
+
+
 def _lit(colour: BoardColour, gains: NDArray[np.float64]) -> BoardColour:
     """``colour`` under a light ``gains`` (B, G, R) times as bright."""
     b, g, r = (float(v) * float(k) for v, k in zip(colour.median_bgr, gains, strict=True))

@@ -379,9 +379,9 @@ def cmd_seats(args: argparse.Namespace) -> int:
 def cmd_enroll(args: argparse.Namespace) -> int:
     import time
 
-    from calibration.enroll import Example, unchanged_note
+    from calibration.enroll import unchanged_note
     from calibration.profiles import custom_profile
-    from device.learn import check_enrolment_state, enrol_profile, enrolment_profile
+    from device.learn import check_enrolment_state, enrolment_profile, teach_profile
     from device.photo import parse_sets
     from scoring import custom_grid
     from vision.image_io import read_image
@@ -414,17 +414,20 @@ def cmd_enroll(args: argparse.Namespace) -> int:
     corners: list[NDArray[np.float64] | None] = (
         given * len(pairs) if len(given) == 1 else given or [None] * len(pairs)
     )
-    examples = []
+    new = []
     for (photo, state_file), where in zip(pairs, corners, strict=True):
         truth = check_enrolment_state(load_state_json(state_file), game, str(state_file))
-        examples.append(Example(read_image(str(photo)), truth, where, camera))
+        read_image(str(photo))  # a photo that does not decode must not join the teaching photos
+        new.append((Path(photo), truth, where))
     started = time.perf_counter()
-    enrolment = enrol_profile(state, profile, examples, args.stickers)
+    enrolment, report = teach_profile(state, profile, new, camera, args.stickers)
     seconds = time.perf_counter() - started
     print(
-        f"Enrolled {args.profile!r} from {enrolment.photos} photo(s), {enrolment.cells} cells, "
+        f"Enrolled {args.profile!r} from its {enrolment.photos} teaching photo(s), {enrolment.cells} cells, "
         f"in {seconds:.1f} s; score with `garden-scorer score PHOTO --game {game} --profile {args.profile}`"
     )
+    for x in report.left_out:
+        print(f"  taught without photo {x.photo}, it reads {x.wrong} of its {x.cells} cells wrong")
     if enrolment.unchanged:
         print(f"The model's own reading kept for {unchanged_note(enrolment)}")
     return 0

@@ -7,13 +7,15 @@ profile made either way is the same.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from pathlib import Path
 from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
 
-from calibration.enroll import Enrolment, Example, enrol, example_colour
+from calibration import teaching
+from calibration.enroll import Enrolment, Example, enrol, example_colour, left_out
 from calibration.profiles import (
     load_bundle,
     new_profile,
@@ -24,12 +26,14 @@ from calibration.profiles import (
     save_profile,
 )
 from calibration.statedir import StateDir
+from calibration.teaching import TeachingReport
 from device.photo import base_classifier, load_classifier, load_orienter, load_segmenter
 from scoring import custom_grid
 from scoring.core import StateError
 from scoring.registry import get_game, read_state
 from vision.camera_model import CameraModel
 from vision.geometry import Points
+from vision.image_io import read_image
 from vision.pipeline import BoardReading, read_photo
 from vision.profile import BoardProfile
 from vision.read.colour import BoardColour, measure
@@ -114,6 +118,13 @@ def enrol_profile(
     The photos are read in the profile's light (its background colour), as boards scored with it are; a
     profile that has none yet takes it from the first photo.
     """
+    enrolment, _ = _enrol(state, profile, examples, stickers, with_left_out=False)
+    return enrolment
+
+
+def _enrol(
+    state: StateDir, profile: BoardProfile, examples: Sequence[Example], stickers: bool, with_left_out: bool
+) -> tuple[Enrolment, list[tuple[int, int]]]:
     is_custom = profile.game == custom_grid.GAME
     base = base_classifier(profile.game)
     # No layout model knows a user's own grid: its corners or stickers say which way up it lies.
@@ -127,4 +138,49 @@ def enrol_profile(
     if measured and colour is not None:
         save_colour(state, profile.name, colour)
     save_enrolment(state, profile.name, enrolment)
-    return enrolment
+    figures = left_out(profile, base, orienter, examples, stickers, colour) if with_left_out else []
+    return enrolment, figures
+
+
+def teach_profile(
+    state: StateDir,
+    profile: BoardProfile,
+    new: Sequence[tuple[Path, Mapping[str, Any], Points | None]],
+    camera: CameraModel | None,
+    stickers: bool = False,
+) -> tuple[Enrolment, TeachingReport]:
+    """Keep each new photo (its path, its board's true state, its corners) among ``profile``'s teaching
+    photos, then enrol the profile from all of them (:func:`reteach`)."""
+    for photo, truth, _ in new:
+        check_enrolment_state(truth, profile.game, str(photo))
+    before = {p.id for p in teaching.photos(state, profile.name)}
+    added = [teaching.add(state, profile.name, photo, truth, corners) for photo, truth, corners in new]
+    try:
+        return reteach(state, profile, camera, stickers)
+    except ValueError:
+        # A photo whose board cannot be read would stop every later teaching: it does not stay.
+        for ident in set(added) - before:
+            teaching.remove(state, profile.name, ident)
+        raise
+
+
+def reteach(
+    state: StateDir, profile: BoardProfile, camera: CameraModel | None, stickers: bool = False
+) -> tuple[Enrolment, TeachingReport]:
+    """Enrol ``profile`` from every one of its teaching photos and report how each reads when left out."""
+    kept = teaching.photos(state, profile.name)
+    if not kept:
+        raise StateError(f"profile {profile.name!r} has no teaching photos yet")
+    examples = [
+        Example(
+            read_image(str(p.photo)), check_enrolment_state(p.state, profile.game, p.id), p.corners_xy, camera
+        )
+        for p in kept
+    ]
+    enrolment, figures = _enrol(state, profile, examples, stickers, with_left_out=True)
+    report = teaching.TeachingReport(
+        len(kept),
+        tuple(teaching.LeftOut(p.id, cells, wrong) for p, (cells, wrong) in zip(kept, figures, strict=False)),
+    )
+    teaching.save_report(state, profile.name, report)
+    return enrolment, report

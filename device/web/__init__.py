@@ -10,6 +10,7 @@ FastAPI's OpenAPI docs are at ``/docs``.
 
 from __future__ import annotations
 
+import threading
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
@@ -21,6 +22,7 @@ from fastapi_offline import FastAPIOffline
 from calibration.statedir import StateDir
 from device.history import History
 from device.web import calibrate, history, score, setup, tv
+from device.web.reteach import Reteacher
 from device.web.score import ResultStore, ScoreFn
 from device.web.security import MAX_UPLOAD_BYTES, STATIC_DIR, AdminGuard, BodyLimit, check_pin, new_pin
 from device.web.setup import SetupStore
@@ -73,10 +75,12 @@ def create_app(config: AppConfig) -> FastAPI:
         static_url=DOCS_ASSETS,
     )
     app.add_middleware(BodyLimit, max_bytes=config.max_upload_bytes)
-    app.include_router(score.router(config.score, config.state, records, results, game_setup))
+    # Enrolments, from the calibration page or in the background, one at a time.
+    reteacher = Reteacher(config.state, threading.Lock())
+    app.include_router(score.router(config.score, config.state, records, results, game_setup, reteacher))
     app.include_router(tv.router(config.events, records, config.pin, config.preview))
     app.include_router(history.router(records, results, admin))
-    app.include_router(setup.router(config.state, game_setup, admin))
-    app.include_router(calibrate.router(config.state, records, admin, config.max_upload_bytes))
+    app.include_router(setup.router(config.state, game_setup, admin, reteacher))
+    app.include_router(calibrate.router(config.state, records, admin, config.max_upload_bytes, reteacher))
     app.mount("/static", StaticFiles(directory=STATIC_DIR), name="static")
     return app

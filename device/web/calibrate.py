@@ -19,7 +19,6 @@ import re
 import secrets
 import shutil
 import tempfile
-import threading
 import time
 from pathlib import Path
 from typing import Annotated, Any, Literal
@@ -33,7 +32,7 @@ from numpy.typing import NDArray
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints
 
 from calibration.camera import PATTERN_SIDES, Calibration, calibrate, load, save
-from calibration.enroll import Example, unchanged_note
+from calibration.enroll import unchanged_note
 from calibration.profiles import new_profile, profile_exists
 from calibration.seats import TableSetup, seats_from_photo
 from calibration.seats import load as load_seats
@@ -41,9 +40,10 @@ from calibration.seats import save as save_seats
 from calibration.statedir import StateDir
 from calibration.store import StoreError
 from device.history import GameNotFound, History
-from device.learn import check_enrolment_state, enrol_profile, enrolment_profile, make_profile, read_one_board
+from device.learn import check_enrolment_state, enrolment_profile, make_profile, read_one_board, teach_profile
 from device.photo import load_segmenter, parse_pair, state_camera
 from device.statefile import load_state_json
+from device.web.reteach import Reteacher
 from device.web.score import INBOX_DIR, INBOX_ITEM, InboxItem, inbox_items, retire_items
 from device.web.security import AdminGuard, json_object_field, page_response
 from device.web.setup import picture_url
@@ -291,11 +291,13 @@ _ADMIN_ERRORS: dict[int | str, dict[str, Any]] = {
 }
 
 
-def router(state: StateDir, history: History, admin: AdminGuard, max_upload_bytes: int) -> APIRouter:
+def router(
+    state: StateDir, history: History, admin: AdminGuard, max_upload_bytes: int, reteacher: Reteacher
+) -> APIRouter:
     api = APIRouter(tags=["calibrate"])
     uploads = UploadStore(state)
     inbox = state.root / INBOX_DIR
-    busy = threading.Lock()
+    busy = reteacher.lock
 
     def recorded_corners(item: InboxItem) -> NDArray[np.float64] | None:
         # The player corrected the picture rectified from these corners, so the state is true for the board
@@ -504,18 +506,19 @@ def router(state: StateDir, history: History, admin: AdminGuard, max_upload_byte
             raise HTTPException(404, f"not in the enrolment inbox (enrolled already?): {', '.join(missing)}")
         chosen = [known[i] for i in dict.fromkeys(request.items)]
         camera = _camera(state)
-        examples = []
+        new = []
         for item in chosen:
             try:
                 truth = check_enrolment_state(load_state_json(item.state), profile.game, item.id)
-                image = read_image(str(item.photo))
+                read_image(str(item.photo))  # one that does not decode must not join the teaching photos
             except ValueError as exc:
                 raise _bad(400, exc) from None
-            examples.append(Example(image, truth, recorded_corners(item), camera))
+            new.append((item.photo, truth, recorded_corners(item)))
         with busy:
             started = time.perf_counter()
             try:
-                enrolment = enrol_profile(state, profile, examples, request.stickers)
+                # The profile learns from these and every photo it learnt from before.
+                enrolment, _ = teach_profile(state, profile, new, camera, request.stickers)
             except ValueError as exc:
                 raise _bad(422, exc) from None
             seconds = time.perf_counter() - started

@@ -42,11 +42,14 @@ from numpy.typing import NDArray
 from pydantic import BaseModel, ConfigDict, Field
 from starlette.datastructures import UploadFile
 
+from calibration import teaching
+from calibration.profiles import profile_exists
 from calibration.statedir import StateDir, check_name
 from calibration.store import StoreError, write_json_atomic
 from device.history import GameNotFound, GameRecord, History
 from device.photo import ScoredBoard, table_state
 from device.report import breakdown_json, result_json
+from device.web.reteach import Reteacher
 from device.web.security import json_object_field, page_response
 from device.web.setup import SetupStore
 from scoring.core import InvalidState, ScoreBreakdown, StateError, TableScore
@@ -326,12 +329,20 @@ class Correction(BaseModel):
         min_length=1, max_length=16, description="each board's corrected state, in the result's order"
     )
     consent: bool = Field(
-        default=False, description="keep the photo and these states in the enrolment inbox for enrolment"
+        default=False,
+        description="teach from the photo and these states: its profile learns from them at once, or they "
+        "wait in the enrolment inbox",
     )
 
 
 class Corrected(ScoreResult):
-    enrolment_saved: bool = Field(description="whether the photo went to the enrolment inbox")
+    enrolment_saved: bool = Field(
+        description="whether the photo was kept to teach from: among its profile's teaching photos, or in "
+        "the enrolment inbox when it was read with no profile"
+    )
+    reteaching: str | None = Field(
+        default=None, description="the profile now being taught again from the photo, in the background"
+    )
 
 
 _ALSO_PROPERTY: dict[str, Any] = {
@@ -428,7 +439,12 @@ async def _read_more(request: Request, most: int) -> list[bytes]:
 
 
 def router(
-    score: ScoreFn, state: StateDir, history: History, results: ResultStore, setup: SetupStore
+    score: ScoreFn,
+    state: StateDir,
+    history: History,
+    results: ResultStore,
+    setup: SetupStore,
+    reteacher: Reteacher,
 ) -> APIRouter:
     api = APIRouter(tags=["score"])
     # One photo at a time: decoding a 64-megapixel photo takes 200 MB, more than a Pi has to spare twice.
@@ -644,9 +660,20 @@ def router(
             raise HTTPException(409, f"game {game_id} was corrected or deleted meanwhile: reload") from None
         results.move(game_id, new_id)
         photo = results.photo(new_id) if correction.consent else None
-        if photo is not None:
+        reteaching = None
+        if photo is not None and profile is not None and profile_exists(state, profile):
+            # Read with a profile: it learns from the photo now, in the background.
+            recorded = history.get(new_id).boards
+            for i in range(len(correction.boards)):
+                truth = enrolment_state(record.game, correction.boards, i, hand)
+                teaching.add(state, profile, photo, truth, recorded[i].data.get("corners_xy"))
+            reteacher.schedule(profile)
+            reteaching = profile
+        elif photo is not None:
             inbox = state.root / INBOX_DIR
             save_for_enrolment(inbox, photo, history.get(new_id), correction.boards, hand, profile)
-        return Corrected(game_id=new_id, boards=boards, enrolment_saved=photo is not None)
+        return Corrected(
+            game_id=new_id, boards=boards, enrolment_saved=photo is not None, reteaching=reteaching
+        )
 
     return api

@@ -16,9 +16,11 @@ from fastapi import APIRouter, Depends, HTTPException
 from fastapi.responses import FileResponse, HTMLResponse
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints, ValidationError, field_validator
 
+from calibration import teaching
 from calibration.profiles import PICTURE_FILE, list_profiles, load_bundle
 from calibration.statedir import StateDir
 from calibration.store import StoreError, read_versioned, write_json_atomic
+from device.web.reteach import Reteacher
 from device.web.security import NEEDS_PIN, AdminGuard, page_response
 from scoring.core import StateError
 from scoring.registry import GAMES, get_game
@@ -96,12 +98,23 @@ class GameInfo(BaseModel):
     title: str
 
 
+class LeftOutInfo(BaseModel):
+    photo: str
+    cells: int
+    wrong: int
+
+
 class ProfileInfo(BaseModel):
     name: str
     game: str
     colour: bool = Field(description="whether the board's background colour under the set-up light is known")
     enrolled_cells: int | None = Field(description="the cells the profile was enrolled from; null: not yet")
     picture: str | None = Field(description="the rectified board the profile was made from, if any")
+    teaching_photos: int = Field(description="the photos the profile has learnt from")
+    left_out: list[LeftOutInfo] = Field(
+        description="per teaching photo, how it reads when the profile is taught from the others alone"
+    )
+    reteaching: bool = Field(description="whether the profile is being taught again from its photos now")
 
 
 def picture_url(state: StateDir, name: str) -> str | None:
@@ -112,7 +125,7 @@ def picture_url(state: StateDir, name: str) -> str | None:
     return f"/api/profiles/{name}/board.png?v={path.stat().st_mtime_ns}"
 
 
-def router(state: StateDir, store: SetupStore, admin: AdminGuard) -> APIRouter:
+def router(state: StateDir, store: SetupStore, admin: AdminGuard, reteacher: Reteacher) -> APIRouter:
     api = APIRouter(tags=["setup"])
 
     @api.get("/setup", include_in_schema=False)
@@ -133,6 +146,11 @@ def router(state: StateDir, store: SetupStore, admin: AdminGuard) -> APIRouter:
             except StoreError as exc:
                 log.warning("profile %s left out of the list: %s", name, exc)
                 continue
+            try:
+                report = teaching.load_report(state, name)
+            except ValueError as exc:
+                log.warning("profile %s: teaching report not shown: %s", name, exc)
+                report = None
             out.append(
                 ProfileInfo(
                     name=name,
@@ -140,6 +158,17 @@ def router(state: StateDir, store: SetupStore, admin: AdminGuard) -> APIRouter:
                     colour=bundle.colour is not None,
                     enrolled_cells=bundle.enrolment.cells if bundle.enrolment else None,
                     picture=picture_url(state, name),
+                    teaching_photos=report.photos
+                    if report
+                    else bundle.enrolment.photos
+                    if bundle.enrolment
+                    else 0,
+                    left_out=[
+                        LeftOutInfo(photo=x.photo, cells=x.cells, wrong=x.wrong) for x in report.left_out
+                    ]
+                    if report
+                    else [],
+                    reteaching=reteacher.pending(name),
                 )
             )
         return out

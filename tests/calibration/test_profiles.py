@@ -114,13 +114,14 @@ def test_enroll_names_the_heads_left_to_the_model(
     import device.learn
 
     left = Enrolment("alices-garden", {}, 96, 2, "m", ("cell",))
-    monkeypatch.setattr(device.learn, "enrol_profile", lambda *args: left)
+    monkeypatch.setattr(device.learn, "_enrol", lambda *args, **kwargs: (left, [(96, 3)]))
     truth_state = tmp_path / "truth.json"
     truth_state.write_text(json.dumps(TRUTH["state"]))
     args = ("enroll", "--profile", "t", "--game", "alices-garden", str(PHOTO), str(truth_state))
     code, out, err = _run(capsys, "--state-dir", str(tmp_path / "state"), *args)
     assert code == 0, err
     assert f"The model's own reading kept for {unchanged_note(left)}" in out
+    assert "taught without photo 0001, it reads 3 of its 96 cells wrong" in out
 
 
 def test_enroll_takes_corners_once_for_all_photos_or_once_per_photo(
@@ -130,23 +131,35 @@ def test_enroll_takes_corners_once_for_all_photos_or_once_per_photo(
 
     seen: list[list[object]] = []
 
-    def enrol(state: object, profile: object, examples: list[Any], stickers: bool) -> Enrolment:
+    def enrol(
+        state: object, profile: object, examples: list[Any], stickers: bool, with_left_out: bool
+    ) -> tuple[Enrolment, list[tuple[int, int]]]:
         seen.append([None if e.corners_xy is None else e.corners_xy.tolist() for e in examples])
-        return Enrolment("alices-garden", {}, 96, len(examples), "m")
+        return Enrolment("alices-garden", {}, 96, len(examples), "m"), []
 
-    monkeypatch.setattr(device.learn, "enrol_profile", enrol)
+    monkeypatch.setattr(device.learn, "_enrol", enrol)
     truth_state = tmp_path / "truth.json"
     truth_state.write_text(json.dumps(TRUTH["state"]))
-    pairs = (str(PHOTO), str(truth_state)) * 2
+    other = tmp_path / "other.jpg"
+    other.write_bytes(PHOTO.read_bytes() + b"\0")  # another file of the same board
+    pairs = (str(PHOTO), str(truth_state), str(other), str(truth_state))
     a, b = "1,2,30,2,30,40,1,40", "5,6,50,6,50,60,5,60"
-    base = ("--state-dir", str(tmp_path / "state"), "enroll", "--profile", "t", "--game", "alices-garden")
-    assert _run(capsys, *base, *pairs)[0] == 0
-    assert _run(capsys, *base, "--corners", a, *pairs)[0] == 0
-    assert _run(capsys, *base, "--corners", a, "--corners", b, *pairs)[0] == 0
+
+    def base(run: str) -> tuple[str, ...]:
+        return ("--state-dir", str(tmp_path / run), "enroll", "--profile", "t", "--game", "alices-garden")
+
+    assert _run(capsys, *base("1"), *pairs)[0] == 0
+    assert _run(capsys, *base("2"), "--corners", a, *pairs)[0] == 0
+    assert _run(capsys, *base("3"), "--corners", a, "--corners", b, *pairs)[0] == 0
     quad_a = [[1.0, 2.0], [30.0, 2.0], [30.0, 40.0], [1.0, 40.0]]
     quad_b = [[5.0, 6.0], [50.0, 6.0], [50.0, 60.0], [5.0, 60.0]]
     assert seen == [[None, None], [quad_a, quad_a], [quad_a, quad_b]]
-    code, _, err = _run(capsys, *base, "--corners", a, "--corners", b, "--corners", a, *pairs)
+    # Teaching photos add up: the profile learns from those it had and the new ones, each photo once.
+    assert _run(capsys, *base("3"), "--corners", a, "--corners", b, *pairs)[0] == 0
+    assert seen[-1] == [quad_a, quad_b]
+    assert _run(capsys, *base("3"), "--corners", b, str(PHOTO), str(truth_state))[0] == 0
+    assert seen[-1] == [quad_a, quad_b, quad_b]
+    code, _, err = _run(capsys, *base("4"), "--corners", a, "--corners", b, "--corners", a, *pairs)
     assert code == 2 and "--corners given 3 times for 2 photos" in err
 
 
@@ -157,7 +170,7 @@ def test_enroll_then_score_with_the_profile(capsys: pytest.CaptureFixture[str], 
         capsys, "enroll", "--profile", "table1", "--game", "alices-garden", str(PHOTO), str(truth_state)
     )
     assert code == 0, err
-    assert "Enrolled 'table1' from 1 photo(s), 48 cells" in out
+    assert "Enrolled 'table1' from its 1 teaching photo(s), 48 cells" in out
     assert "own reading kept" not in out  # one photo cannot tell a correction that does not hold
     unplaced = TRUTH["state"]["unplaced_bonus_tiles"]
     code, out, err = _run(

@@ -99,7 +99,10 @@ def test_enrol_a_users_own_game_and_score_a_new_photo(
     code = main(["enroll", "--profile", "mine", *pairs, "--corners", corners, *grid, *points])
     out, err = capsys.readouterr()
     assert code == 0, err
-    assert "Enrolled 'mine' from 3 photo(s), 36 cells" in out
+    assert "Enrolled 'mine' from its 3 teaching photo(s), 36 cells" in out
+    # Each photo read by the profile taught from the other two: a board of these tiles it has not seen.
+    for ident in ("0001", "0002", "0003"):
+        assert f"taught without photo {ident}, it reads 0 of its 12 cells wrong" in out
     for i in range(3):
         photo, _, cells = _save(tmp_path, f"new{i}", rng)
         code = main(

@@ -287,13 +287,19 @@ document.getElementById("save-profile").addEventListener("click", () => {
 async function loadProfiles() {
   profiles = await api("/api/profiles");
   const items = profiles.map((p) => {
-    const enrolled = p.enrolled_cells && `enrolled from ${p.enrolled_cells} cells`;
+    const enrolled = p.enrolled_cells && `its tiles from ${p.teaching_photos} photo(s)`;
     const learnt = [p.colour && "colour", enrolled].filter(Boolean);
+    // How well each teaching photo reads when the profile learns from the others alone.
+    const leftOut = p.left_out.map((x) => `photo ${x.photo}: ${x.wrong} of ${x.cells} squares wrong`);
     return el(
       "li",
       {},
       `${p.name}: ${titles[p.game] || p.game}; learnt ${learnt.join(", ") || "nothing yet"} `,
       p.picture ? el("a", { href: p.picture }, "picture") : null,
+      p.reteaching ? el("p", { class: "muted" }, "Learning from a corrected photo now…") : null,
+      leftOut.length
+        ? el("p", { class: "muted" }, `Each photo read by what the others taught: ${leftOut.join("; ")}.`)
+        : null,
     );
   });
   document.getElementById("profiles").replaceChildren(...(items.length ? items : [el("li", {}, "none yet")]));

@@ -135,6 +135,9 @@ def test_a_board_profile_from_a_located_photo(local: TestClient, tmp_path: Path)
             "colour": True,
             "enrolled_cells": None,
             "picture": made.json()["picture"],
+            "teaching_photos": 0,
+            "left_out": [],
+            "reteaching": False,
         }
     ]
     again = local.post("/api/calibrate/profile", json=request)
@@ -198,7 +201,7 @@ def test_enrolment_names_the_heads_it_left_to_the_model(
     import device.web.calibrate as calibrate_web
 
     left = Enrolment(GAME, {}, 96, 2, "m", ("facing", "icon-moon"))
-    monkeypatch.setattr(calibrate_web, "enrol_profile", lambda *args: left)
+    monkeypatch.setattr(calibrate_web, "teach_profile", lambda *args: (left, None))
     state = StateDir(tmp_path)
     item = _inbox_pair(state)
     with TestClient(create_app(AppConfig(state, _not_scoring, pin=PIN)), client=LOCAL) as local:

@@ -433,6 +433,36 @@ def test_a_correction_is_rescored_by_the_rules_and_replaces_the_result(
     assert rules.name == "alices-garden" and parsed == rules.parse(state)
 
 
+def test_a_correction_read_with_a_profile_teaches_it_in_the_background(
+    local: TestClient, tmp_path: Path
+) -> None:
+    from calibration.profiles import new_profile, save_profile
+
+    state = StateDir(tmp_path)
+    save_profile(state, new_profile("kitchen", "alices-garden", {}))
+    photo = ("photo.jpg", PHOTO.read_bytes(), "image/jpeg")
+    first = local.post("/api/score?game=alices-garden&profile=kitchen", files={"file": photo}).json()
+    truth = TRUTH["state"]
+    response = local.post(
+        f"/api/result/{first['game_id']}/correct", json={"boards": [truth], "consent": True}
+    )
+    assert response.status_code == 200, response.text
+    assert response.json()["enrolment_saved"] and response.json()["reteaching"] == "kitchen"
+    # Not left in the inbox: the profile it was read with learns from it.
+    assert not (tmp_path / "enrolment-inbox").exists()
+    deadline = time.monotonic() + 120  # guards against a hang, not a speed
+    while True:
+        (profile,) = local.get("/api/profiles").json()
+        if not profile["reteaching"] or time.monotonic() > deadline:
+            break
+        time.sleep(0.2)
+    assert not profile["reteaching"]
+    assert profile["teaching_photos"] == 1 and profile["enrolled_cells"] == 48
+    assert profile["left_out"] == []  # one photo: nothing to teach from without it
+    (kept,) = (tmp_path / "profiles" / "kitchen" / "teaching").glob("*.jpg")
+    assert kept.read_bytes() == PHOTO.read_bytes()
+
+
 def test_a_correction_that_cannot_be_scored_changes_nothing(local: TestClient) -> None:
     first = _upload(local, _jpeg()).json()
     url = f"/api/result/{first['game_id']}/correct"
