@@ -109,22 +109,15 @@ def check_enrolment_state(truth: Any, game: str, where: str) -> dict[str, Any]:
     return truth
 
 
-def enrol_profile(
-    state: StateDir, profile: BoardProfile, examples: Sequence[Example], stickers: bool = False
-) -> Enrolment:
-    """Enrol ``profile`` from ``examples`` (their states checked with :func:`check_enrolment_state`) and save
-    the profile with its enrolment.
+def _enrol(
+    state: StateDir, profile: BoardProfile, examples: Sequence[Example], stickers: bool
+) -> tuple[Enrolment, list[tuple[int, int]]]:
+    """Enrol ``profile`` from ``examples``, save it with its enrolment, and read each example with the profile
+    taught from the others (:func:`calibration.enroll.left_out`).
 
     The photos are read in the profile's light (its background colour), as boards scored with it are; a
     profile that has none yet takes it from the first photo.
     """
-    enrolment, _ = _enrol(state, profile, examples, stickers, with_left_out=False)
-    return enrolment
-
-
-def _enrol(
-    state: StateDir, profile: BoardProfile, examples: Sequence[Example], stickers: bool, with_left_out: bool
-) -> tuple[Enrolment, list[tuple[int, int]]]:
     is_custom = profile.game == custom_grid.GAME
     base = base_classifier(profile.game)
     # No layout model knows a user's own grid: its corners or stickers say which way up it lies.
@@ -138,8 +131,7 @@ def _enrol(
     if measured and colour is not None:
         save_colour(state, profile.name, colour)
     save_enrolment(state, profile.name, enrolment)
-    figures = left_out(profile, base, orienter, examples, stickers, colour) if with_left_out else []
-    return enrolment, figures
+    return enrolment, left_out(profile, base, orienter, examples, stickers, colour)
 
 
 def teach_profile(
@@ -177,7 +169,7 @@ def reteach(
         )
         for p in kept
     ]
-    enrolment, figures = _enrol(state, profile, examples, stickers, with_left_out=True)
+    enrolment, figures = _enrol(state, profile, examples, stickers)
     report = teaching.TeachingReport(
         len(kept),
         tuple(teaching.LeftOut(p.id, cells, wrong) for p, (cells, wrong) in zip(kept, figures, strict=False)),

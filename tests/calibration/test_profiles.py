@@ -132,7 +132,7 @@ def test_enroll_takes_corners_once_for_all_photos_or_once_per_photo(
     seen: list[list[object]] = []
 
     def enrol(
-        state: object, profile: object, examples: list[Any], stickers: bool, with_left_out: bool
+        state: object, profile: object, examples: list[Any], stickers: bool
     ) -> tuple[Enrolment, list[tuple[int, int]]]:
         seen.append([None if e.corners_xy is None else e.corners_xy.tolist() for e in examples])
         return Enrolment("alices-garden", {}, 96, len(examples), "m"), []
