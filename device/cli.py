@@ -208,10 +208,11 @@ def cmd_score(args: argparse.Namespace) -> int:
 def cmd_debug(args: argparse.Namespace) -> int:
     import cv2
 
-    from device.photo import load_classifier, load_segmenter, score_image
-    from vision.debug import cell_sheet, draw_masks, draw_quads, draw_reading
+    from device.photo import load_art, load_classifier, load_segmenter, score_image
+    from vision.debug import cell_sheet, draw_likeness, draw_masks, draw_quads, draw_reading
     from vision.image_io import read_image
-    from vision.locate.board import locate
+    from vision.pipeline import find_boards
+    from vision.profile import default_profile
     from vision.read.cells import cut_along_lean, cut_cells
     from vision.read.classify import gated, unsure_rows
     from vision.readers import reader_for
@@ -223,16 +224,23 @@ def cmd_debug(args: argparse.Namespace) -> int:
     out.mkdir(parents=True, exist_ok=True)
     segmenter = load_segmenter()
     cv2.imwrite(str(out / "0-masks.png"), draw_masks(image, segmenter.masks(image)))
-    quads = locate(image, camera, stickers=args.stickers, segmenter=segmenter)
+    models = _profile_models(args)
+    profiles = models.get("profiles") or [default_profile(args.game)]
+    art = {key: colours for p in profiles if (colours := load_art(key := reader_for(p).game)) is not None}
+    written = 2
+    for key, colours in art.items():
+        # Where the board's art colours are: the rough place a grid of tiles is looked for in.
+        cv2.imwrite(str(out / f"0-art-{key}.png"), draw_likeness(image, colours.likeness(image)))
+        written += 1
+    quads = find_boards(image, profiles, camera, args.stickers, segmenter, art)
     cv2.imwrite(str(out / "1-locate.jpg"), draw_quads(image, quads))
     corners = np.array(args.corners, float) if args.corners else None
-    models = _profile_models(args)
     boards = score_image(
         image, args.game, _hand(args), camera, corners_xy=corners, stickers=args.stickers, **models
     )
     # The crops as the classifier that read them cut them (a profile's own, or the game's shipped one).
     classifier = models.get("classifiers", {}).get(args.game) or load_classifier(args.game)
-    written = 2 + 4 * len(boards)
+    written += 4 * len(boards)
     for i, board in enumerate(boards, start=1):
         reader = reader_for(board.reading.profile)
         cv2.imwrite(str(out / f"2-board{i}-rectified.png"), board.reading.rectified.image_bgr)

@@ -18,10 +18,12 @@ from numpy.typing import NDArray
 
 from calibration.statedir import StateDir
 from device.report import breakdown_json, result_json
-from models import boards_model_path, model_path, orient_model_path, sides_model_path
+from models import art_path, boards_model_path, model_path, orient_model_path, sides_model_path
 from scoring.core import InvalidState, ScoreBreakdown, StateError, TableScore
 from scoring.registry import Kind, get_entry, get_game
 from vision.camera_model import CameraModel
+from vision.locate.art import ArtColours
+from vision.locate.art import load_art as read_art
 from vision.locate.mask import BoardSegmenter
 from vision.locate.sides import SideFinder
 from vision.pipeline import BoardReading, NoBoardError, read_photo, read_together
@@ -65,6 +67,18 @@ def load_orienter(game: str) -> OrientationModel:
             f"no orientation model for {game!r} at {path}; rebuild it with `garden-scorer-lab train`"
         )
     return OrientationModel(path)
+
+
+@cache
+def load_art(game: str) -> ArtColours | None:
+    """The shipped colours of ``game``'s art, for a board found by its grid of tiles (none for the others)."""
+    path = art_path(game)
+    if not path.is_file():
+        return None
+    try:
+        return read_art(path)
+    except ValueError as exc:
+        raise StateError(f"{exc}; rebuild it with `garden-scorer-lab train --game {game}`") from None
 
 
 @cache
@@ -246,6 +260,7 @@ def score_image(
             stickers=stickers,
             references=references,
             segmenter=load_segmenter(),
+            art={k: art for k in keys if (art := load_art(k)) is not None},
             **where,
         )
         if also and len(readings) > 1:

@@ -31,13 +31,13 @@ from lab.synth.camera import Photo, PhotoOptions
 from lab.synth.render import RenderSpec, render_photo
 from scoring.core import TableScore
 from scoring.registry import Kind, get_entry, get_game
-from vision.camera_model import CameraModel
+from vision.camera_model import CameraModel, camera_centre
 from vision.geometry import quad_size
 from vision.pipeline import NoBoardError
 from vision.profile import BoardProfile, default_profile
 from vision.read.classify import CellClassifier
 from vision.read.colour import BoardColour
-from vision.read.rectify import camera_centre_mm, slant_deg
+from vision.read.rectify import slant_deg
 from vision.readers import IGNORE, Reader, get_reader
 
 FOUND_TOLERANCE = 0.02
@@ -207,7 +207,7 @@ def in_sight(board_truth: dict[str, Any]) -> bool:
 
 def truth_slant_deg(profile: BoardProfile, board_truth: dict[str, Any], camera: CameraModel) -> float:
     """How far off straight above a rendered board was photographed (degrees), from its true pose."""
-    centre = camera_centre_mm(np.array(board_truth["board_to_image"]), camera.matrix)
+    centre = camera_centre(np.array(board_truth["board_to_image"]), camera.matrix)
     return slant_deg(profile, centre[:2], float(centre[2]))
 
 

@@ -108,6 +108,8 @@ def _bench_photos(args: argparse.Namespace) -> int:
     from lab.bench_real import as_custom_grid, format_summary, load_folder, run_real, summary
 
     cv2.setNumThreads(1)  # measured on one thread, as the Pi's budget is counted
+    if args.locate:
+        return _bench_locate(args)
     photos = load_folder(args.photos, args.whole_photo)
     if args.custom_grid:
         photos = as_custom_grid(photos)
@@ -131,6 +133,21 @@ def _bench_photos(args: argparse.Namespace) -> int:
         print(format_summary(out["summary"]))
     if args.json:
         args.json.write_text(json.dumps(out, indent=2))
+        print(f"JSON: {args.json}")
+    return 0
+
+
+def _bench_locate(args: argparse.Namespace) -> int:
+    """Real photos whose boards' outlines were marked: how near the boards are found, no corners given."""
+    from lab.bench_locate import format_locate, load_outlines, run_locate
+
+    if not args.game:
+        raise StateError("--locate needs --game GAME: the game whose boards are looked for")
+    get_game(args.game)
+    result = run_locate(args.game, load_outlines(args.photos), lambda line: print(line, file=sys.stderr))
+    print(format_locate(result))
+    if args.json:
+        args.json.write_text(json.dumps(result, indent=2))
         print(f"JSON: {args.json}")
     return 0
 
@@ -185,6 +202,8 @@ def cmd_bench(args: argparse.Namespace) -> int:
 
 
 def cmd_train(args: argparse.Namespace) -> int:
+    if args.art:
+        return _train_art(args.game)
     try:
         from lab.train.classifier import config_for, train
     except ImportError as exc:
@@ -227,6 +246,20 @@ def cmd_train(args: argparse.Namespace) -> int:
             "say what to train: --game GAME (a cell classifier), --boards (the board-mask model) or --sides "
             "(the board-side model)"
         )
+    return 0
+
+
+def _train_art(game: str | None) -> int:
+    from lab.train.art import write_art
+    from lab.train.classifier import config_for, real_folder
+
+    recipe = config_for(game) if game else None
+    if game is None or recipe is None or not recipe.real:
+        raise StateError("--art needs --game of a game found by its grid of tiles (kingdomino)")
+    folder = real_folder(recipe.real)
+    if not folder.is_dir():
+        raise StateError(f"{folder} is not here: its art's colours are learnt from its real photos")
+    print(f"art colours: {write_art(game, folder)}")
     return 0
 
 
@@ -301,6 +334,12 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--whole-photo", action="store_true", help="with --photos: each board fills its photo")
     p.add_argument(
+        "--locate",
+        action="store_true",
+        help="with --photos and --game: how near boards are found, no corners given (each NAME.json marks "
+        "its board's corners_xy)",
+    )
+    p.add_argument(
         "--teach",
         type=int,
         default=0,
@@ -335,6 +374,12 @@ def build_parser() -> argparse.ArgumentParser:
         "fold of the photographed boards, and read those (nothing shipped is changed)",
     )
     p.add_argument("--json", type=Path, help="with --folds: also write the figures as JSON")
+    p.add_argument(
+        "--art",
+        action="store_true",
+        help="with --game, for a game found by its grid of tiles: rebuild only its art's colours "
+        "(models/GAME-art.json, also rebuilt with its model; no torch needed)",
+    )
     p.set_defaults(func=cmd_train)
 
     p = sub.add_parser("screenshots", help="the web app's pages in headless Chromium, as PNGs")

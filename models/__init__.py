@@ -26,3 +26,9 @@ def boards_model_path() -> Path:
 def sides_model_path() -> Path:
     """Where the shipped board-side model lives (``models/sides.onnx``, its card beside it)."""
     return MODELS_DIR / "sides.onnx"
+
+
+def art_path(game: str) -> Path:
+    """Where the shipped colours of ``game``'s art live (``models/GAME-art.json``), for a game whose board is
+    found by its grid of tiles (:mod:`vision.locate.lattice`); absent for the others."""
+    return MODELS_DIR / f"{game}-art.json"

@@ -85,3 +85,17 @@ def recorded_camera(record: Mapping[str, Any]) -> CameraModel:
     truth, or a bundled example photo's."""
     camera = record["camera"]
     return CameraModel(np.array(camera["matrix"]), np.array(camera["dist"]), tuple(record["size_wh"]))
+
+
+def camera_centre(board_to_ideal: NDArray[np.float64], matrix: NDArray[np.float64]) -> NDArray[np.float64]:
+    """Where the camera stands: the point of the board's plane right below it and its height
+    above that plane (in the board's units: mm, or cells), from the board's pose: the homography is the
+    camera matrix times two axes of the board's rotation and its translation."""
+    m = np.linalg.solve(matrix, board_to_ideal)
+    scale = 1.0 / np.linalg.norm(m[:, 0])
+    if m[2, 2] * scale < 0:  # the board lies in front of the camera
+        scale = -scale
+    r1, r2, t = m[:, 0] * scale, m[:, 1] * scale, m[:, 2] * scale
+    rotation = np.column_stack([r1, r2, np.cross(r1, r2)])
+    centre = -rotation.T @ t
+    return np.array([centre[0], centre[1], abs(centre[2])], np.float64)

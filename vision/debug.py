@@ -52,6 +52,12 @@ def draw_masks(image: NDArray[np.uint8], masks: BoardMasks) -> NDArray[np.uint8]
     return np.asarray(np.clip(big, 0, 255), np.uint8)
 
 
+def draw_likeness(image: NDArray[np.uint8], likeness: NDArray[np.float32]) -> NDArray[np.uint8]:
+    """The photo dimmed where its colours are not the board art's (``likeness``, 0-1 per pixel)."""
+    weight = 0.2 + 0.8 * likeness[..., None]
+    return np.asarray(np.clip(image.astype(np.float32) * weight, 0, 255), np.uint8)
+
+
 def draw_reading(reading: BoardReading) -> NDArray[np.uint8]:
     """The rectified board with every cell outlined and labelled; low-confidence cells in orange."""
     rect = reading.rectified

@@ -16,7 +16,9 @@ from numpy.typing import NDArray
 
 from vision.camera_model import CameraModel
 from vision.geometry import CellKey, Points
+from vision.locate.art import ArtColours
 from vision.locate.board import Quad, locate, quad_from_corners
+from vision.locate.lattice import find_lattice
 from vision.locate.mask import BoardSegmenter
 from vision.profile import BoardProfile
 from vision.read.cells import cut_along_lean, cut_cells, margin_mm
@@ -298,6 +300,46 @@ def _key(profile: BoardProfile) -> str:
     return reader_for(profile).game
 
 
+def find_boards(
+    image: NDArray[np.uint8],
+    profiles: Sequence[BoardProfile],
+    camera: CameraModel | None = None,
+    stickers: bool = False,
+    segmenter: BoardSegmenter | None = None,
+    art: Mapping[str, ArtColours] | None = None,
+) -> list[Quad]:
+    """Where the boards of these profiles lie in the photo, found with no help (see :func:`read_photo`)."""
+    aspects = tuple(p.size_mm[0] / p.size_mm[1] for p in profiles)
+    grids = _tile_grids(image, profiles, art or {}, camera)
+    return grids or locate(image, camera, aspects, stickers, segmenter)
+
+
+def _tile_grids(
+    image: NDArray[np.uint8],
+    profiles: Sequence[BoardProfile],
+    art: Mapping[str, ArtColours],
+    camera: CameraModel | None,
+) -> list[Quad]:
+    """The boards of tile-grid profiles (one region of cells filling the board, its art's colours known)
+    found by their grid."""
+    found = []
+    for profile in profiles:
+        colours = art.get(_key(profile))
+        if colours is None or len(profile.regions) != 1:
+            continue
+        region = profile.regions[0]
+        extent = [o + (n - 1) * p + c for o, n, p, c in zip(
+            region.origin_mm, (region.cols, region.rows), region.pitch_mm, region.cell_mm, strict=True
+        )]  # fmt: skip
+        # The grid's outline is the board's only where its cells fill the board (no printed margin).
+        if region.origin_mm != (0, 0) or not np.allclose(extent, profile.size_mm, atol=1.0):
+            continue
+        quad = find_lattice(image, (region.cols, region.rows), colours, camera)
+        if quad is not None:
+            found.append(quad)
+    return found
+
+
 def read_photo(
     image: NDArray[np.uint8],
     profiles: Sequence[BoardProfile],
@@ -311,6 +353,7 @@ def read_photo(
     references: Mapping[str, BoardColour] | None = None,
     known_boards: Sequence[Points] | None = None,
     segmenter: BoardSegmenter | None = None,
+    art: Mapping[str, ArtColours] | None = None,
 ) -> list[BoardReading]:
     """Every board in the photo, read with the profile that fits it best; raises NoBoardError if none.
 
@@ -319,19 +362,20 @@ def read_photo(
     pixels) reads one board where the user says it is; ``references`` are the boards' background colours
     (see :func:`read_board`); ``known_boards`` are the oriented corners (TL, TR, BR, BL) of boards read
     before, reused while nothing moved (no locating, no orienting); ``segmenter``, the board-mask model that
-    outlines boards before their edges are searched (without it, the edges alone are).
+    outlines boards before their edges are searched (without it, the edges alone are); ``art``, the colours
+    of boards that are a grid of square tiles with no printed board (a Kingdomino kingdom), found by their
+    grid's lines (:func:`vision.locate.lattice.find_lattice`) before anything else is tried.
     """
     if not profiles:
         raise ValueError("no board profile to look for")
     t = time.perf_counter()
     h, w = image.shape[:2]
-    aspects = tuple(p.size_mm[0] / p.size_mm[1] for p in profiles)
     if corners_xy is not None:
         quads = [quad_from_corners(corners_xy, (w, h), camera)]
     elif known_boards:
         quads = [quad_from_corners(c, (w, h), camera) for c in known_boards]
     else:
-        quads = locate(image, camera, aspects, stickers, segmenter)
+        quads = find_boards(image, profiles, camera, stickers, segmenter, art)
     quads = quads[:max_boards]
     locate_ms = (time.perf_counter() - t) * 1000
     if not quads:

@@ -638,6 +638,10 @@ def train(game: str, config: TrainConfig, out: Path | None = None, log: Any = pr
         )
         _export_orientation(orient_net, reader.game, path.with_name(f"{reader.game}-orient.onnx"))
     info = _export(net, reader, path, config, metrics, len(data.crops), time.time() - started)
+    if config.real and real_names and out is None:
+        from lab.train.art import write_art
+
+        log(f"art colours: {write_art(game, real_folder(config.real))}")
     info["training"]["real_photos"] = list(real_names)
     set_info(path, info)
     if config.int8:
@@ -795,7 +799,10 @@ def _write_card(path: Path, info: dict[str, Any], size: int) -> None:
         *(
             [
                 f"- Real photos learnt from as well: {len(t['real_photos'])} "
-                f"({', '.join(t['real_photos'])}), each cut {t.get('real_views', 1)} times."
+                f"({', '.join(t['real_photos'])}), each cut {t.get('real_views', 1)} times.",
+                f"- Art colours: `{info['game']}-art.json`, learnt from the same real photos (every one), "
+                "by which its board is found by its grid of tiles (`vision/locate/lattice.py`); rebuilt "
+                f"alone by `garden-scorer-lab train --game {info['game']} --art` (no torch needed).",
             ]
             if t.get("real_photos")
             else []

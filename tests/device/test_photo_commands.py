@@ -297,3 +297,34 @@ def test_a_real_kingdom_photo_is_read_from_the_command_line(capsys: pytest.Captu
         for r, t in zip(rr, tr, strict=True)
     )
     assert right >= 23
+
+
+TABLE_PHOTOS = SHARED / "data" / "kingdomino-table"
+
+
+@pytest.mark.skipif(not TABLE_PHOTOS.is_dir(), reason="shared/data/kingdomino-table is not here")
+def test_a_kingdom_on_a_cluttered_table_is_found_with_no_corners_given(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    photo = TABLE_PHOTOS / "20201123_134436.jpg"
+    marked = np.array(json.loads(photo.with_suffix(".json").read_text())["corners_xy"])
+    code, out, err = _run(capsys, "score", str(photo), "--game", "kingdomino", "--json")
+    assert code in (0, 1), err
+    (board,) = json.loads(out)["boards"]
+    found = np.array(board["corners_xy"])
+    size = np.sqrt(cv2.contourArea(marked.astype(np.float32)))
+    # A kingdom has no top: its corners may start from any of the marked ones, either way round.
+    assert (
+        min(
+            np.max(np.linalg.norm(np.roll(order, k, axis=0) - marked, axis=1))
+            for order in (found, found[::-1])
+            for k in range(4)
+        )
+        < 0.03 * size
+    )
+    # The debug pictures show where its art's colours are and the outline found by its grid.
+    code, _, _ = _run(capsys, "debug", str(photo), "--game", "kingdomino", "--out", str(tmp_path))
+    assert code == 0
+    assert {"0-art-kingdomino.png", "1-locate.jpg", "2-board1-rectified.png"} <= {
+        p.name for p in tmp_path.iterdir()
+    }

@@ -2,6 +2,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import cv2
 import numpy as np
 import pytest
 
@@ -9,11 +10,14 @@ from device.photo import score_image
 from lab.synth.camera import PhotoOptions
 from lab.synth.render import RenderSpec, render_photo
 from models import orient_model_path
+from scoring.core import ScoreBreakdown
+from scoring.registry import read_state
 from tests.fakes import TruthClassifier
 from vision.camera_model import CameraModel
 from vision.geometry import apply_homography, quad_size
+from vision.locate.art import ArtColours
 from vision.locate.board import Quad, find_quads
-from vision.pipeline import NoBoardError, read_board, read_photo
+from vision.pipeline import NoBoardError, find_boards, read_board, read_photo
 from vision.profile import default_profile
 from vision.read.cells import cut_cells
 from vision.read.orient import OrientationModel, rotated_thumbnails, rotations, thumbnail
@@ -235,3 +239,53 @@ def test_a_board_cut_by_the_photo_edge_is_never_scored(seed: int) -> None:
     for s in scored:
         assert s.breakdown is None
         assert any("not scored" in f for f in s.flags)
+
+
+def _rectified_board(seed: int) -> np.ndarray:
+    """The kingdom of rendered photo ``seed`` alone, cut out at its true corners: a picture of its art."""
+    photo = render_photo(RenderSpec(("kingdomino",), seed, options=OPTIONS), 0)
+    corners = np.array(photo.truth["boards"][0]["corners_xy"], np.float32)
+    square = np.array([(0, 0), (200, 0), (200, 200), (0, 200)], np.float32)
+    return np.asarray(
+        cv2.warpPerspective(photo.decode(), cv2.getPerspectiveTransform(corners, square), (200, 200))
+    )
+
+
+@pytest.mark.parametrize("seed", [1, 2, 9])
+def test_a_kingdom_is_found_and_read_with_no_corners_given(seed: int) -> None:
+    # Its art's colours learnt from other kingdoms of the same art packs, as the shipped ones are.
+    art = ArtColours.learn([_rectified_board(s) for s in (100, 101, 102, 103)])
+    image, truth, camera = _photo("kingdomino", seed)
+    board = truth["boards"][0]
+    profile = default_profile("kingdomino")
+    fake = TruthClassifier(profile, board["cells"])
+    (reading,) = read_photo(image, [profile], {"kingdomino": fake}, {}, camera, art={"kingdomino": art})
+    assert reading.trusted
+    truth_corners = np.array(board["corners_xy"])
+    # From whichever corner it was found (a kingdom has no top), all four within 3 pixels.
+    assert (
+        min(
+            _corner_error(np.roll(order, k, axis=0), truth_corners)
+            for order in (reading.corners_xy, reading.corners_xy[::-1])
+            for k in range(4)
+        )
+        < 3.0
+    )
+    # Read from a turned corner, the kingdom is the same kingdom: the same score.
+    rules, read = read_state(dict(reading.state))
+    _, true = read_state(board["state"])
+    found, expected = rules.score(read), rules.score(true)
+    assert isinstance(found, ScoreBreakdown) and isinstance(expected, ScoreBreakdown)
+    assert found.total == expected.total
+
+
+def test_art_colours_are_only_for_boards_that_are_their_grid() -> None:
+    # Alice's Garden's grid lies inside a printed frame: its outline is no grid's; the board is found by its
+    # edges as ever, whatever art colours are given.
+    image, _, camera = _photo("alices-garden", 1)
+    profile = default_profile("alices-garden")
+    art = ArtColours.learn([image])
+    quads = find_boards(image, [profile], camera, art={"alices-garden": art})
+    assert quads and quads[0].method != "grid"
+    expected = find_boards(image, [profile], camera)
+    np.testing.assert_allclose(quads[0].corners_xy, expected[0].corners_xy)

@@ -201,10 +201,10 @@ def refine_quad(
     if cv2.contourArea(clockwise(ideal).astype(np.float32)) < 0.6 * size * size:
         return None
     corners = to_photo(ideal)
-    return Quad(corners, ideal, _in_frame(corners, (w, h)), score)
+    return Quad(corners, ideal, in_frame(corners, (w, h)), score)
 
 
-def _in_frame(corners: Points, size_wh: tuple[int, int], margin: float = 2.0) -> bool:
+def in_frame(corners: Points, size_wh: tuple[int, int], margin: float = 2.0) -> bool:
     w, h = size_wh
     return bool(np.all((corners >= margin) & (corners <= [w - 1 - margin, h - 1 - margin])))
 
@@ -220,8 +220,8 @@ def quad_from_corners(
     if cv2.contourArea(ideal.astype(np.float32)) < 100:
         raise ValueError("the 4 corners enclose no board: give them as TL, TR, BR, BL around the board")
     # A corner a player puts on the photo's very edge (a crop the board fills) is in the photo.
-    in_frame = _in_frame(corners, size_wh, margin=-1.0)
-    return Quad(corners, ideal, in_frame, 1.0, oriented=True, method="manual")
+    inside = in_frame(corners, size_wh, margin=-1.0)
+    return Quad(corners, ideal, inside, 1.0, oriented=True, method="manual")
 
 
 def find_quads(
@@ -360,8 +360,8 @@ def segmented_quads(
                 continue
         ideal = clockwise(outline.ideal_xy)
         corners = to_photo(ideal)
-        in_frame = not outline.cut and _in_frame(corners, (w, h))
-        quads.append(Quad(corners, ideal, in_frame, 0.0, method="mask"))
+        inside = not outline.cut and in_frame(corners, (w, h))
+        quads.append(Quad(corners, ideal, inside, 0.0, method="mask"))
     return quads
 
 
@@ -393,7 +393,7 @@ def _place_sides(
             quads.append(None)
             continue
         corners = to_photo(ideal)
-        quads.append(Quad(corners, ideal, _in_frame(corners, (w, h)), 1.0, completed=completed))
+        quads.append(Quad(corners, ideal, in_frame(corners, (w, h)), 1.0, completed=completed))
     return quads
 
 
@@ -511,7 +511,7 @@ def locate(
     stickered = find_sticker_boards(image_bgr, camera) if stickers else []
     if stickered:
         return [
-            Quad(b.corners_xy, b.ideal_xy, _in_frame(b.corners_xy, (w, h)), 1.0, True, "stickers")
+            Quad(b.corners_xy, b.ideal_xy, in_frame(b.corners_xy, (w, h)), 1.0, True, "stickers")
             for b in stickered
         ]
     found = segmented_quads(image_bgr, segmenter, camera, aspects) if segmenter is not None else []

@@ -8,7 +8,7 @@ import cv2
 import numpy as np
 from numpy.typing import NDArray
 
-from vision.camera_model import CameraModel, matrix_or_guess
+from vision.camera_model import CameraModel, camera_centre, matrix_or_guess
 from vision.geometry import BoardFrame, apply_homography, homography_from_points
 from vision.profile import BoardProfile
 
@@ -96,9 +96,7 @@ def rectify(
     out = np.asarray(
         cv2.remap(image_bgr, map_x, map_y, cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT), np.uint8
     )
-    centre = camera_centre_mm(
-        board_to_ideal, matrix_or_guess(camera, (image_bgr.shape[1], image_bgr.shape[0]))
-    )
+    centre = camera_centre(board_to_ideal, matrix_or_guess(camera, (image_bgr.shape[1], image_bgr.shape[0])))
     foot, height = centre[:2], float(centre[2])
     if not m:
         return Rectified(out, frame, board_to_ideal, foot, camera_height_mm=height)
@@ -108,21 +106,7 @@ def rectify(
 
 def slant_deg(profile: BoardProfile, foot_mm: NDArray[np.float64], height_mm: float) -> float:
     """How far off straight above (degrees) a camera ``height_mm`` above ``foot_mm`` (board mm; see
-    :func:`camera_centre_mm`) sees the centre of a board of ``profile``."""
+    :func:`vision.camera_model.camera_centre`) sees the centre of a board of ``profile``."""
     width, depth = profile.size_mm
     aside = float(np.hypot(foot_mm[0] - width / 2, foot_mm[1] - depth / 2))
     return float(np.degrees(np.arctan2(aside, height_mm)))
-
-
-def camera_centre_mm(board_to_ideal: NDArray[np.float64], matrix: NDArray[np.float64]) -> NDArray[np.float64]:
-    """Where the camera stands: the point of the board's plane right below it (board mm) and its height
-    above that plane, from the board's pose: the homography is the camera matrix times two axes of the
-    board's rotation and its translation."""
-    m = np.linalg.solve(matrix, board_to_ideal)
-    scale = 1.0 / np.linalg.norm(m[:, 0])
-    if m[2, 2] * scale < 0:  # the board lies in front of the camera
-        scale = -scale
-    r1, r2, t = m[:, 0] * scale, m[:, 1] * scale, m[:, 2] * scale
-    rotation = np.column_stack([r1, r2, np.cross(r1, r2)])
-    centre = -rotation.T @ t
-    return np.array([centre[0], centre[1], abs(centre[2])], np.float64)

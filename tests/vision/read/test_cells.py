@@ -10,10 +10,11 @@ import pytest
 
 from lab.synth.camera import PhotoOptions
 from lab.synth.render import RenderSpec, render_photo
+from vision.camera_model import camera_centre
 from vision.geometry import BoardFrame, cell_rect_mm
 from vision.profile import default_profile
 from vision.read.cells import cut_along_lean, cut_cells, margin_mm
-from vision.read.rectify import Rectified, camera_centre_mm, rectify
+from vision.read.rectify import Rectified, rectify
 
 PROFILE = default_profile("sanssouci")
 
@@ -24,7 +25,7 @@ def test_where_the_camera_stands_is_recovered_from_a_boards_homography() -> None
     for centre, scale in (((120.0, -80.0, -600.0), 3.7), ((50.0, 400.0, 700.0), -2.0)):
         t = -rotation @ np.array(centre)
         homography = scale * k @ np.column_stack([rotation[:, 0], rotation[:, 1], t])
-        assert np.allclose(camera_centre_mm(homography, k), (centre[0], centre[1], abs(centre[2])))
+        assert np.allclose(camera_centre(homography, k), (centre[0], centre[1], abs(centre[2])))
 
 
 def _halves(foot_mm: tuple[float, float]) -> tuple[np.ndarray, np.ndarray]:

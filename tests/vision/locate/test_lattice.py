@@ -1,0 +1,154 @@
+"""A board of square tiles found by its own grid lines and its art's colours: on a streaky wooden table, by a
+white score sheet, seen at a slant; its art's colours kept and read back."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+
+from vision.camera_model import CameraModel
+from vision.locate.art import ArtColours, load_art
+from vision.locate.lattice import find_lattice
+
+MATRIX = np.array([[1500.0, 0.0, 800.0], [0.0, 1500.0, 600.0], [0.0, 0.0, 1.0]])
+SIZE_WH = (1600, 1200)
+CELL_PX = 60  # a tile in the flat drawing
+GAP_PX = 3
+# Tile faces: yellow, light green, dark green, blue, brown, grey (BGR), as a kingdom's terrains.
+FACES = ((40, 200, 230), (60, 190, 120), (40, 110, 50), (200, 120, 40), (60, 100, 140), (120, 120, 120))
+
+
+def _tiles(cols: int, rows: int, seed: int) -> np.ndarray:
+    """A flat drawing of ``cols`` x ``rows`` tiles with thin dark gaps, each face a textured colour."""
+    rng = np.random.default_rng(seed)
+    board = np.full((rows * CELL_PX, cols * CELL_PX, 3), 30, np.uint8)
+    for r in range(rows):
+        for c in range(cols):
+            face = np.array(FACES[int(rng.integers(len(FACES)))], np.float64)
+            patch = face + rng.normal(0, 12, (CELL_PX - 2 * GAP_PX, CELL_PX - 2 * GAP_PX, 1))
+            y, x = r * CELL_PX + GAP_PX, c * CELL_PX + GAP_PX
+            board[y : y + patch.shape[0], x : x + patch.shape[1]] = np.clip(patch, 0, 255)
+    return board
+
+
+def _table(seed: int) -> np.ndarray:
+    """A wooden table: brown, with long streaks of grain running across it, and a white sheet."""
+    rng = np.random.default_rng(seed)
+    w, h = SIZE_WH
+    grain = cv2.resize(rng.normal(0, 1, (h // 8, 4)), (w, h), interpolation=cv2.INTER_CUBIC)
+    table = np.stack([40 + 12 * grain, 80 + 15 * grain, 130 + 18 * grain], axis=-1)
+    table = np.clip(table + rng.normal(0, 4, (h, w, 1)), 0, 255).astype(np.uint8)
+    sheet = np.array([(1150, 150), (1500, 180), (1460, 620), (1110, 590)], np.int32)
+    cv2.fillConvexPoly(table, sheet, (235, 238, 240))
+    return table
+
+
+def _photo(board: np.ndarray, tilt_deg: float, spin_deg: float, seed: int) -> tuple[np.ndarray, np.ndarray]:
+    """The board laid on the table and photographed by a camera ``tilt_deg`` off straight down; the photo
+    and the board's corners in it (TL, TR, BR, BL of the drawing)."""
+    h, w = board.shape[:2]
+    spin = np.radians(spin_deg)
+    # Board plane in mm (a tile 20 mm), turned on the table, seen from a camera pitched by the tilt.
+    flat = (np.array([(0, 0), (w, 0), (w, h), (0, h)], np.float64) - np.array([w, h]) / 2) * 20 / CELL_PX
+    turned = flat @ np.array([[np.cos(spin), -np.sin(spin)], [np.sin(spin), np.cos(spin)]]).T
+    rotation, _ = cv2.Rodrigues(np.array([np.radians(tilt_deg), 0.0, 0.0]))
+    points = np.hstack([turned, np.zeros((4, 1))])
+    pictured, _ = cv2.projectPoints(
+        points, cv2.Rodrigues(rotation)[0], np.array([0.0, 0.0, 400.0]), MATRIX, None
+    )
+    corners = np.asarray(pictured, np.float64).reshape(4, 2)
+    homography = cv2.getPerspectiveTransform(
+        np.array([(0, 0), (w, 0), (w, h), (0, h)], np.float32), corners.astype(np.float32)
+    )
+    photo = _table(seed)
+    warped = cv2.warpPerspective(board, homography, SIZE_WH, flags=cv2.INTER_AREA)
+    inside = cv2.warpPerspective(np.full((h, w), 255, np.uint8), homography, SIZE_WH) > 128
+    photo[inside] = warped[inside]
+    return photo, corners
+
+
+def _error(found: np.ndarray, truth: np.ndarray) -> float:
+    size = float(np.sqrt(cv2.contourArea(truth.astype(np.float32))))
+    return min(
+        float(np.max(np.linalg.norm(np.roll(order, k, axis=0) - truth, axis=1))) / size
+        for order in (found, found[::-1])
+        for k in range(4)
+    )
+
+
+@pytest.mark.parametrize(("tilt", "spin"), [(0.0, 10.0), (35.0, -20.0), (55.0, 5.0)])
+def test_a_kingdom_is_found_by_its_grid_on_a_wooden_table(tilt: float, spin: float) -> None:
+    board = _tiles(5, 5, seed=1)
+    photo, truth = _photo(board, tilt, spin, seed=2)
+    quad = find_lattice(photo, (5, 5), ArtColours.learn([_tiles(5, 5, seed=3)]))
+    assert quad is not None
+    assert quad.method == "grid" and quad.in_frame and not quad.oriented
+    assert _error(quad.corners_xy, truth) < 0.02
+    # The white sheet is as unlike the table as the board is, and no grid: it is never taken for the board.
+    assert quad.corners_xy[:, 0].max() < 1100
+
+
+def test_a_board_of_unequal_sides_is_found_whichever_way_it_lies() -> None:
+    photo, truth = _photo(_tiles(4, 6, seed=4), 30.0, 80.0, seed=5)
+    art = ArtColours.learn([_tiles(4, 6, seed=6)])
+    for cells in ((4, 6), (6, 4)):
+        quad = find_lattice(photo, cells, art)
+        assert quad is not None
+        assert _error(quad.corners_xy, truth) < 0.02
+
+
+def test_a_calibrated_cameras_bent_lines_are_straightened_first() -> None:
+    board = _tiles(5, 5, seed=1)
+    photo, truth = _photo(board, 30.0, 15.0, seed=2)
+    camera = CameraModel(MATRIX, np.array([-0.2, 0.05, 0.0, 0.0, 0.0]), SIZE_WH)
+    # The lens bends the photo: each of its pixels shows what the ideal pinhole saw where the lens puts it.
+    ys, xs = np.mgrid[0 : SIZE_WH[1], 0 : SIZE_WH[0]].astype(np.float64)
+    ideal = camera.undistort_px(np.column_stack([xs.ravel(), ys.ravel()])).reshape(SIZE_WH[1], SIZE_WH[0], 2)
+    bent = cv2.remap(
+        photo, ideal[..., 0].astype(np.float32), ideal[..., 1].astype(np.float32), cv2.INTER_LINEAR
+    )
+    quad = find_lattice(bent, (5, 5), ArtColours.learn([board]), camera)
+    assert quad is not None
+    assert _error(quad.ideal_xy, truth) < 0.02
+    assert _error(quad.corners_xy, camera.distort_px(truth)) < 0.02
+
+
+def test_a_table_with_no_board_has_none() -> None:
+    art = ArtColours.learn([_tiles(5, 5, seed=1)])
+    assert find_lattice(_table(seed=7), (5, 5), art) is None
+
+
+def test_art_colours_mark_the_art_and_not_the_table() -> None:
+    board = _tiles(5, 5, seed=1)
+    photo, truth = _photo(board, 20.0, 0.0, seed=2)
+    like = ArtColours.learn([board]).likeness(photo)
+    inside = np.zeros(like.shape, np.uint8)
+    cv2.fillConvexPoly(inside, truth.astype(np.int32), 1)
+    assert like[inside == 1].mean() > 0.5
+    assert like[inside == 0].mean() < 0.1
+
+
+def test_art_colours_are_kept_and_read_back(tmp_path: Path) -> None:
+    art = ArtColours.learn([_tiles(5, 5, seed=1)])
+    path = tmp_path / "art.json"
+    path.write_text(json.dumps(art.to_json()))
+    again = load_art(path)
+    np.testing.assert_allclose(again.histogram, art.histogram, rtol=1e-3, atol=1e-9)
+    data = art.to_json()
+    for broken, says in (
+        ({**data, "version": 99}, "version 99"),
+        ({**data, "bins": [8, 8, 8]}, "bins"),
+        ({**data, "shares": []}, "no colour"),
+    ):
+        path.write_text(json.dumps(broken))
+        with pytest.raises(ValueError, match=says):
+            load_art(path)
+    path.write_text("{not json")
+    with pytest.raises(ValueError, match="not readable art colours"):
+        load_art(path)
+    with pytest.raises(ValueError, match="no picture"):
+        ArtColours.learn([])

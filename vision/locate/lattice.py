@@ -1,0 +1,501 @@
+"""Find a board that is a grid of square tiles by its own lines: a Kingdomino kingdom has no printed board,
+and its outline is wherever its outermost squares end (a square missing at a corner or along a side included).
+
+The board-mask model learnt printed boards; on a glossy wooden table it marks the table's reflections as
+board too. A grid of tiles has a stronger mark of its own: the gaps between its squares are two families of
+straight lines, each family meeting at one vanishing point, equally spaced on the table. So:
+
+1. Where the board's art is (:mod:`vision.locate.art`): the largest patch of its colours is the rough place.
+2. Straight line segments there (OpenCV's line segment detector), sorted into two families by the vanishing
+   point each family's lines run to (RANSAC).
+3. The photo is rectified by the two vanishing points (the line through them sent to infinity, the families
+   turned square to each other); there, each family's lines are equally spaced, and the grid's spacing and
+   first line are those that put the most segment length on ``cells + 1`` evenly spaced lines.
+4. The grid as a homography from cells to photo, refitted on every segment near one of its lines, and moved
+   (a row on or off, a row's spacing more or less, either way) while that explains the segments better: each
+   grid line found along each of its cells, the art's colours inside and not in the ring of cells outside.
+5. Each outer side moved to the tiles' top edge right there (:func:`vision.locate.edges.top_edge`).
+
+How far the found corners lie from those marked by hand is measured on real phone photos by
+``garden-scorer-lab bench --photos ... --locate`` (docs/benchmarks.md).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+from numpy.typing import NDArray
+
+from vision.camera_model import CameraModel, camera_centre, matrix_or_guess
+from vision.geometry import Points, as_points
+from vision.locate.art import ArtColours
+from vision.locate.board import Quad, in_frame
+from vision.locate.edges import EdgeImage, Picker, SideEdge, clockwise, fit_quad, photo_mapper, top_edge
+from vision.locate.rectangle import aspect, skew
+
+SEED_WIDTH = 512  # pixels: the art's colours are looked for at this width
+LINE_WIDTH = 1024  # pixels: line segments are found at this width
+SEED_LEVEL = 0.15  # smoothed art likeness above which a pixel belongs to the rough place
+SEED_REACH = 1.3  # segments are looked for in the rough place grown this much about its middle
+MIN_SEGMENT = 0.03  # shortest segment kept, as a share of the rough place's size
+VP_TOLERANCE_DEG = 1.5  # a segment runs to a vanishing point when it points there within this angle
+VP_TRIALS = 300
+VANISHING_POINTS = 3  # found one after another: the grid's two are among them
+CROSSING_DEG = 30  # the second family runs at least this far off the way to the first's vanishing point
+NEAR_LINE = 0.1  # cells: a segment lies on a grid line when both its ends are this close to it
+REFIT_NEAR = 0.2  # cells: segments this close to a grid line refit it
+REFITS = 6
+FIRST_GRIDS = 3  # the best first grids are each settled: the best first may not settle best
+# A grid whose lines are found along less than this share of its cells' sides, with its art's colours
+# inside, is no board: on the 14 real kingdoms found, 0.8 or more.
+MIN_SCORE = 0.6
+# cells: of an outer line's edges, those this close to its innermost fit it (a tile's foot lies further out)
+INNERMOST = 0.06
+# How far from a rectangle of square cells a found grid may be seen (see _misshapen), with a guessed camera
+# matrix and with the camera's own: the 14 real kingdoms found, a phone's matrix guessed, measure up to 0.2.
+SHAPE_LIMIT = {False: 0.3, True: 0.1}
+SNAP_REACH = 0.015  # board sizes: the tiles' top edge is looked for this far either side of the grid's
+
+
+@dataclass(frozen=True)
+class _Segments:
+    """Line segments (photo pixels, x1 y1 x2 y2), their lengths and family (0, 1; -1 for neither)."""
+
+    ends: NDArray[np.float64]
+    lengths: NDArray[np.float64]
+    family: NDArray[np.intp]
+
+
+def _seed(image_bgr: NDArray[np.uint8], art: ArtColours) -> tuple[Points, NDArray[np.float32], float] | None:
+    """The rough place (a hull, photo pixels), the smoothed art likeness map and its scale from the photo."""
+    h, w = image_bgr.shape[:2]
+    scale = min(1.0, SEED_WIDTH / w)
+    small = cv2.resize(image_bgr, (round(w * scale), round(h * scale)), interpolation=cv2.INTER_AREA)
+    like = art.likeness(small)
+    k = max(3, small.shape[1] // 40)  # about a cell of a board a fifth of the photo wide
+    dense = cv2.blur(like, (k, k))
+    near = (dense > SEED_LEVEL).astype(np.uint8)
+    near = cv2.morphologyEx(
+        near, cv2.MORPH_CLOSE, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * k + 1, 2 * k + 1))
+    )
+    n, labels, stats, _ = cv2.connectedComponentsWithStats(near)
+    if n < 2:
+        return None
+    weights = np.bincount(labels.ravel(), weights=dense.ravel(), minlength=n)
+    best = 1 + int(np.argmax(weights[1:]))
+    if stats[best, cv2.CC_STAT_AREA] < 4 * k * k:
+        return None
+    place = (labels == best).astype(np.uint8)
+    contours, _ = cv2.findContours(place, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
+    hull = as_points(cv2.convexHull(max(contours, key=cv2.contourArea))) / scale
+    return hull, cv2.blur(like, (2 * k, 2 * k)), scale
+
+
+def _segments(image_bgr: NDArray[np.uint8], hull: Points, camera: CameraModel | None) -> _Segments:
+    """Straight segments in and around the rough place (``hull``, ideal pixels), in ideal pixels: a lens
+    bends the grid's lines, and lines straightened meet at their vanishing points."""
+    h, w = image_bgr.shape[:2]
+    scale = min(1.0, LINE_WIDTH / w)
+    gray = cv2.cvtColor(
+        cv2.resize(image_bgr, (round(w * scale), round(h * scale)), interpolation=cv2.INTER_AREA),
+        cv2.COLOR_BGR2GRAY,
+    )
+    found = cv2.createLineSegmentDetector().detect(gray)[0]
+    ends = np.zeros((0, 4)) if found is None else np.asarray(found, np.float64).reshape(-1, 4) / scale
+    if camera is not None and len(ends):
+        ends = camera.undistort_px(ends.reshape(-1, 2)).reshape(-1, 4)
+    centre = hull.mean(axis=0)
+    grown = ((hull - centre) * SEED_REACH + centre).astype(np.float32).reshape(-1, 1, 2)
+    middles = (ends[:, :2] + ends[:, 2:]) / 2
+    inside = np.array([cv2.pointPolygonTest(grown, (float(x), float(y)), False) >= 0 for x, y in middles])
+    lengths = np.linalg.norm(ends[:, 2:] - ends[:, :2], axis=1)
+    size = np.sqrt(cv2.contourArea(hull.astype(np.float32)))
+    keep = (inside if len(ends) else np.zeros(0, bool)) & (lengths > MIN_SEGMENT * size)
+    return _Segments(ends[keep], lengths[keep], np.full(int(keep.sum()), -1, np.intp))
+
+
+def _alignment(point: NDArray[np.float64], ends: NDArray[np.float64]) -> NDArray[np.float64]:
+    """Per segment, |cos| of the angle between it and the way from its middle to ``point`` (homogeneous;
+    a point at infinity is a direction)."""
+    middles = (ends[:, :2] + ends[:, 2:]) / 2
+    directions = ends[:, 2:] - ends[:, :2]
+    directions /= np.maximum(np.linalg.norm(directions, axis=1, keepdims=True), 1e-12)
+    towards = point[:2][None, :] - middles * point[2]
+    towards /= np.maximum(np.linalg.norm(towards, axis=1, keepdims=True), 1e-12)
+    return np.asarray(np.abs((towards * directions).sum(axis=1)), dtype=np.float64)
+
+
+def _vanishing_point(
+    ends: NDArray[np.float64], lengths: NDArray[np.float64], rng: np.random.Generator
+) -> tuple[NDArray[np.float64], NDArray[np.bool_]] | None:
+    """The vanishing point (homogeneous) most segment length runs to, and which segments do."""
+    if len(ends) < 2:
+        return None
+    ones = np.ones((len(ends), 1))
+    lines = np.cross(np.hstack([ends[:, :2], ones]), np.hstack([ends[:, 2:], ones]))
+    pairs = rng.choice(len(ends), (VP_TRIALS, 2), p=lengths / lengths.sum())
+    best: tuple[float, NDArray[np.float64], NDArray[np.bool_]] | None = None
+    cos_tolerance = np.cos(np.radians(VP_TOLERANCE_DEG))
+    for i, j in pairs:
+        point = np.cross(lines[i], lines[j])
+        norm = np.linalg.norm(point)
+        if i == j or norm == 0:
+            continue
+        point = point / norm
+        runs = _alignment(point, ends) > cos_tolerance
+        support = float(lengths[runs].sum())
+        if best is None or support > best[0]:
+            best = (support, point, runs)
+    return None if best is None else (best[1], best[2])
+
+
+def _pairs(segments: _Segments, rng: np.random.Generator) -> list[tuple[_Segments, NDArray[np.float64]]]:
+    """Ways to sort the segments into the grid's two families, each with its two vanishing points (3 x 2).
+
+    The vanishing points most segment length runs to are found one after another (each from the segments
+    no earlier one took); any two whose lines cross are a way. The strongest two need not be the grid's:
+    hatched art or a table's planks can outweigh one of its families."""
+    points: list[tuple[NDArray[np.float64], NDArray[np.bool_]]] = []
+    free = np.ones(len(segments.ends), bool)
+    for _ in range(VANISHING_POINTS):
+        index = np.flatnonzero(free)
+        found = _vanishing_point(segments.ends[index], segments.lengths[index], rng)
+        if found is None:
+            break
+        runs = np.zeros(len(free), bool)
+        runs[index[found[1]]] = True
+        points.append((found[0], runs))
+        free &= ~runs
+    crossing = np.cos(np.radians(CROSSING_DEG))
+    ways = []
+    for i in range(len(points)):
+        for j in range(i + 1, len(points)):
+            (v1, runs1), (v2, runs2) = points[i], points[j]
+            # The other family crosses the first: not a second set of near-parallel lines.
+            if np.median(_alignment(v1, segments.ends[runs2])) > crossing:
+                continue
+            family = np.full(len(segments.ends), -1, np.intp)
+            family[runs1], family[runs2] = 0, 1
+            if min(int(runs1.sum()), int(runs2.sum())) >= 3:
+                ways.append((_Segments(segments.ends, segments.lengths, family), np.column_stack([v1, v2])))
+    return ways
+
+
+def _project(matrix: NDArray[np.float64], points: Points) -> Points:
+    out = np.hstack([points, np.ones((len(points), 1))]) @ matrix.T
+    return np.asarray(out[:, :2] / out[:, 2:3], dtype=np.float64)
+
+
+def _rectifier(vanishing: NDArray[np.float64], hull: Points, segments: _Segments) -> NDArray[np.float64]:
+    """A homography under which family 0's lines run along x and family 1's along y (parallel each)."""
+    centre = hull.mean(axis=0)
+    size = np.sqrt(cv2.contourArea(hull.astype(np.float32)))
+    normalise = np.array([[1 / size, 0, -centre[0] / size], [0, 1 / size, -centre[1] / size], [0, 0, 1]])
+    horizon = np.linalg.inv(normalise).T @ np.cross(vanishing[:, 0], vanishing[:, 1])
+    # The vanishing points' line sent to infinity; a view from straight above has it there already.
+    matrix = normalise
+    if abs(horizon[2]) > 1e-9:
+        matrix = np.array([[1, 0, 0], [0, 1, 0], horizon / horizon[2]]) @ normalise
+    angles = []
+    for fam in (0, 1):
+        ends = segments.ends[segments.family == fam]
+        d = _project(matrix, ends[:, 2:]) - _project(matrix, ends[:, :2])
+        a = np.arctan2(d[:, 1], d[:, 0])
+        w = segments.lengths[segments.family == fam]
+        # Mean of directions that have no sense (a line is the same both ways): on doubled angles.
+        angles.append(0.5 * np.arctan2((w * np.sin(2 * a)).sum(), (w * np.cos(2 * a)).sum()))
+    axes = np.array([[np.cos(angles[0]), np.cos(angles[1])], [np.sin(angles[0]), np.sin(angles[1])]])
+    square = np.eye(3)
+    square[:2, :2] = np.linalg.inv(axes)
+    return np.asarray(square @ matrix, dtype=np.float64)
+
+
+def _combs(
+    coords: NDArray[np.float64], weights: NDArray[np.float64], extent: tuple[float, float], cells: int
+) -> list[tuple[float, float]]:
+    """The best few (first line, spacing) of ``cells + 1`` evenly spaced lines on the segments' positions
+    (rectified, one family's): the most segment length on them, spacing within a cell and a half of the
+    rough place's over ``cells``."""
+    lo, hi = extent
+    span = hi - lo
+    step = span / 400
+    grid = np.arange(lo - 0.6 * span, hi + 0.6 * span, step)
+    profile = np.zeros(len(grid))
+    index = np.clip(((coords - grid[0]) / step).astype(np.intp), 0, len(grid) - 1)
+    np.add.at(profile, index, weights)
+    profile = np.convolve(profile, np.exp(-0.5 * (np.arange(-15, 16) / 4.0) ** 2), "same")
+    found = []
+    for spacing in np.linspace(span / (cells + 1.5), span / max(cells - 1.5, 0.5), 60):
+        offsets = (np.arange(cells + 1) * spacing / step).astype(np.intp)
+        starts = len(grid) - offsets[-1] - 1
+        if starts <= 0:
+            continue
+        sums = np.sum([profile[k : k + starts] for k in offsets], axis=0)
+        found += [(float(sums[s]), float(grid[s]), float(spacing)) for s in np.argsort(-sums)[:5]]
+    found.sort(key=lambda f: -f[0])
+    kept: list[tuple[float, float, float]] = []
+    for f in found:
+        if all(abs(f[1] - g[1]) > 0.3 * f[2] or abs(f[2] - g[2]) > 0.1 * f[2] for g in kept):
+            kept.append(f)
+        if len(kept) == 8:
+            break
+    return [(first, spacing) for _, first, spacing in kept]
+
+
+@dataclass(frozen=True)
+class _Fit:
+    """What a grid (cells to photo homography) is judged on: the segments and the art likeness map."""
+
+    segments: _Segments
+    likeness: NDArray[np.float32]
+    scale: float  # of the likeness map from the photo
+    cells: tuple[int, int]  # along family 1's lines (x), along family 0's (y)
+    to_photo: Callable[[Points], Points]  # ideal pixels (the grid's) to photo pixels (the map's)
+
+    def _cell_coords(self, grid: NDArray[np.float64], fam: int) -> tuple[Points, Points]:
+        ends = self.segments.ends[self.segments.family == fam]
+        inverse = np.asarray(np.linalg.inv(grid), dtype=np.float64)
+        return _project(inverse, ends[:, :2]), _project(inverse, ends[:, 2:])
+
+    def score(self, grid: NDArray[np.float64]) -> float:
+        """Share of the grid's (line, cell) sides a segment covers half of, plus the art's likeness inside
+        less that in the ring of cells around it."""
+        nx, ny = self.cells
+        covered, sides = 0.0, 0
+        for fam, axis in ((0, 1), (1, 0)):
+            a, b = self._cell_coords(grid, fam)
+            other = 1 - axis
+            lo, hi = np.minimum(a[:, other], b[:, other]), np.maximum(a[:, other], b[:, other])
+            count = (nx, ny)[other]
+            for k in range((ny, nx)[other] + 1):
+                on = (np.abs(a[:, axis] - k) < NEAR_LINE) & (np.abs(b[:, axis] - k) < NEAR_LINE)
+                for c in range(count):
+                    overlap = np.clip(np.minimum(hi[on], c + 1) - np.maximum(lo[on], c), 0, None).sum()
+                    covered += min(1.0, overlap / 0.5)
+                    sides += 1
+        centres = np.array([(x + 0.5, y + 0.5) for y in range(-1, ny + 1) for x in range(-1, nx + 1)])
+        with np.errstate(all="ignore"):
+            # A grid gone wild puts centres at infinity (or behind the camera): those see nothing.
+            photo = self.to_photo(_project(grid, centres)) * self.scale
+        h, w = self.likeness.shape
+        finite = np.asarray(np.isfinite(photo).all(axis=1), dtype=bool)
+        at = np.where(finite[:, None], np.round(np.clip(np.nan_to_num(photo), -1, 1e6)), -1).astype(np.intp)
+        seen = finite & (at[:, 0] >= 0) & (at[:, 0] < w) & (at[:, 1] >= 0) & (at[:, 1] < h)
+        flat = np.zeros(len(at), np.float32)
+        flat[seen] = self.likeness[at[seen, 1], at[seen, 0]]
+        values = flat.reshape(ny + 2, nx + 2)
+        inside = float(values[1:-1, 1:-1].mean())
+        ring = float(np.concatenate([values[0], values[-1], values[1:-1, 0], values[1:-1, -1]]).mean())
+        return covered / sides + inside - ring
+
+    def refit(self, grid: NDArray[np.float64]) -> NDArray[np.float64]:
+        """The homography fitted (linearly) to every segment end near a grid line, each on its line."""
+        nx, ny = self.cells
+        ends = self.segments.ends.reshape(-1, 2)
+        centre, spread = ends.mean(axis=0), max(float(ends.std()), 1e-9)
+        normalise = np.array(
+            [[1 / spread, 0, -centre[0] / spread], [0, 1 / spread, -centre[1] / spread], [0, 0, 1]]
+        )
+        rows = []
+        for fam, axis in ((0, 1), (1, 0)):
+            a, b = self._cell_coords(grid, fam)
+            k = np.round((a[:, axis] + b[:, axis]) / 2)
+            other = 1 - axis
+            on = (
+                (np.abs(a[:, axis] - k) < REFIT_NEAR)
+                & (np.abs(b[:, axis] - k) < REFIT_NEAR)
+                & (k >= 0)
+                & (k <= (ny, nx)[other])
+                & (np.maximum(a[:, other], b[:, other]) > -0.1)
+                & (np.minimum(a[:, other], b[:, other]) < (nx, ny)[other] + 0.1)
+            )
+            last = (ny, nx)[other]
+            at = (a[:, axis] + b[:, axis]) / 2
+            # On an outer line, only the innermost edges: where a tile's side faces the camera, its foot on
+            # the table is a second, outer edge parallel to the top's (docs/experiments.md).
+            for outer, inward in ((0, 1.0), (last, -1.0)):
+                there = on & (k == outer)
+                if there.any():
+                    innermost = float(np.max(inward * at[there]))
+                    on &= ~there | (inward * at >= innermost - INNERMOST)
+            chosen = self.segments.ends[self.segments.family == fam][on]
+            weights = np.sqrt(self.segments.lengths[self.segments.family == fam][on])
+            lines = np.zeros((len(chosen), 3))
+            lines[:, axis], lines[:, 2] = 1.0, -k[on]
+            for point in (chosen[:, :2], chosen[:, 2:]):
+                homogeneous = np.hstack([point, np.ones((len(point), 1))]) @ normalise.T
+                # line . (photo-to-cells matrix @ point) = 0, linear in the matrix's entries
+                outer = lines[:, :, None] * homogeneous[:, None, :]
+                rows.append(weights[:, None] * outer.reshape(len(point), 9))
+        stacked = np.vstack(rows)
+        if len(stacked) < 12:
+            return grid
+        _, _, vt = np.linalg.svd(stacked)
+        to_cells = vt[-1].reshape(3, 3) @ normalise
+        if abs(np.linalg.det(to_cells)) < 1e-15:
+            return grid
+        fitted = np.linalg.inv(to_cells)
+        return np.asarray(fitted / fitted[2, 2], dtype=np.float64)
+
+    def improve(self, grid: NDArray[np.float64]) -> NDArray[np.float64]:
+        """The grid moved a row or column on or off either end, or spread over one more or fewer, and
+        refitted, whichever explains the photo best (the rough place may be a row off)."""
+        nx, ny = self.cells
+
+        def moves(n: int) -> list[tuple[float, float]]:
+            return [(1.0, 0.0), (1.0, 1.0), (1.0, -1.0), ((n + 1) / n, 0.0), ((n + 1) / n, -1.0),
+                    ((n - 1) / n, 0.0), ((n - 1) / n, 1.0)]  # fmt: skip
+
+        best = (self.score(grid), grid)
+        for sy, dy in moves(ny):
+            for sx, dx in moves(nx):
+                moved = self.refit(grid @ np.array([[sx, 0, dx], [0, sy, dy], [0, 0, 1.0]]))
+                score = self.score(moved)
+                if score > best[0]:
+                    best = (score, moved)
+        return best[1]
+
+
+def _first_grids(fit: _Fit, rectify: NDArray[np.float64], hull: Points) -> list[NDArray[np.float64]]:
+    """The best-judged few grids of evenly spaced lines found in the rectified photo, best first."""
+    nx, ny = fit.cells
+    corners = _project(rectify, hull)
+    combs = []
+    for fam, axis, cells in ((0, 1, ny), (1, 0, nx)):
+        ends = fit.segments.ends[fit.segments.family == fam]
+        middles = (_project(rectify, ends[:, :2]) + _project(rectify, ends[:, 2:])) / 2
+        extent = (float(corners[:, axis].min()), float(corners[:, axis].max()))
+        weights = fit.segments.lengths[fit.segments.family == fam]
+        combs.append(_combs(middles[:, axis], weights, extent, cells))
+    to_photo = np.linalg.inv(rectify)
+    grids = [
+        to_photo @ np.array([[dx, 0, x0], [0, dy, y0], [0, 0, 1.0]])
+        for y0, dy in combs[0]
+        for x0, dx in combs[1]
+    ]
+    grids.sort(key=fit.score, reverse=True)
+    return grids[:FIRST_GRIDS]
+
+
+def _settled(fit: _Fit, grid: NDArray[np.float64]) -> NDArray[np.float64]:
+    """The grid refitted and moved while that explains the photo better (at most :data:`REFITS` times)."""
+    score = fit.score(grid)
+    for _ in range(REFITS):
+        refitted = fit.refit(grid)
+        if fit.score(refitted) > score:
+            grid = refitted
+        moved = fit.improve(grid)
+        moved_score = fit.score(moved)
+        if moved_score <= score:
+            break
+        grid, score = moved, moved_score
+    return grid
+
+
+def _misshapen(grid: NDArray[np.float64], cells: tuple[int, int], matrix: NDArray[np.float64]) -> float:
+    """How far from a rectangle of ``cells`` square cells the camera (``matrix``) sees the grid: the larger
+    of its corners' skew (a cosine) and its width over height's |log| error. A grid on hatched art's lines,
+    or on part of a board, is no such rectangle."""
+    nx, ny = cells
+    quad = _project(grid, np.array([(0.0, 0.0), (nx, 0.0), (nx, ny), (0.0, ny)]))
+    with np.errstate(all="ignore"):
+        error = max(skew(quad, matrix), abs(np.log(aspect(quad, matrix) * ny / nx)))
+    return float(error) if np.isfinite(error) else np.inf
+
+
+def _facing(
+    grid: NDArray[np.float64], cells_xy: Points, matrix: NDArray[np.float64]
+) -> tuple[bool, bool, bool, bool]:
+    """Per side of the board (``cells_xy[i]`` to the next, in cells), whether the camera sees the tiles'
+    cut faces along it: it stands beyond that side, outside the board."""
+    foot = camera_centre(grid, matrix)[:2]
+    middle = cells_xy.mean(axis=0)
+    out = []
+    for i in range(4):
+        a, b = cells_xy[i], cells_xy[(i + 1) % 4]
+        normal = np.array([b[1] - a[1], a[0] - b[0]])
+        out.append(bool(np.dot(foot - a, normal) * np.dot(middle - a, normal) < 0))
+    return out[0], out[1], out[2], out[3]
+
+
+def _top_faces(facing: tuple[bool, bool, bool, bool], inward: float) -> Picker:
+    """Per side, the edge of the tiles' top faces: where the camera sees their cut faces, the innermost
+    clear edge near the grid's line (:func:`vision.locate.edges.top_edge`; the cut faces' foot on the table
+    lies further out), elsewhere the outermost (the top's edge is the last before the table, and printed
+    art lies inside it)."""
+    inner = top_edge(inward)
+
+    def pick(
+        sides: list[list[SideEdge]], corners: Callable[[list[SideEdge]], Points | None]
+    ) -> list[SideEdge] | None:
+        near = inner(sides, corners)
+        if near is None:
+            return None
+        chosen = []
+        for candidates, seen, innermost in zip(sides, facing, near, strict=True):
+            if seen:
+                chosen.append(innermost)
+                continue
+            strongest = max(e.strength for e in candidates)
+            clear = [e for e in candidates if e.strength >= 0.4 * strongest]
+            chosen.append(max(clear, key=lambda e: e.offset))
+        return chosen
+
+    return pick
+
+
+def find_lattice(
+    image_bgr: NDArray[np.uint8],
+    cells: tuple[int, int],
+    art: ArtColours,
+    camera: CameraModel | None = None,
+) -> Quad | None:
+    """The board of ``cells`` (across, down) square tiles in the photo, or ``None`` where no grid of them in
+    the art's colours stands out. Its corners run clockwise from an arbitrary one."""
+    seeded = _seed(image_bgr, art)
+    if seeded is None:
+        return None
+    hull, likeness, scale = seeded
+    if camera is not None:
+        hull = camera.undistort_px(hull)
+    to_photo = photo_mapper(camera)
+    rng = np.random.default_rng(0)
+    # Which family runs across the board and which down is unknown: a board of unequal sides tries both.
+    options: Sequence[tuple[int, int]] = [cells] if cells[0] == cells[1] else [cells, cells[::-1]]
+    matrix = matrix_or_guess(camera, (image_bgr.shape[1], image_bgr.shape[0]))
+    limit = SHAPE_LIMIT[camera is not None]
+    best: tuple[float, NDArray[np.float64], _Fit] | None = None
+    for segments, vanishing in _pairs(_segments(image_bgr, hull, camera), rng):
+        rectify = _rectifier(vanishing, hull, segments)
+        for shape in options:
+            fit = _Fit(segments, likeness, scale, shape, to_photo)
+            for first in _first_grids(fit, rectify, hull):
+                grid = _settled(fit, first)
+                score = fit.score(grid)
+                if _misshapen(grid, shape, matrix) > limit:
+                    continue
+                if best is None or score > best[0]:
+                    best = (score, grid, fit)
+    if best is None or best[0] < MIN_SCORE:
+        return None
+    score, grid, fit = best
+    nx, ny = fit.cells
+    cells_xy = np.array([(0.0, 0.0), (nx, 0.0), (nx, ny), (0.0, ny)])
+    ideal = _project(grid, cells_xy)
+    # Sides run round the board; clockwise in the photo, the other way round in cells when it is mirrored.
+    if cv2.contourArea(clockwise(ideal).astype(np.float32), oriented=True) != cv2.contourArea(
+        ideal.astype(np.float32), oriented=True
+    ):
+        ideal, cells_xy = ideal[::-1].copy(), cells_xy[::-1].copy()
+    facing = _facing(grid, cells_xy, matrix)
+    size = float(np.sqrt(cv2.contourArea(ideal.astype(np.float32))))
+    reach = SNAP_REACH * size
+    snapped = fit_quad(ideal, EdgeImage(image_bgr), to_photo, (-reach, reach), _top_faces(facing, reach))
+    if snapped is not None:
+        ideal = snapped[0]
+    corners = to_photo(ideal)
+    h, w = image_bgr.shape[:2]
+    return Quad(corners, ideal, in_frame(corners, (w, h)), score, method="grid")
