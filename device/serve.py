@@ -50,10 +50,13 @@ def upload_scorer(state: StateDir) -> Any:
         profile: str | None,
         also: Sequence[NDArray[np.uint8]] = (),
         /,
+        *,
+        corners: Points | None = None,
     ) -> list[ScoredBoard]:
         # Read per photo, like the profile: a calibration made on the calibration page counts at once.
         camera = state_camera(state)
-        return score_image(image, game, hand, camera, also=also, **profile_models(state, game, profile))
+        models = profile_models(state, game, profile)
+        return score_image(image, game, hand, camera, corners_xy=corners, also=also, **models)
 
     return score
 

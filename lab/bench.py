@@ -63,6 +63,7 @@ class BenchResult:
     silent_wrong_scores: int = 0  # of those, the ones given with no flag at all to make a player look twice
     timings_ms: dict[str, list[float]] | None = None
     peak_rss_mb: float = 0.0
+    calibrated: bool = True  # read with the camera's calibration (False: as a phone's upload, with none)
     # Per head, over the found boards' cells it applies to: [wrong, cells, wrong where something is there
     # (truth not the head's first class, e.g. a character, a marker), cells where something is there].
     heads: dict[str, list[int]] = field(default_factory=dict)
@@ -104,6 +105,7 @@ class BenchResult:
             "photos": self.photos,
             "views": self.views,
             "also_tilt_deg": self.also_tilt_deg,
+            "calibrated": self.calibrated,
             "boards": self.boards,
             "board_found_pct": pct(self.found, self.boards),
             "cell_error_pct": pct(self.cell_errors, self.cells),
@@ -331,11 +333,13 @@ def run_bench(
     enroll: int = 0,
     views: int = 1,
     also_tilt_deg: float | None = None,
+    calibrated: bool = True,
 ) -> BenchResult:
-    """``views`` > 1: each board is photographed that many times, from wherever each camera stands (the
-    further photos, with ``also_tilt_deg``, at most that far off straight above: as a player told to take
-    one from above would), and the photos read together (:func:`device.photo.score_image` ``also``); the
-    slant and the marks in view are the first photo's."""
+    """``calibrated``: the photos are read with their camera's calibration (as on a table after `calibrate
+    camera`), else with none (as a phone's uploads are). ``views`` > 1: each board is photographed that many
+    times, from wherever each camera stands (the further photos, with ``also_tilt_deg``, at most that far off
+    straight above: as a player told to take one from above would), and the photos read together
+    (:func:`device.photo.score_image` ``also``); the slant and the marks in view are the first photo's."""
     reader = get_reader(game)
     classifier: CellClassifier = load_classifier(game)
     profile = default_profile(game)
@@ -351,7 +355,14 @@ def run_bench(
     stages = ("locate", "orient", "rectify", "cells", "classify")
     timings: dict[str, list[float]] = {s: [] for s in (*stages, "photo_to_score")}
     result = BenchResult(
-        game, packs, count, timings_ms=timings, enroll_s=enroll_s, views=views, also_tilt_deg=also_tilt_deg
+        game,
+        packs,
+        count,
+        timings_ms=timings,
+        enroll_s=enroll_s,
+        views=views,
+        also_tilt_deg=also_tilt_deg,
+        calibrated=calibrated,
     )
     further = spec
     if also_tilt_deg is not None:
@@ -382,7 +393,7 @@ def run_bench(
                 image,
                 game,
                 _hand(game, board["state"]),
-                camera,
+                camera if calibrated else None,
                 [profile],
                 {game: classifier},
                 references=references,
@@ -446,6 +457,8 @@ def format_table(results: list[dict[str, Any]]) -> str:
         if "track_positions_exact_pct" in r:
             exact += f"; every marker placed as the truth's: {r['track_positions_exact_pct']:.2f}"
         rows.append(f"{'':<14} regions read exactly %: {exact}")
+        if not r.get("calibrated", True):
+            rows.append(f"{'':<14} read with no camera calibration, as a phone's uploads are")
         views = r.get("views", 1)
         if views > 1:
             tilt = r.get("also_tilt_deg")

@@ -33,7 +33,7 @@ from lab.bench import BenchResult, _hand, tally_found, tally_missing
 from scoring import custom_grid
 from scoring.core import StateError
 from scoring.registry import read_state
-from vision.image_io import image_size, orientation, read_image
+from vision.image_io import read_image, viewed_size
 from vision.pipeline import NoBoardError
 from vision.profile import BoardProfile, default_profile
 from vision.read.classify import CellClassifier
@@ -67,10 +67,7 @@ def load_folder(folder: Path, whole_photo: bool = False) -> list[RealPhoto]:
         corners: Any = None
         if whole_photo:
             # The size as viewed, from the header: a quarter-turned photo shows its sides swapped.
-            data = path.read_bytes()
-            w, h = image_size(data)
-            if orientation(data) in (5, 6, 7, 8):
-                w, h = h, w
+            w, h = viewed_size(path.read_bytes())
             corners = [(0, 0), (w, 0), (w, h), (0, h)]
         elif path.stem in corners_map:
             corners = corners_map[path.stem]

@@ -192,6 +192,7 @@ def cmd_bench(args: argparse.Namespace) -> int:
             enroll=args.enroll,
             views=args.views,
             also_tilt_deg=args.views_from_above,
+            calibrated=not args.no_calibration,
         )
         results.append(result.table())
     print(format_table(results))
@@ -320,6 +321,11 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="DEG",
         help="with --views: take the photos after the first at most DEG degrees off straight above, as a "
         "player told to take one from above would",
+    )
+    p.add_argument(
+        "--no-calibration",
+        action="store_true",
+        help="read the photos with no camera calibration, as a phone's uploads are",
     )
     p.add_argument("--live", action="store_true", help="frames per second of the live loop (--count frames)")
     p.add_argument("--camera", help="with --live: a camera spec to measure instead of replayed renders")

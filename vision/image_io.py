@@ -43,6 +43,12 @@ def orientation(data: bytes) -> int:
     return _header(data)[1]
 
 
+def viewed_size(data: bytes) -> tuple[int, int]:
+    """``(width, height)`` of the photo as viewers show it (its EXIF orientation applied), from its header."""
+    w, h = image_size(data)
+    return (h, w) if orientation(data) in (5, 6, 7, 8) else (w, h)
+
+
 def _header(data: bytes) -> tuple[tuple[int, int], int]:
     if data.startswith(_PNG_SIGNATURE):
         if len(data) < 24 or data[12:16] != b"IHDR":

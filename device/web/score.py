@@ -39,7 +39,7 @@ from fastapi import Path as PathParam
 from fastapi.concurrency import run_in_threadpool
 from fastapi.responses import FileResponse, HTMLResponse
 from numpy.typing import NDArray
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from starlette.datastructures import UploadFile
 
 from calibration import teaching
@@ -55,8 +55,8 @@ from device.web.setup import SetupStore
 from scoring.core import InvalidState, ScoreBreakdown, StateError, TableScore
 from scoring.registry import GAMES, Kind, Picker, get_entry, get_game
 from vision.debug import draw_reading
-from vision.geometry import cell_rect_mm
-from vision.image_io import decode_image
+from vision.geometry import Points, cell_rect_mm
+from vision.image_io import ImageError, decode_image, viewed_size
 from vision.pipeline import BoardReading, NoBoardError
 
 log = logging.getLogger(__name__)
@@ -78,7 +78,7 @@ CORRECTED = "corrected by hand"
 # decoded whole before any is read, so the limit is what a Pi holds at once (a 12-megapixel photo: 36 MB).
 MAX_ALSO = 3
 # The files, the hand-entry fields, and room for a browser's extras; more is not a photo upload.
-MAX_FORM_FIELDS = 4 + MAX_ALSO
+MAX_FORM_FIELDS = 5 + MAX_ALSO
 
 # The history's ids are SQLite integers: a larger one in a URL would fail the query with a 500, not a 422.
 SQLITE_MAX_INT = 2**63 - 1
@@ -87,7 +87,8 @@ GameId = Annotated[int, PathParam(ge=1, le=SQLITE_MAX_INT, description="the game
 
 class ScoreFn(Protocol):
     """Reads and scores every board of ``game`` in a decoded BGR photo (``also``: more photos of its one
-    board, read with it); the CLI passes the real pipeline (with the state dir's camera calibration and
+    board, read with it; ``corners``: the one board's corners in the photo, TL, TR, BR, BL, where the player
+    placed them); the CLI passes the real pipeline (with the state dir's camera calibration and
     ``profile``'s enrolment), tests a fake."""
 
     def __call__(
@@ -98,7 +99,20 @@ class ScoreFn(Protocol):
         profile: str | None,
         also: Sequence[NDArray[np.uint8]] = (),
         /,
+        *,
+        corners: Points | None = None,
     ) -> list[ScoredBoard]: ...
+
+
+class Corners(BaseModel):
+    """A board's four corners placed by the player, in the photo's pixels as it is viewed: top left, top
+    right, bottom right, bottom left (the top is the edge the board is read with up)."""
+
+    model_config = ConfigDict(extra="forbid")
+    corners_xy: Annotated[
+        list[Annotated[list[Annotated[float, Field(ge=-1e5, le=1e5)]], Field(min_length=2, max_length=2)]],
+        Field(min_length=4, max_length=4),
+    ]
 
 
 def picker_for(game: str, state: Mapping[str, Any]) -> Picker | None:
@@ -411,9 +425,19 @@ def _photo_files(items: Sequence[object], field_name: str, most: int) -> list[Up
     return [item for item in items if isinstance(item, UploadFile)]
 
 
-async def _read_upload(request: Request) -> tuple[bytes, list[bytes], str | None]:
-    """The photo's bytes, those of the ``also`` photos, and the ``hand`` field's text, from a multipart
-    form."""
+def _corners_field(text: str) -> Points:
+    """The ``corners`` form field: the board's corners placed by the player, as JSON ``[[x, y] x 4]``."""
+    try:
+        return np.array(Corners(corners_xy=json.loads(text)).corners_xy, dtype=np.float64)
+    except (ValueError, ValidationError, RecursionError):
+        raise HTTPException(
+            400, "corners: expected four [x, y] pixel pairs, top left first and round clockwise"
+        ) from None
+
+
+async def _read_upload(request: Request) -> tuple[bytes, list[bytes], str | None, str | None]:
+    """The photo's bytes, those of the ``also`` photos, and the ``hand`` and ``corners`` fields' text, from a
+    multipart form."""
     _require_multipart(request, "file")
     async with request.form(max_files=1 + MAX_ALSO, max_fields=MAX_FORM_FIELDS) as form:
         upload = form.get("file")
@@ -421,11 +445,17 @@ async def _read_upload(request: Request) -> tuple[bytes, list[bytes], str | None
             raise HTTPException(400, "no photo: send it in the multipart field 'file'")
         (upload,) = _photo_files([upload], "file", 1)
         also = _photo_files(form.getlist("also"), "also", MAX_ALSO)
-        hand = form.get("hand")
-        if hand is not None and not isinstance(hand, str):
-            raise HTTPException(400, "hand: expected a JSON text field, not a file")
+        hand, corners = form.get("hand"), form.get("corners")
+        for name, value in (("hand", hand), ("corners", corners)):
+            if value is not None and not isinstance(value, str):
+                raise HTTPException(400, f"{name}: expected a JSON text field, not a file")
         more = [await a.read() for a in also]
-        return await upload.read(), more, hand
+        return (
+            await upload.read(),
+            more,
+            hand if isinstance(hand, str) else None,
+            (corners if isinstance(corners, str) else None),
+        )
 
 
 async def _read_more(request: Request, most: int) -> list[bytes]:
@@ -451,12 +481,24 @@ def router(
     scoring = threading.Lock()
 
     def score_photo(
-        data: bytes, also: Sequence[bytes], game: str, hand: Mapping[str, Any], profile: str | None
+        data: bytes,
+        also: Sequence[bytes],
+        game: str,
+        hand: Mapping[str, Any],
+        profile: str | None,
+        corners: Points | None = None,
     ) -> list[ScoredBoard]:
         with scoring:
             image = decode_image(data)
+            if corners is not None:
+                h, w = image.shape[:2]
+                if not np.all((corners >= -1) & (corners <= [w, h])):
+                    raise ValueError(
+                        f"corners: each must lie in the photo ({w} x {h} pixels as it is viewed); drag them "
+                        "onto the board's corners"
+                    )
             more = [decode_image(photo) for photo in also]
-            return score(image, game, hand, profile, more)
+            return score(image, game, hand, profile, more, corners=corners)
 
     def keep(
         game: str,
@@ -515,14 +557,15 @@ def router(
                 check_name(profile)
         except (StateError, StoreError) as exc:
             raise HTTPException(400, str(exc)) from None
-        photo, also, hand_text = await _read_upload(request)
+        photo, also, hand_text, corners_text = await _read_upload(request)
+        corners = _corners_field(corners_text) if corners_text and corners_text.strip() else None
         hand = (
             json_object_field(hand_text, "hand", '{"track_score": 38}')
             if hand_text and hand_text.strip()
             else setup.hand_for(game)
         )
         try:
-            boards = await run_in_threadpool(score_photo, photo, also, game, hand, profile)
+            boards = await run_in_threadpool(score_photo, photo, also, game, hand, profile, corners)
         except NoBoardError as exc:
             raise HTTPException(422, str(exc)) from None
         except ValueError as exc:  # ImageError, StateError, StoreError: each says what to do
@@ -607,9 +650,82 @@ def router(
             "title": rules.title if rules else record.game,
             "source": record.source,
             "photo_kept": results.photo(game_id) is not None,
+            "photo": photo_view(game_id),
             "more_photos": more_photos(record),
             "boards": boards,
         }
+
+    def photo_view(game_id: int) -> dict[str, Any] | None:
+        """The first photo's address and size as viewed, where it is kept (its board's corners are placed on
+        it)."""
+        path = results.photo(game_id)
+        if path is None:
+            return None
+        try:
+            size = viewed_size(path.read_bytes())
+        except (OSError, ImageError):
+            return None
+        return {"url": f"/api/result/{game_id}/photo", "size_wh": list(size)}
+
+    @api.get(
+        "/api/result/{game_id}/photo",
+        response_class=FileResponse,
+        responses={404: {"description": "no such game, or its photo is no longer kept"}},
+    )
+    def result_photo(game_id: GameId) -> FileResponse:
+        """The result's first photo as it was sent (viewers turn it by its EXIF orientation)."""
+        path = results.photo(game_id)
+        if path is None:
+            kept = f"only the newest {results.keep} results keep theirs"
+            raise HTTPException(404, f"no photo of game {game_id} is kept ({kept})")
+        media = "image/png" if path.suffix == ".png" else "image/jpeg"
+        return FileResponse(path, media_type=media)
+
+    @api.post(
+        "/api/result/{game_id}/corners",
+        responses={
+            **_UPLOAD_ERRORS,
+            404: {"description": "no such game, or its photos are no longer kept"},
+            409: {"description": "the result was corrected by hand, changed or deleted meanwhile"},
+        },
+    )
+    async def place_corners(game_id: GameId, placed: Corners) -> ScoreResult:
+        """Read the result's board again where the player placed its corners on the first photo (with the
+        result's other photos of it, as before); the new reading replaces the result (a new id, the same
+        time)."""
+        record = _record(history, game_id)
+        if record.source == "corrected":
+            raise HTTPException(
+                409, f"game {game_id} was corrected by hand: reading it again would undo the corrections"
+            )
+        if len(record.boards) > 1:
+            raise HTTPException(
+                400,
+                f"game {game_id} has {len(record.boards)} boards: corners place one; photograph each alone",
+            )
+        gone = HTTPException(
+            404,
+            f"the photos of game {game_id} are no longer kept (only the newest {results.keep} results keep "
+            "theirs): send the photo again from the home page",
+        )
+        kept = results.photos(game_id)
+        if not kept:
+            raise gone
+        meta = results.meta(game_id)
+        hand: dict[str, Any] = meta["hand"] if isinstance(meta.get("hand"), dict) else {}
+        profile = meta["profile"] if isinstance(meta.get("profile"), str) else None
+        try:
+            first, *also = [path.read_bytes() for path in kept]
+        except OSError:  # the folder pruned meanwhile
+            raise gone from None
+        corners = np.array(placed.corners_xy, dtype=np.float64)
+        try:
+            boards = await run_in_threadpool(score_photo, first, also, record.game, hand, profile, corners)
+        except NoBoardError as exc:
+            raise HTTPException(422, str(exc)) from None
+        except ValueError as exc:
+            raise HTTPException(400, str(exc)) from None
+        return await run_in_threadpool(keep, record.game, [first, *also], boards, hand, profile, record)
 
     @api.get(
         "/api/result/{game_id}/board/{index}.png",

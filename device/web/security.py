@@ -44,10 +44,11 @@ NEEDS_PIN: dict[str, Any] = {
 }
 
 STATIC_DIR = Path(__file__).resolve().parent / "static"
-# Pages run only this app's own files: no inline script, nothing fetched from elsewhere.
+# Pages run only this app's own files: no inline script, nothing fetched from elsewhere. Images may also be
+# the page's own blobs: a photo the player chose, shown to place a board's corners on before it is sent.
 PAGE_HEADERS = {
     "Content-Security-Policy": (
-        "default-src 'self'; img-src 'self' data:; object-src 'none'; base-uri 'none'; "
+        "default-src 'self'; img-src 'self' data: blob:; object-src 'none'; base-uri 'none'; "
         "form-action 'self'; frame-ancestors 'none'"
     ),
     "X-Content-Type-Options": "nosniff",

@@ -820,17 +820,31 @@ def _check_image(result: Any) -> str | None:
 
 
 def _fake_score(
-    image: Any, game: str, hand: Mapping[str, Any], profile: str | None, also: Sequence[Any] = (), /
+    image: Any,
+    game: str,
+    hand: Mapping[str, Any],
+    profile: str | None,
+    also: Sequence[Any] = (),
+    /,
+    *,
+    corners: Any = None,
 ) -> list[Any]:
     return []  # accepted, no board: what is under test is everything around the scorer
 
 
 def _real_score(
-    image: Any, game: str, hand: Mapping[str, Any], profile: str | None, also: Sequence[Any] = (), /
+    image: Any,
+    game: str,
+    hand: Mapping[str, Any],
+    profile: str | None,
+    also: Sequence[Any] = (),
+    /,
+    *,
+    corners: Any = None,
 ) -> list[Any]:
     from device.photo import score_image
 
-    return score_image(image, game, hand, also=also)
+    return score_image(image, game, hand, corners_xy=corners, also=also)
 
 
 def _client(ctx: Context, real: bool) -> Any:

@@ -75,7 +75,14 @@ QUICK = Plan(
 
 
 def _no_boards(
-    image: NDArray[np.uint8], game: str, hand: object, profile: str | None, also: object = (), /
+    image: NDArray[np.uint8],
+    game: str,
+    hand: object,
+    profile: str | None,
+    also: object = (),
+    /,
+    *,
+    corners: object = None,
 ) -> list[Any]:
     return []
 

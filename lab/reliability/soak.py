@@ -441,7 +441,7 @@ def _tv(broadcaster: Broadcaster, drop_after: int) -> Iterator[SseClient]:
 
     with tempfile.TemporaryDirectory(prefix="soak-state-") as tmp:
 
-        def no_uploads(*_: Any) -> list[Any]:
+        def no_uploads(*_: Any, **__: Any) -> list[Any]:
             raise ValueError("the soak's app scores no uploads")
 
         app = create_app(AppConfig(StateDir(Path(tmp)), no_uploads, broadcaster))

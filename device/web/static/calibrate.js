@@ -1,10 +1,8 @@
 // Calibration: the camera, a board profile with draggable corners, enrolment from the inbox, the seats.
 "use strict";
 
-const SVG_NS = "http://www.w3.org/2000/svg";
 // A user-defined grid has no model to find or read its board with: it is made by `garden-scorer enroll`.
 const OWN_GAME = "custom-grid";
-const CORNER_NAMES = ["top left", "top right", "bottom right", "bottom left"];
 
 let games = [];
 let titles = {};
@@ -20,13 +18,6 @@ api("/api/tv").then((state) => {
   preview.hidden = false;
 }).catch(() => {});
 
-function svgEl(tag, attrs = {}) {
-  const node = document.createElementNS(SVG_NS, tag);
-  for (const [key, value] of Object.entries(attrs)) node.setAttribute(key, value);
-  return node;
-}
-
-const clamp = (value, low, high) => Math.min(high, Math.max(low, value));
 const megabytes = (bytes) => `${(bytes / 1e6).toFixed(1)} MB`;
 
 // Runs a step: its button disabled and a line of progress while the scorer works, the error in `target`.
@@ -54,15 +45,6 @@ function fillGames(select, { own = true, preferred = setup.game } = {}) {
   );
 }
 
-// A photo with an overlay drawn in the photo's own pixels: the coordinates every answer of the API uses.
-function photoView(src, [w, h], alt) {
-  const img = el("img", { src, alt, width: w, height: h });
-  const overlay = svgEl("svg", { viewBox: `0 0 ${w} ${h}`, preserveAspectRatio: "none", class: "overlay" });
-  overlay.setAttribute("aria-hidden", "true");
-  return { box: el("div", { class: "picture" }, img, overlay), overlay };
-}
-
-const pointsText = (points) => points.map(([x, y]) => `${x},${y}`).join(" ");
 const flagList = (flags) => el("ul", { class: "flags" }, flags.map((f) => el("li", {}, f)));
 
 /* 1. Camera */
@@ -117,94 +99,9 @@ document.getElementById("camera-form").addEventListener("submit", (event) => {
 
 let located = null; // the photo's token, size and picture, the corners as found and as dragged
 
-function cornerEditor() {
-  const [w, h] = located.size_wh;
-  const { box, overlay } = photoView(located.picture, located.size_wh, "the board's photo");
-  box.classList.add("editing");
-  const outline = svgEl("polygon", { class: "board-outline" });
-  const topEdge = svgEl("line", { class: "top-edge" });
-  overlay.append(outline, topEdge);
-  // A finger hides the corner it drags: the loupe shows it, enlarged, above the finger.
-  const loupe = el("div", { class: "loupe", hidden: true });
-  loupe.style.backgroundImage = `url("${located.picture}")`;
-  const handles = CORNER_NAMES.map((name, i) => {
-    const label = `corner ${i + 1}, the board's ${name}: drag it, or move it with the arrow keys`;
-    return el("button", { type: "button", class: "handle", "aria-label": label }, el("span", {}, String(i + 1)));
-  });
-  const place = () => {
-    const c = located.corners;
-    outline.setAttribute("points", pointsText(c));
-    // The top edge stands out: the board is read with this side up.
-    for (const [attr, value] of [["x1", c[0][0]], ["y1", c[0][1]], ["x2", c[1][0]], ["y2", c[1][1]]]) {
-      topEdge.setAttribute(attr, value);
-    }
-    handles.forEach((handle, i) => {
-      handle.style.left = `${(c[i][0] / w) * 100}%`;
-      handle.style.top = `${(c[i][1] / h) * 100}%`;
-    });
-  };
-  const showLoupe = ([x, y]) => {
-    const rect = box.getBoundingClientRect();
-    const zoom = 3;
-    const half = loupe.offsetWidth / 2;
-    loupe.style.left = `${(x / w) * 100}%`;
-    loupe.style.top = `${(y / h) * 100}%`;
-    loupe.style.backgroundSize = `${rect.width * zoom}px ${rect.height * zoom}px`;
-    loupe.style.backgroundPosition = `${half - (x / w) * rect.width * zoom}px ${half - (y / h) * rect.height * zoom}px`;
-  };
-  const moveTo = (i, x, y) => {
-    located.corners[i] = [clamp(x, 0, w - 1), clamp(y, 0, h - 1)];
-    place();
-  };
-  handles.forEach((handle, i) => {
-    let grab = null;
-    handle.addEventListener("pointerdown", (event) => {
-      event.preventDefault();
-      handle.setPointerCapture(event.pointerId);
-      const rect = box.getBoundingClientRect();
-      const [x, y] = located.corners[i];
-      // Where the pointer took hold of the handle, so that the corner does not jump under the finger.
-      grab = {
-        dx: event.clientX - rect.left - (x / w) * rect.width,
-        dy: event.clientY - rect.top - (y / h) * rect.height,
-      };
-      handle.classList.add("dragging");
-      loupe.hidden = false;
-      showLoupe(located.corners[i]);
-    });
-    handle.addEventListener("pointermove", (event) => {
-      if (!grab) return;
-      const rect = box.getBoundingClientRect();
-      const x = ((event.clientX - rect.left - grab.dx) / rect.width) * w;
-      const y = ((event.clientY - rect.top - grab.dy) / rect.height) * h;
-      moveTo(i, x, y);
-      showLoupe(located.corners[i]);
-    });
-    const release = () => {
-      grab = null;
-      handle.classList.remove("dragging");
-      loupe.hidden = true;
-    };
-    handle.addEventListener("pointerup", release);
-    handle.addEventListener("pointercancel", release);
-    handle.addEventListener("keydown", (event) => {
-      const arrows = { ArrowLeft: [-1, 0], ArrowRight: [1, 0], ArrowUp: [0, -1], ArrowDown: [0, 1] };
-      if (!arrows[event.key]) return;
-      event.preventDefault();
-      // One screen pixel a press, ten with Shift, whatever the photo's size.
-      const px = (w / box.getBoundingClientRect().width) * (event.shiftKey ? 10 : 1);
-      const [x, y] = located.corners[i];
-      moveTo(i, x + arrows[event.key][0] * px, y + arrows[event.key][1] * px);
-    });
-  });
-  box.append(...handles, loupe);
-  place();
-  return box;
-}
-
 function showCornerEditor() {
   located.corners = located.found.map((p) => [...p]);
-  document.getElementById("corner-editor").replaceChildren(cornerEditor());
+  document.getElementById("corner-editor").replaceChildren(cornerEditor(located));
 }
 
 document.getElementById("locate-form").addEventListener("submit", (event) => {
@@ -221,10 +118,8 @@ document.getElementById("locate-form").addEventListener("submit", (event) => {
     data.append("setup", document.getElementById("profile-setup").value);
     data.append("stickers", document.getElementById("profile-stickers").checked);
     const answer = await adminApi("/api/calibrate/profile/locate", { method: "POST", body: data });
-    const [w, h] = answer.size_wh;
     // Not found: a square in the middle to drag onto the board's corners.
-    const guess = [[0.3 * w, 0.3 * h], [0.7 * w, 0.3 * h], [0.7 * w, 0.7 * h], [0.3 * w, 0.7 * h]];
-    located = { ...answer, found: answer.corners_xy || guess };
+    located = { ...answer, found: answer.corners_xy || middleSquare(answer.size_wh) };
     document.getElementById("corners-hint").textContent = answer.corners_xy
       ? "Found the board. Check that each numbered handle sits on its corner (the thick line is the top edge)."
       : `${answer.message} Drag the four handles onto the board's corners.`;

@@ -68,3 +68,118 @@ async function gameTitles() {
   const games = await api("/api/games");
   return Object.fromEntries(games.map((g) => [g.name, g.title]));
 }
+
+/* Photos with an overlay, and a board's corners dragged on one (the calibration, home and result pages). */
+
+const SVG_NS = "http://www.w3.org/2000/svg";
+const CORNER_NAMES = ["top left", "top right", "bottom right", "bottom left"];
+
+function svgEl(tag, attrs = {}) {
+  const node = document.createElementNS(SVG_NS, tag);
+  for (const [key, value] of Object.entries(attrs)) node.setAttribute(key, value);
+  return node;
+}
+
+const clamp = (value, low, high) => Math.min(high, Math.max(low, value));
+const pointsText = (points) => points.map(([x, y]) => `${x},${y}`).join(" ");
+
+// A photo with an overlay drawn in the photo's own pixels: the coordinates every answer of the API uses.
+function photoView(src, [w, h], alt) {
+  const img = el("img", { src, alt, width: w, height: h });
+  const overlay = svgEl("svg", { viewBox: `0 0 ${w} ${h}`, preserveAspectRatio: "none", class: "overlay" });
+  overlay.setAttribute("aria-hidden", "true");
+  return { box: el("div", { class: "picture" }, img, overlay), overlay };
+}
+
+// A square in the middle of a photo of `size_wh`, to drag onto a board's corners where none was found.
+function middleSquare([w, h]) {
+  return [[0.3 * w, 0.3 * h], [0.7 * w, 0.3 * h], [0.7 * w, 0.7 * h], [0.3 * w, 0.7 * h]];
+}
+
+// `view`: {picture (its URL), size_wh, corners (TL, TR, BR, BL in the photo's pixels)}; dragging a
+// numbered handle moves its corner in `view.corners`.
+function cornerEditor(view) {
+  const [w, h] = view.size_wh;
+  const { box, overlay } = photoView(view.picture, view.size_wh, "the board's photo");
+  box.classList.add("editing");
+  const outline = svgEl("polygon", { class: "board-outline" });
+  const topEdge = svgEl("line", { class: "top-edge" });
+  overlay.append(outline, topEdge);
+  // A finger hides the corner it drags: the loupe shows it, enlarged, above the finger.
+  const loupe = el("div", { class: "loupe", hidden: true });
+  loupe.style.backgroundImage = `url("${view.picture}")`;
+  const handles = CORNER_NAMES.map((name, i) => {
+    const label = `corner ${i + 1}, the board's ${name}: drag it, or move it with the arrow keys`;
+    return el("button", { type: "button", class: "handle", "aria-label": label }, el("span", {}, String(i + 1)));
+  });
+  const place = () => {
+    const c = view.corners;
+    outline.setAttribute("points", pointsText(c));
+    // The top edge stands out: the board is read with this side up.
+    for (const [attr, value] of [["x1", c[0][0]], ["y1", c[0][1]], ["x2", c[1][0]], ["y2", c[1][1]]]) {
+      topEdge.setAttribute(attr, value);
+    }
+    handles.forEach((handle, i) => {
+      handle.style.left = `${(c[i][0] / w) * 100}%`;
+      handle.style.top = `${(c[i][1] / h) * 100}%`;
+    });
+  };
+  const showLoupe = ([x, y]) => {
+    const rect = box.getBoundingClientRect();
+    const zoom = 3;
+    const half = loupe.offsetWidth / 2;
+    loupe.style.left = `${(x / w) * 100}%`;
+    loupe.style.top = `${(y / h) * 100}%`;
+    loupe.style.backgroundSize = `${rect.width * zoom}px ${rect.height * zoom}px`;
+    loupe.style.backgroundPosition = `${half - (x / w) * rect.width * zoom}px ${half - (y / h) * rect.height * zoom}px`;
+  };
+  const moveTo = (i, x, y) => {
+    view.corners[i] = [clamp(x, 0, w - 1), clamp(y, 0, h - 1)];
+    place();
+  };
+  handles.forEach((handle, i) => {
+    let grab = null;
+    handle.addEventListener("pointerdown", (event) => {
+      event.preventDefault();
+      handle.setPointerCapture(event.pointerId);
+      const rect = box.getBoundingClientRect();
+      const [x, y] = view.corners[i];
+      // Where the pointer took hold of the handle, so that the corner does not jump under the finger.
+      grab = {
+        dx: event.clientX - rect.left - (x / w) * rect.width,
+        dy: event.clientY - rect.top - (y / h) * rect.height,
+      };
+      handle.classList.add("dragging");
+      loupe.hidden = false;
+      showLoupe(view.corners[i]);
+    });
+    handle.addEventListener("pointermove", (event) => {
+      if (!grab) return;
+      const rect = box.getBoundingClientRect();
+      const x = ((event.clientX - rect.left - grab.dx) / rect.width) * w;
+      const y = ((event.clientY - rect.top - grab.dy) / rect.height) * h;
+      moveTo(i, x, y);
+      showLoupe(view.corners[i]);
+    });
+    const release = () => {
+      grab = null;
+      handle.classList.remove("dragging");
+      loupe.hidden = true;
+    };
+    handle.addEventListener("pointerup", release);
+    handle.addEventListener("pointercancel", release);
+    handle.addEventListener("keydown", (event) => {
+      const arrows = { ArrowLeft: [-1, 0], ArrowRight: [1, 0], ArrowUp: [0, -1], ArrowDown: [0, 1] };
+      if (!arrows[event.key]) return;
+      event.preventDefault();
+      // One screen pixel a press, ten with Shift, whatever the photo's size.
+      const px = (w / box.getBoundingClientRect().width) * (event.shiftKey ? 10 : 1);
+      const [x, y] = view.corners[i];
+      moveTo(i, x + arrows[event.key][0] * px, y + arrows[event.key][1] * px);
+    });
+  });
+  box.append(...handles, loupe);
+  place();
+  return box;
+}
+

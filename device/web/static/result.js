@@ -152,6 +152,10 @@ async function load() {
     : "Correct a board by editing its state below.";
   document.getElementById("consent").disabled = !result.photo_kept;
   document.getElementById("correct").hidden = false;
+  // One board read from a kept photo, not corrected by hand: its corners can be placed again.
+  if (result.photo && result.boards.length === 1 && result.source !== "corrected") {
+    document.getElementById("place").hidden = false;
+  }
   if (result.more_photos > 0) {
     document.getElementById("more-hint").textContent =
       `Read together with the photos it was read from: what the standing pieces hide in one, another ` +
@@ -180,6 +184,37 @@ readAgainButton.addEventListener("click", async () => {
     showError(message, error);
     readAgainButton.disabled = false;
     readAgainButton.textContent = "Read the board again with them";
+  }
+});
+
+let placing = null;
+
+document.getElementById("place-open").addEventListener("click", () => {
+  const board = result.boards[0].board;
+  const size = result.photo.size_wh;
+  const corners = board.corners_xy && board.corners_xy.length === 4 ? board.corners_xy : middleSquare(size);
+  placing = { picture: result.photo.url, size_wh: size, corners: corners.map((p) => [...p]) };
+  document.getElementById("place-editor").replaceChildren(cornerEditor(placing));
+  document.getElementById("place-box").hidden = false;
+  document.getElementById("place-open").hidden = true;
+});
+
+document.getElementById("place-send").addEventListener("click", async () => {
+  message.replaceChildren();
+  const button = document.getElementById("place-send");
+  button.disabled = true;
+  button.textContent = "Reading the board…";
+  try {
+    const again = await api(`/api/result/${gameId}/corners`, {
+      method: "POST",
+      headers: { "Content-Type": "application/json" },
+      body: JSON.stringify({ corners_xy: placing.corners }),
+    });
+    window.location.href = `/result/${again.game_id}`;
+  } catch (error) {
+    showError(message, error);
+    button.disabled = false;
+    button.textContent = "Read the board here";
   }
 });
 

@@ -34,7 +34,14 @@ GAME = "alices-garden"
 
 
 def _not_scoring(
-    image: NDArray[np.uint8], game: str, hand: Mapping[str, Any], profile: str | None, also: object = (), /
+    image: NDArray[np.uint8],
+    game: str,
+    hand: Mapping[str, Any],
+    profile: str | None,
+    also: object = (),
+    /,
+    *,
+    corners: object = None,
 ) -> list[ScoredBoard]:
     raise AssertionError("the calibration pages never score")
 

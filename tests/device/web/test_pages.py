@@ -16,7 +16,9 @@ from itertools import count
 from pathlib import Path
 from typing import Any, Literal
 
+import cv2
 import httpx
+import numpy as np
 import pytest
 
 from calibration.statedir import StateDir
@@ -394,3 +396,62 @@ def test_the_board_found_for_a_profile_can_be_dragged_then_saved(
     assert profiles["page-kitchen"]["colour"] and profiles["page-kitchen"]["picture"]
     # The page lists the profiles again once the save has answered: a fetch of its own.
     wait.until(ec.text_to_be_present_in_element((By.ID, "profiles"), "page-kitchen"), "not listed")
+
+
+def test_where_no_board_is_found_the_player_places_its_corners_on_the_home_page(
+    site: Site, driver: webdriver.Chrome, tmp_path: Path
+) -> None:
+    # A bare wooden table: no board is found in it.
+    table = np.full((600, 800, 3), (40, 80, 130), np.uint8)
+    table += np.random.default_rng(0).integers(0, 8, table.shape, dtype=np.uint8)
+    photo = tmp_path / "table.jpg"
+    cv2.imwrite(str(photo), table)
+    driver.get(f"{site.url}/")
+    wait = _wait(driver)
+    wait.until(ec.presence_of_element_located((By.CSS_SELECTOR, f'#game option[value="{GAME}"]')))
+    Select(driver.find_element(By.ID, "game")).select_by_value(GAME)
+    driver.find_element(By.ID, "file").send_keys(str(photo))
+    driver.find_element(By.ID, "send").click()
+    # The photo comes back with four handles in a square in its middle, and says why.
+    _wait(driver, SCORING_S).until(
+        ec.visibility_of_element_located((By.CSS_SELECTOR, "#place .handle")), "no corners to place"
+    )
+    assert "no board found" in driver.find_element(By.ID, "message").text
+    assert len(driver.find_elements(By.CSS_SELECTOR, "#place .handle")) == 4
+    assert driver.execute_script("return placing.size_wh") == [800, 600]
+    placed = [[100, 80], [700, 90], [690, 520], [110, 510]]
+    driver.execute_script("placing.corners = arguments[0]", placed)
+    driver.find_element(By.ID, "place-send").click()
+    _wait(driver, SCORING_S).until(ec.url_matches(r"/result/\d+$"), "the placed board was not read")
+    (board,) = _result(site, _game_id_in(driver.current_url))["boards"]
+    np.testing.assert_allclose(board["board"]["corners_xy"], placed, atol=0.01)
+
+
+def test_a_board_found_in_the_wrong_place_is_read_again_where_its_corners_are_placed(
+    site: Site, driver: webdriver.Chrome
+) -> None:
+    game_id = _upload(site)
+    found = _result(site, game_id)["boards"][0]["board"]["corners_xy"]
+    driver.get(f"{site.url}/result/{game_id}")
+    wait = _wait(driver)
+    wait.until(ec.visibility_of_element_located((By.ID, "place-open"))).click()
+    wait.until(ec.visibility_of_element_located((By.CSS_SELECTOR, "#place .handle")))
+    # The handles start on the corners the board was read at, on the photo as it was sent.
+    np.testing.assert_allclose(driver.execute_script("return placing.corners"), found)
+    image = wait.until(
+        lambda d: d.execute_script(
+            "const img = document.querySelector('#place .picture img');"
+            " return img.complete && img.naturalWidth ? [img.naturalWidth, img.naturalHeight] : false"
+        ),
+        "the photo did not load",
+    )
+    assert image == [1600, 900]
+    # Placed a quarter turn round (what was the left edge is now the top): the board is read turned.
+    turned = found[1:] + found[:1]
+    driver.execute_script("placing.corners = arguments[0]", turned)
+    page = driver.current_url
+    driver.find_element(By.ID, "place-send").click()
+    _wait(driver, SCORING_S).until(lambda d: d.current_url != page, "the board was not read again")
+    (board,) = _result(site, _game_id_in(driver.current_url))["boards"]
+    np.testing.assert_allclose(board["board"]["corners_xy"], turned, atol=0.01)
+    assert site.client.get(f"/api/result/{game_id}").status_code == 404

@@ -61,6 +61,8 @@ class FakeScore:
     calls: list[tuple[tuple[int, ...], str, dict[str, Any], str | None]] = field(default_factory=list)
     # The shapes of the photos given with each call's first, to be read together with it.
     also: list[list[tuple[int, ...]]] = field(default_factory=list)
+    # The corners each call was told the board lies at (None: find it).
+    corners: list[list[list[float]] | None] = field(default_factory=list)
 
     def __call__(
         self,
@@ -70,9 +72,12 @@ class FakeScore:
         profile: str | None,
         also: Sequence[NDArray[np.uint8]] = (),
         /,
+        *,
+        corners: NDArray[np.float64] | None = None,
     ) -> list[ScoredBoard]:
         self.calls.append((image.shape, game, dict(hand), profile))
         self.also.append([a.shape for a in also])
+        self.corners.append(None if corners is None else corners.tolist())
         if self.error is not None:
             raise self.error
         return self.boards
@@ -276,6 +281,68 @@ def test_more_photos_of_a_result_are_refused_where_they_cannot_be_read_with_it(
     assert local.get(f"/api/history/{kept}").status_code == 200
 
 
+SQUARE = [[10.0, 8.0], [60.0, 9.0], [59.0, 44.0], [11.0, 43.0]]
+
+
+def test_a_board_not_found_is_read_where_the_player_places_its_corners(
+    local: TestClient, fake: FakeScore, tmp_path: Path
+) -> None:
+    # The home page sends the photo again with the corners dragged onto it.
+    response = _upload(local, _jpeg(), corners=json.dumps(SQUARE))
+    assert response.status_code == 200, response.text
+    assert fake.corners[-1] == SQUARE
+    game_id = response.json()["game_id"]
+    result = local.get(f"/api/result/{game_id}").json()
+    # The result page shows the photo as it was sent, at its size as viewed, to place the corners on.
+    assert result["photo"] == {"url": f"/api/result/{game_id}/photo", "size_wh": [64, 48]}
+    photo = local.get(result["photo"]["url"])
+    assert photo.status_code == 200 and photo.content == _jpeg()
+    assert photo.headers["content-type"] == "image/jpeg"
+
+    moved = [[12.0, 8.0], [62.0, 10.0], [58.0, 45.0], [9.0, 44.0]]
+    response = local.post(f"/api/result/{game_id}/corners", json={"corners_xy": moved})
+    assert response.status_code == 200, response.text
+    new_id = response.json()["game_id"]
+    assert fake.corners[-1] == moved and fake.calls[-1][0] == (48, 64, 3)
+    # The new reading replaces the result, its photo kept with it.
+    assert local.get(f"/api/history/{game_id}").status_code == 404
+    assert [p.name for p in ResultStore(StateDir(tmp_path)).photos(new_id)] == ["photo.jpg"]
+
+
+def test_corners_that_place_no_board_are_refused(local: TestClient, fake: FakeScore, tmp_path: Path) -> None:
+    calls = len(fake.calls)
+    for corners in ("[[1, 2], [3, 4]]", "not json", '{"x": 1}', json.dumps([[0, 0, 0]] * 4)):
+        response = _upload(local, _jpeg(), corners=corners)
+        assert response.status_code == 400 and "four [x, y] pixel pairs" in response.json()["detail"]
+    outside = [[10, 8], [600, 9], [59, 44], [11, 43]]
+    response = _upload(local, _jpeg(), corners=json.dumps(outside))
+    assert response.status_code == 400 and "64 x 48 pixels" in response.json()["detail"]
+    assert len(fake.calls) == calls
+    assert local.post("/api/result/999/corners", json={"corners_xy": SQUARE}).status_code == 404
+    assert local.get("/api/result/999/photo").status_code == 404
+
+    game_id = _upload(local, _jpeg()).json()["game_id"]
+    response = local.post(f"/api/result/{game_id}/corners", json={"corners_xy": SQUARE[:3]})
+    assert response.status_code == 422
+    # A result corrected by hand keeps its corrections; one of several boards is not one board's corners.
+    state = local.get(f"/api/result/{game_id}").json()["boards"][0]["board"]["state"]
+    corrected = local.post(f"/api/result/{game_id}/correct", json={"boards": [state]}).json()["game_id"]
+    response = local.post(f"/api/result/{corrected}/corners", json={"corners_xy": SQUARE})
+    assert response.status_code == 409 and "corrected by hand" in response.json()["detail"]
+    fake.boards = fake.boards * 2
+    several = _upload(local, _jpeg()).json()["game_id"]
+    response = local.post(f"/api/result/{several}/corners", json={"corners_xy": SQUARE})
+    assert response.status_code == 400 and "2 boards" in response.json()["detail"]
+    # A result whose photos are gone: nothing to place them on.
+    fake.boards = fake.boards[:1]
+    gone = _upload(local, _jpeg()).json()["game_id"]
+    ResultStore(StateDir(tmp_path)).delete(gone)
+    assert local.get(f"/api/result/{gone}").json()["photo"] is None
+    response = local.post(f"/api/result/{gone}/corners", json={"corners_xy": SQUARE})
+    assert response.status_code == 404 and "no longer kept" in response.json()["detail"]
+    assert local.get(f"/api/result/{gone}/photo").status_code == 404
+
+
 def _huge_png() -> bytes:
     ihdr = struct.pack(">II", 100_000, 100_000) + bytes([8, 2, 0, 0, 0])
     chunk = struct.pack(">I", len(ihdr)) + b"IHDR" + ihdr + struct.pack(">I", zlib.crc32(b"IHDR" + ihdr))
@@ -318,8 +385,10 @@ def test_the_real_pipeline_gives_what_score_json_prints(
         profile: str | None,
         also: Sequence[NDArray[np.uint8]] = (),
         /,
+        *,
+        corners: NDArray[np.float64] | None = None,
     ) -> list[ScoredBoard]:
-        return score_image(image, game, hand, also=also)
+        return score_image(image, game, hand, corners_xy=corners, also=also)
 
     with TestClient(make_app(real), client=LOCAL) as client:
         response = _upload(client, PHOTO.read_bytes())

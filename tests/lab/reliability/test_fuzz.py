@@ -156,7 +156,7 @@ def test_a_history_row_damaged_inside_is_reported_as_damage(tmp_path: Path) -> N
 
 
 def test_hand_fields_json_cannot_escape_as_a_server_error(tmp_path: Path) -> None:
-    def score(*_: Any) -> list[Any]:
+    def score(*_: Any, **__: Any) -> list[Any]:
         return []
 
     app = create_app(AppConfig(StateDir(tmp_path), score, pin="424242"))
