@@ -53,8 +53,11 @@ def upload_scorer(state: StateDir) -> Any:
         *,
         corners: Points | None = None,
     ) -> list[ScoredBoard]:
-        # Read per photo, like the profile: a calibration made on the calibration page counts at once.
+        # Read per photo, like the profile: a calibration made on the calibration page counts at once. It is
+        # the table camera's: a photo of another size was taken by another camera (a phone), read without.
         camera = state_camera(state)
+        if camera is not None and tuple(camera.size_wh) != (image.shape[1], image.shape[0]):
+            camera = None
         models = profile_models(state, game, profile)
         return score_image(image, game, hand, camera, corners_xy=corners, also=also, **models)
 

@@ -13,6 +13,7 @@ from device.camera import ReplayCamera
 from device.serve import live_scorer, open_live_camera, upload_scorer
 from examples import REPLAY_DIR
 from scoring.registry import get_game
+from vision.camera_model import CameraModel
 from vision.image_io import read_image
 
 
@@ -50,3 +51,25 @@ def test_uploads_are_scored_with_a_stored_profile_or_refused_clearly(tmp_path: P
     assert boards[0].to_json()["total"] == _truth_total(photo)
     with pytest.raises(StoreError, match="no profile named 'kitchen'"):
         score(np.zeros((10, 10, 3), np.uint8), "alices-garden", {}, "kitchen")
+
+
+def test_uploads_use_the_table_cameras_calibration_only_for_its_own_photos(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import device.serve as serve_module
+
+    matrix = np.array([[1000.0, 0.0, 320.0], [0.0, 1000.0, 240.0], [0.0, 0.0, 1.0]])
+    table = CameraModel(matrix, np.zeros(5), (640, 480))
+    monkeypatch.setattr(serve_module, "state_camera", lambda _state: table)
+    seen: list[CameraModel | None] = []
+
+    def read(image: object, game: str, hand: object, camera: CameraModel | None, **_: object) -> list[object]:
+        seen.append(camera)
+        return []
+
+    monkeypatch.setattr(serve_module, "score_image", read)
+    score = upload_scorer(StateDir(tmp_path))
+    score(np.zeros((480, 640, 3), np.uint8), "alices-garden", {}, None)
+    # A phone's photo is of another size: the table camera's lens is not its lens.
+    score(np.zeros((3024, 4032, 3), np.uint8), "alices-garden", {}, None)
+    assert seen == [table, None]
