@@ -27,13 +27,15 @@ from numpy.typing import NDArray
 
 from calibration.store import read_versioned, write_json_atomic
 from vision.camera_model import CameraModel
-from vision.geometry import CellKey, Points, quad_size
+from vision.geometry import CellKey, Points, as_points, quad_size
+from vision.locate.art import ArtColours
 from vision.pipeline import BoardReading, read_photo
 from vision.profile import BoardProfile
 from vision.read.cells import CellGrid
 from vision.read.classify import CellClassifier, CellPredictions
 from vision.read.colour import BoardColour, measure
 from vision.read.orient import OrientationModel
+from vision.read.rectify import board_homography, rectify
 from vision.readers import IGNORE, Head, reader_for
 
 KIND = "enrolment"
@@ -44,6 +46,7 @@ VERSION = 3
 # unlike the photo's. On the held-out pack, Zen Garden enrolled from 2 photos read 95.5 % of boards perfectly
 # with 8 views at 8 %, 96.0 % at 15 %, 97.0 % with 16 views at 15 % (one run each; enrolling takes 3-6 s).
 VIEWS = 16
+ART_PX_PER_MM = 1.0  # boards are rectified this fine to learn their art's colours: colours, not detail
 CORNER_JITTER = 0.004  # share of the board's size: about how far off located corners lie
 LIGHT_JITTER = 0.15  # per-channel gain: a lamp or white balance unlike the enrolment photo's
 # How much worse (mean log-loss per cell, nats) a correction may read a photo it was not fitted to than the
@@ -261,6 +264,23 @@ def _read_example(
             "(or give its corners)"
         )
     return readings[0]
+
+
+def example_art(profile: BoardProfile, examples: Sequence[Example]) -> ArtColours | None:
+    """The colours of the boards' art in the enrolment photos whose corners are known (each board rectified
+    alone), by which a board that is a grid is found with none given (:mod:`vision.locate.lattice`)."""
+    boards = [
+        rectify(e.image, profile, board_homography(profile, _ideal(e)), e.camera, ART_PX_PER_MM).image_bgr
+        for e in examples
+        if e.corners_xy is not None
+    ]
+    return ArtColours.learn(boards) if boards else None
+
+
+def _ideal(example: Example) -> Points:
+    assert example.corners_xy is not None
+    corners = as_points(example.corners_xy)
+    return example.camera.undistort_px(corners) if example.camera is not None else corners
 
 
 def example_colour(

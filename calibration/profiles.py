@@ -21,6 +21,7 @@ from calibration.store import StoreError, read_json, write_json_atomic
 from scoring import custom_grid
 from scoring.core import StateError
 from scoring.registry import get_entry
+from vision.locate.art import ArtColours
 from vision.profile import BoardProfile, default_profile, dump_profile, parse_profile
 from vision.read.colour import BoardColour
 from vision.read.rectify import Rectified
@@ -30,6 +31,7 @@ PROFILE_FILE = "profile.json"
 COLOUR_FILE = "colour.json"
 ENROLMENT_FILE = "enrolment.json"
 PICTURE_FILE = "board.png"
+ART_FILE = "art.json"
 
 
 @dataclass(frozen=True)
@@ -41,6 +43,8 @@ class ProfileBundle:
     colour: BoardColour | None
     enrolment: enroll.Enrolment | None
     folder: Path
+    # The colours of its art, learnt from its teaching photos: a board that is a grid is found by them.
+    art: ArtColours | None = None
 
 
 def new_profile(name: str, game: str, setup: Mapping[str, Any]) -> BoardProfile:
@@ -94,6 +98,10 @@ def save_profile(state: StateDir, profile: BoardProfile) -> Path:
 
 def save_colour(state: StateDir, name: str, colour: BoardColour) -> None:
     write_json_atomic(state.profile(name) / COLOUR_FILE, colour.to_json())
+
+
+def save_art(state: StateDir, name: str, art: ArtColours) -> None:
+    write_json_atomic(state.profile(name) / ART_FILE, art.to_json())
 
 
 def save_enrolment(state: StateDir, name: str, enrolment: enroll.Enrolment) -> None:
@@ -150,4 +158,10 @@ def load_bundle(state: StateDir, name: str) -> ProfileBundle:
             raise StoreError(
                 f"{folder / ENROLMENT_FILE}: enrolled for {enrolment.game}, but the profile is {profile.game}"
             )
-    return ProfileBundle(name, profile, colour, enrolment, folder)
+    art = None
+    if (folder / ART_FILE).is_file():
+        try:
+            art = ArtColours.from_json(read_json(folder / ART_FILE))
+        except (ValueError, KeyError, TypeError) as exc:
+            raise StoreError(f"{folder / ART_FILE}: {exc}; enrol again") from None
+    return ProfileBundle(name, profile, colour, enrolment, folder, art)

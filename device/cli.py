@@ -226,7 +226,9 @@ def cmd_debug(args: argparse.Namespace) -> int:
     cv2.imwrite(str(out / "0-masks.png"), draw_masks(image, segmenter.masks(image)))
     models = _profile_models(args)
     profiles = models.get("profiles") or [default_profile(args.game)]
-    art = {key: colours for p in profiles if (colours := load_art(key := reader_for(p).game)) is not None}
+    art = models.get("art") or {
+        key: colours for p in profiles if (colours := load_art(key := reader_for(p).game)) is not None
+    }
     written = 2
     for key, colours in art.items():
         # Where the board's art colours are: the rough place a grid of tiles is looked for in.

@@ -15,11 +15,12 @@ import numpy as np
 from numpy.typing import NDArray
 
 from calibration import teaching
-from calibration.enroll import Enrolment, Example, enrol, example_colour, left_out
+from calibration.enroll import Enrolment, Example, enrol, example_art, example_colour, left_out
 from calibration.profiles import (
     load_bundle,
     new_profile,
     profile_exists,
+    save_art,
     save_colour,
     save_enrolment,
     save_picture,
@@ -37,6 +38,7 @@ from vision.image_io import read_image
 from vision.pipeline import BoardReading, read_photo
 from vision.profile import BoardProfile
 from vision.read.colour import BoardColour, measure
+from vision.readers import reader_for
 
 
 def read_one_board(
@@ -120,8 +122,9 @@ def _enrol(
     """
     is_custom = profile.game == custom_grid.GAME
     base = base_classifier(profile.game)
-    # No layout model knows a user's own grid: its corners or stickers say which way up it lies.
-    orienter = None if is_custom else load_orienter(profile.game)
+    # No layout model knows a user's own grid (its corners or stickers say which way up it lies), nor turns a
+    # board that reads alike whichever way up it lies (a kingdom).
+    orienter = None if is_custom or reader_for(profile).turns_freely else load_orienter(profile.game)
     colour = load_bundle(state, profile.name).colour if profile_exists(state, profile.name) else None
     measured = colour is None and bool(examples)
     if measured:
@@ -131,6 +134,10 @@ def _enrol(
     if measured and colour is not None:
         save_colour(state, profile.name, colour)
     save_enrolment(state, profile.name, enrolment)
+    # A board that turns freely (a kingdom) is found by its grid and its art's colours, in this table's light.
+    art = example_art(profile, examples) if reader_for(profile).turns_freely else None
+    if art is not None:
+        save_art(state, profile.name, art)
     return enrolment, left_out(profile, base, orienter, examples, stickers, colour)
 
 

@@ -231,12 +231,14 @@ def score_image(
     references: Mapping[str, BoardColour] | None = None,
     known_boards: Sequence[NDArray[np.float64]] | None = None,
     also: Sequence[NDArray[np.uint8]] = (),
+    art: Mapping[str, ArtColours] | None = None,
 ) -> list[ScoredBoard]:
     """Read every board of ``game`` in the photo and score it (a table game scores the boards together).
 
     ``also``: more photos of the same one board, taken from other sides, read with the first (see
     :func:`vision.pipeline.read_together`): what one photo sees hidden behind a miniature, another shows.
-    Each photo must then show that board alone; ``corners_xy`` and ``known_boards`` place it in the first."""
+    Each photo must then show that board alone; ``corners_xy`` and ``known_boards`` place it in the first.
+    ``art``: the colours of boards found by their grid, by reader (a profile's own; else the shipped ones)."""
     hand = hand or {}
     profiles = profiles or [default_profile(game)]
     # Models are keyed by reader: a Four Gardens Extra-rewards tile has its own, though its game is the same.
@@ -260,7 +262,7 @@ def score_image(
             stickers=stickers,
             references=references,
             segmenter=load_segmenter(),
-            art={k: art for k in keys if (art := load_art(k)) is not None},
+            art=art if art is not None else {k: a for k in keys if (a := load_art(k)) is not None},
             **where,
         )
         if also and len(readings) > 1:
@@ -327,7 +329,13 @@ def profile_models(state: StateDir, game: str, profile: str | None) -> dict[str,
         # A head of the profile's own (a table's marker colour) comes from the enrolment alone.
         classifier = _enrolled(profile, base, bundle.enrolment, reader.heads if unknown else None)
     references = {reader.game: bundle.colour} if bundle.colour else {}
-    return {"profiles": [bundle.profile], "classifiers": {reader.game: classifier}, "references": references}
+    models = {
+        "profiles": [bundle.profile],
+        "classifiers": {reader.game: classifier},
+        "references": references,
+    }
+    # A kingdom's colours in this table's light, from its own teaching photos, where it has any.
+    return {**models, "art": {reader.game: bundle.art}} if bundle.art else models
 
 
 def _enrolled(

@@ -320,24 +320,33 @@ def _tile_grids(
     art: Mapping[str, ArtColours],
     camera: CameraModel | None,
 ) -> list[Quad]:
-    """The boards of tile-grid profiles (one region of cells filling the board, its art's colours known)
-    found by their grid."""
+    """The boards that are a grid of tiles (one region of square cells, edge to edge, filling the board; its
+    art's colours known) found by their grid. A printed board's own edges find it better: its grid's lines
+    do not say where its margin ends (tried: docs/experiments.md)."""
     found = []
     for profile in profiles:
         colours = art.get(_key(profile))
-        if colours is None or len(profile.regions) != 1:
+        if colours is None or not _tiles_only(profile):
             continue
         region = profile.regions[0]
-        extent = [o + (n - 1) * p + c for o, n, p, c in zip(
-            region.origin_mm, (region.cols, region.rows), region.pitch_mm, region.cell_mm, strict=True
-        )]  # fmt: skip
-        # The grid's outline is the board's only where its cells fill the board (no printed margin).
-        if region.origin_mm != (0, 0) or not np.allclose(extent, profile.size_mm, atol=1.0):
-            continue
         quad = find_lattice(image, (region.cols, region.rows), colours, camera)
         if quad is not None:
             found.append(quad)
     return found
+
+
+def _tiles_only(profile: BoardProfile) -> bool:
+    """Whether the profile's board is its one grid of square cells laid edge to edge, no margin round it."""
+    if len(profile.regions) != 1:
+        return False
+    region = profile.regions[0]
+    (cw, ch), (pw, ph) = region.cell_mm, region.pitch_mm
+    extent = (region.cols * cw, region.rows * ch)
+    return bool(
+        np.allclose((cw, pw, ph), ch, atol=0.01)
+        and np.allclose(region.origin_mm, 0.0, atol=1.0)
+        and np.allclose(extent, profile.size_mm, atol=1.0)
+    )
 
 
 def read_photo(

@@ -606,7 +606,18 @@ def router(
             full = f"game {game_id} was read from {len(kept)} photos, the most read together"
             raise HTTPException(400, full)
         more = await _read_more(request, room)
-        meta = results.meta(game_id)
+        return await read_again(record, kept, gone, more)
+
+    async def read_again(
+        record: GameRecord,
+        kept: Sequence[Path],
+        gone: HTTPException,
+        more: Sequence[bytes] = (),
+        corners: Points | None = None,
+    ) -> ScoreResult:
+        """The result's one board read again from its ``kept`` photos and ``more`` (``corners``: where the
+        player placed it in the first), with its hand entry and profile; the reading replaces the result."""
+        meta = results.meta(record.id)
         hand: dict[str, Any] = meta["hand"] if isinstance(meta.get("hand"), dict) else {}
         profile = meta["profile"] if isinstance(meta.get("profile"), str) else None
         try:
@@ -615,7 +626,7 @@ def router(
             raise gone from None
         also += more
         try:
-            boards = await run_in_threadpool(score_photo, first, also, record.game, hand, profile)
+            boards = await run_in_threadpool(score_photo, first, also, record.game, hand, profile, corners)
         except NoBoardError as exc:
             raise HTTPException(422, str(exc)) from None
         except ValueError as exc:
@@ -711,21 +722,7 @@ def router(
         kept = results.photos(game_id)
         if not kept:
             raise gone
-        meta = results.meta(game_id)
-        hand: dict[str, Any] = meta["hand"] if isinstance(meta.get("hand"), dict) else {}
-        profile = meta["profile"] if isinstance(meta.get("profile"), str) else None
-        try:
-            first, *also = [path.read_bytes() for path in kept]
-        except OSError:  # the folder pruned meanwhile
-            raise gone from None
-        corners = np.array(placed.corners_xy, dtype=np.float64)
-        try:
-            boards = await run_in_threadpool(score_photo, first, also, record.game, hand, profile, corners)
-        except NoBoardError as exc:
-            raise HTTPException(422, str(exc)) from None
-        except ValueError as exc:
-            raise HTTPException(400, str(exc)) from None
-        return await run_in_threadpool(keep, record.game, [first, *also], boards, hand, profile, record)
+        return await read_again(record, kept, gone, corners=np.array(placed.corners_xy, dtype=np.float64))
 
     @api.get(
         "/api/result/{game_id}/board/{index}.png",

@@ -26,12 +26,13 @@ from fastapi import FastAPI
 from numpy.typing import NDArray
 
 # What every player at the table may do from their phone: score a photo, correct its reading, and read its
-# board again with more photos.
+# board again with more photos or where they placed its corners.
 PLAYER_ACTIONS = frozenset(
     {
         ("POST", "/api/score"),
         ("POST", "/api/result/{game_id}/correct"),
         ("POST", "/api/result/{game_id}/also"),
+        ("POST", "/api/result/{game_id}/corners"),
     }
 )
 MUTATING = frozenset({"POST", "PUT", "PATCH", "DELETE"})

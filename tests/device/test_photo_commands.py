@@ -11,6 +11,8 @@ import cv2
 import numpy as np
 import pytest
 
+from calibration.profiles import load_bundle
+from calibration.statedir import StateDir
 from lab.bench import _tracks_placed, in_sight, run_bench
 from lab.synth.camera import PhotoOptions
 from lab.synth.render import RenderSpec, render_photo
@@ -25,6 +27,7 @@ from tests.support import (
     run_lab,
     with_exif_orientation,
 )
+from vision.pipeline import find_boards
 from vision.readers.tang_garden import EDGE_HEADS, TangReader
 
 PHOTO, TRUTH = ALICE_PHOTO, ALICE_TRUTH
@@ -328,3 +331,43 @@ def test_a_kingdom_on_a_cluttered_table_is_found_with_no_corners_given(
     assert {"0-art-kingdomino.png", "1-locate.jpg", "2-board1-rectified.png"} <= {
         p.name for p in tmp_path.iterdir()
     }
+
+
+def test_a_kingdomino_profile_learns_its_tiles_colours_and_finds_kingdoms_with_them(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, _state_dir: Path
+) -> None:
+    # Rendered kingdoms of one art pack, as a table's own tiles in its own light: taught with their corners.
+    spec = RenderSpec(("kingdomino",), 31, packs=("mosaic",), options=PhotoOptions((1600, 900), 30.0))
+    pairs, corner_args = [], []
+    for i in range(2):
+        photo = render_photo(spec, i)
+        (tmp_path / f"{i}.jpg").write_bytes(photo.jpeg)
+        board = photo.truth["boards"][0]
+        (tmp_path / f"{i}.json").write_text(json.dumps(board["state"]))
+        pairs += [str(tmp_path / f"{i}.jpg"), str(tmp_path / f"{i}.json")]
+        corner_args += ["--corners", ",".join(f"{v:.1f}" for v in np.ravel(board["corners_xy"]))]
+    code, out, err = _run(capsys, "enroll", "--profile", "home", "--game", "kingdomino", *pairs, *corner_args)
+    assert code == 0, err
+    assert (_state_dir / "profiles" / "home" / "art.json").is_file()
+    # A kingdom it was not taught from is found by its grid in those colours: no corners given.
+    photo = render_photo(spec, 5)
+    (tmp_path / "new.jpg").write_bytes(photo.jpeg)
+    new = str(tmp_path / "new.jpg")
+    code, out, err = _run(capsys, "score", new, "--game", "kingdomino", "--profile", "home", "--json")
+    assert code in (0, 1), err
+    bundle = load_bundle(StateDir(_state_dir), "home")
+    assert bundle.art is not None
+    (quad,) = find_boards(photo.decode(), [bundle.profile], art={"kingdomino": bundle.art})
+    assert quad.method == "grid"
+    (board,) = json.loads(out)["boards"]
+    truth = np.array(photo.truth["boards"][0]["corners_xy"])
+    found = np.array(board["corners_xy"])
+    size = np.sqrt(cv2.contourArea(truth.astype(np.float32)))
+    assert (
+        min(
+            np.max(np.linalg.norm(np.roll(order, k, axis=0) - truth, axis=1))
+            for order in (found, found[::-1])
+            for k in range(4)
+        )
+        < 0.03 * size
+    )

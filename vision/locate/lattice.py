@@ -454,7 +454,8 @@ def find_lattice(
     camera: CameraModel | None = None,
 ) -> Quad | None:
     """The board of ``cells`` (across, down) square tiles in the photo, or ``None`` where no grid of them in
-    the art's colours stands out. Its corners run clockwise from an arbitrary one."""
+    the art's colours stands out. Its corners run clockwise from an arbitrary one, its first side along the
+    board's width (``cells[0]`` across)."""
     seeded = _seed(image_bgr, art)
     if seeded is None:
         return None
@@ -490,6 +491,9 @@ def find_lattice(
         ideal.astype(np.float32), oriented=True
     ):
         ideal, cells_xy = ideal[::-1].copy(), cells_xy[::-1].copy()
+    if fit.cells != cells:
+        # The first side runs along the board's width (``cells[0]`` across), as a reader rectifies it.
+        ideal, cells_xy = np.roll(ideal, -1, axis=0), np.roll(cells_xy, -1, axis=0)
     facing = _facing(grid, cells_xy, matrix)
     size = float(np.sqrt(cv2.contourArea(ideal.astype(np.float32))))
     reach = SNAP_REACH * size

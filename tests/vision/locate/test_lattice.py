@@ -95,10 +95,25 @@ def test_a_kingdom_is_found_by_its_grid_on_a_wooden_table(tilt: float, spin: flo
 def test_a_board_of_unequal_sides_is_found_whichever_way_it_lies() -> None:
     photo, truth = _photo(_tiles(4, 6, seed=4), 30.0, 80.0, seed=5)
     art = ArtColours.learn([_tiles(4, 6, seed=6)])
-    for cells in ((4, 6), (6, 4)):
+    for cells, first_side in (((4, 6), 0), ((6, 4), 1)):
         quad = find_lattice(photo, cells, art)
         assert quad is not None
         assert _error(quad.corners_xy, truth) < 0.02
+        # Its first side runs along the board's width (cells[0] across), however the photo turned it: the
+        # drawing's top spans 4 tiles, its side 6.
+        assert _first_side(quad.corners_xy, truth) % 2 == first_side
+
+
+def _first_side(found: np.ndarray, truth: np.ndarray) -> int:
+    """Which of the truth's sides the found outline's first side lies on, up to the opposite one (0: the top
+    or bottom, 1: a side). Rolled by k to match, either way round, its first side is the truth's side k or
+    k + 2."""
+    _, k = min(
+        (float(np.max(np.linalg.norm(np.roll(order, k, axis=0) - truth, axis=1))), k)
+        for order in (found, found[::-1])
+        for k in range(4)
+    )
+    return k % 2
 
 
 def test_a_calibrated_cameras_bent_lines_are_straightened_first() -> None:
