@@ -14,6 +14,7 @@ import pytest
 from calibration.profiles import load_bundle
 from calibration.statedir import StateDir
 from lab.bench import _tracks_placed, in_sight, run_bench
+from lab.bench_locate import FOUND_WITHIN, corner_error
 from lab.synth.camera import PhotoOptions
 from lab.synth.render import RenderSpec, render_photo
 from scoring import tang_garden
@@ -314,17 +315,8 @@ def test_a_kingdom_on_a_cluttered_table_is_found_with_no_corners_given(
     code, out, err = _run(capsys, "score", str(photo), "--game", "kingdomino", "--json")
     assert code in (0, 1), err
     (board,) = json.loads(out)["boards"]
-    found = np.array(board["corners_xy"])
-    size = np.sqrt(cv2.contourArea(marked.astype(np.float32)))
     # A kingdom has no top: its corners may start from any of the marked ones, either way round.
-    assert (
-        min(
-            np.max(np.linalg.norm(np.roll(order, k, axis=0) - marked, axis=1))
-            for order in (found, found[::-1])
-            for k in range(4)
-        )
-        < 0.03 * size
-    )
+    assert corner_error(np.array(board["corners_xy"]), marked) < FOUND_WITHIN
     # The debug pictures show where its art's colours are and the outline found by its grid.
     code, _, _ = _run(capsys, "debug", str(photo), "--game", "kingdomino", "--out", str(tmp_path))
     assert code == 0
@@ -361,13 +353,4 @@ def test_a_kingdomino_profile_learns_its_tiles_colours_and_finds_kingdoms_with_t
     assert quad.method == "grid"
     (board,) = json.loads(out)["boards"]
     truth = np.array(photo.truth["boards"][0]["corners_xy"])
-    found = np.array(board["corners_xy"])
-    size = np.sqrt(cv2.contourArea(truth.astype(np.float32)))
-    assert (
-        min(
-            np.max(np.linalg.norm(np.roll(order, k, axis=0) - truth, axis=1))
-            for order in (found, found[::-1])
-            for k in range(4)
-        )
-        < 0.03 * size
-    )
+    assert corner_error(np.array(board["corners_xy"]), truth) < FOUND_WITHIN
