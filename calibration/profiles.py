@@ -61,6 +61,59 @@ def new_profile(name: str, game: str, setup: Mapping[str, Any]) -> BoardProfile:
     return profile
 
 
+@dataclass(frozen=True)
+class GridPlace:
+    """Where a board's grid lies, as measured on the real board (mm from its top-left corner): its first
+    cell's corner, a cell's side and the step from one cell to the next (the cell's side plus any gap)."""
+
+    x_mm: float
+    y_mm: float
+    cell_mm: float
+    pitch_mm: float
+
+
+def with_geometry(
+    profile: BoardProfile, size_mm: tuple[float, float] | None, grids: Mapping[str | None, GridPlace]
+) -> BoardProfile:
+    """``profile`` with a real board's size and each named grid's place (``None`` names a board's only grid),
+    as measured on it: a table's board need not be the one the rulebook's text describes. Grids must lie on
+    the board, cells no larger than their step."""
+    names = [r.name for r in profile.regions]
+    placed: dict[str, GridPlace] = {}
+    for given, place in grids.items():
+        if given is None and len(names) != 1:
+            raise StateError(
+                f"a {profile.game} board has {len(names)} grids ({', '.join(names)}): name the one "
+                "placed, e.g. --grid-mm grid=24,58,28"
+            )
+        name = names[0] if given is None else given
+        if name not in names:
+            raise StateError(f"a {profile.game} board has no grid {name!r}; its grids: {', '.join(names)}")
+        if min(place.cell_mm, place.pitch_mm) <= 0 or place.cell_mm > place.pitch_mm:
+            raise StateError(
+                f"grid {name}: a cell ({place.cell_mm:g} mm) must be positive and no larger than its step "
+                f"to the next ({place.pitch_mm:g} mm)"
+            )
+        placed[name] = place
+    regions = tuple(
+        replace(
+            r,
+            origin_mm=(g.x_mm, g.y_mm),
+            cell_mm=(g.cell_mm, g.cell_mm),
+            pitch_mm=(g.pitch_mm, g.pitch_mm),
+        )
+        if (g := placed.get(r.name)) is not None
+        else r
+        for r in profile.regions
+    )
+    measured = replace(profile, size_mm=size_mm or profile.size_mm, regions=regions)
+    # The profile's own checks: every cell on the board.
+    try:
+        return parse_profile(dump_profile(measured))
+    except StateError as exc:
+        raise StateError(f"the board's geometry: {exc}") from None
+
+
 def custom_profile(
     name: str,
     rows: int,

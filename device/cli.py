@@ -13,6 +13,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from calibration.camera import PATTERN_SIDES
+from calibration.profiles import GridPlace
 from calibration.statedir import StateDir
 from device.photo import ScoredBoard
 from device.report import breakdown_text, result_json, result_text
@@ -116,6 +117,29 @@ def _corners(text: str) -> list[tuple[float, float]]:
     if len(values) != 8:
         raise argparse.ArgumentTypeError(f"expected 8 numbers (4 corners), got {len(values)}")
     return [(values[i], values[i + 1]) for i in range(0, 8, 2)]
+
+
+def _numbers(text: str, counts: tuple[int, ...], example: str) -> list[float]:
+    try:
+        values = [float(v) for v in text.split(",")]
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected numbers like {example}, got {text!r}") from None
+    if len(values) not in counts or not all(np.isfinite(values)):
+        raise argparse.ArgumentTypeError(f"expected {' or '.join(map(str, counts))} numbers like {example}")
+    return values
+
+
+def _size_mm(text: str) -> tuple[float, float]:
+    w, h = _numbers(text, (2,), "300,240")
+    if min(w, h) <= 0:
+        raise argparse.ArgumentTypeError(f"a board's size must be positive, got {text!r}")
+    return w, h
+
+
+def _grid_mm(text: str) -> tuple[str | None, GridPlace]:
+    name, _, values = text.rpartition("=")
+    x, y, cell, *pitch = _numbers(values, (3, 4), "24,58,28 or grid=24,58,28,29")
+    return (name.strip() or None), GridPlace(x, y, cell, pitch[0] if pitch else cell)
 
 
 def names(text: str) -> tuple[str, ...]:
@@ -320,7 +344,7 @@ def cmd_calibrate_camera(args: argparse.Namespace) -> int:
 
 
 def cmd_profile_create(args: argparse.Namespace) -> int:
-    from calibration.profiles import new_profile, profile_exists
+    from calibration.profiles import new_profile, profile_exists, with_geometry
     from device.learn import make_profile, read_one_board
     from device.photo import parse_sets
     from vision.image_io import read_image
@@ -330,6 +354,8 @@ def cmd_profile_create(args: argparse.Namespace) -> int:
     if profile_exists(state, args.name) and not args.force:
         raise StateError(f"profile {args.name!r} exists in {state.profiles}; --force replaces it")
     profile = new_profile(args.name, args.game, parse_sets(args.set or []))
+    if args.size_mm or args.grid_mm:
+        profile = with_geometry(profile, args.size_mm, dict(args.grid_mm or []))
     reading = None
     if args.photo:
         corners = np.array(args.corners, float) if args.corners else None
@@ -548,6 +574,15 @@ def build_parser() -> argparse.ArgumentParser:
     c.add_argument("--corners", type=_corners, help="the board's corners TL,TR,BR,BL as x1,y1,...,x4,y4")
     c.add_argument("--stickers", action="store_true", help="the board wears ArUco corner stickers")
     c.add_argument("--force", action="store_true", help="replace a profile of that name")
+    c.add_argument("--size-mm", type=_size_mm, metavar="W,H", help="the real board's width and height (mm)")
+    c.add_argument(
+        "--grid-mm",
+        type=_grid_mm,
+        action="append",
+        metavar="[GRID=]X,Y,CELL[,PITCH]",
+        help="where a grid lies on the real board (mm from its top-left corner to the first cell's, a cell's "
+        "side, the step to the next cell); GRID names it on a board of several (repeatable)",
+    )
     c.set_defaults(func=cmd_profile_create)
     c = prof.add_parser("list", help="the stored profiles and what has been learnt for each")
     c.set_defaults(func=cmd_profile_list)

@@ -267,3 +267,53 @@ def test_seats_from_a_photo_of_the_laid_out_table(capsys: pytest.CaptureFixture[
     # Reading order: the board further left (or higher) is seat 1 and Ann's.
     first = reading_order(truth)[0]
     assert by_seat[matches[first].seat or ""] == "Ann"
+
+
+def test_a_real_boards_size_and_grids_are_given_to_its_profile(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    state = tmp_path / "state"
+    argv = ["--state-dir", str(state), "profile", "create", "real", "--game", "sanssouci"]
+    code, _, err = _run(
+        capsys,
+        *argv,
+        "--size-mm",
+        "310,250",
+        "--grid-mm",
+        "terrace=25,13,28.5",
+        "--grid-mm",
+        "grid=25,60,28.5,29",
+    )
+    assert code == 0, err
+    profile = load_bundle(StateDir(state), "real").profile
+    assert profile.size_mm == (310.0, 250.0)
+    terrace, grid = profile.region("terrace"), profile.region("grid")
+    assert (terrace.origin_mm, terrace.cell_mm, terrace.pitch_mm) == (
+        (25.0, 13.0),
+        (28.5, 28.5),
+        (28.5, 28.5),
+    )
+    assert (grid.origin_mm, grid.cell_mm, grid.pitch_mm) == ((25.0, 60.0), (28.5, 28.5), (29.0, 29.0))
+    # Read with the profile, the board is the real one's size and its cells where it says.
+    from device.photo import profile_models, score_image
+    from vision.read.cells import cut_cells
+
+    models = profile_models(StateDir(state), "sanssouci", "real")
+    image = np.full((900, 1600, 3), 120, np.uint8)
+    corners = np.array([(400.0, 150.0), (1020.0, 150.0), (1020.0, 650.0), (400.0, 650.0)])
+    (board,) = score_image(image, "sanssouci", {}, None, corners_xy=corners, **models)
+    rect = board.reading.rectified
+    assert rect.frame.profile.size_mm == (310.0, 250.0)
+    cells = cut_cells(rect, ("grid",), 0.0, 8)
+    assert len(cells.keys) == grid.rows * grid.cols
+
+    for bad, says in (
+        (["--grid-mm", "25,13,28"], "2 grids (terrace, grid): name the one"),
+        (["--grid-mm", "moat=1,2,3"], "no grid 'moat'"),
+        (["--grid-mm", "grid=25,100,28"], "extends past"),
+        (["--grid-mm", "grid=25,60,30,28"], "no larger than its step"),
+    ):
+        code, _, err = _run(capsys, *argv, "--force", *bad)
+        assert code == 2 and says in err, err
+    with pytest.raises(SystemExit):
+        _run(capsys, *argv, "--force", "--size-mm", "0,240")
