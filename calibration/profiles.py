@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import cv2
+import numpy as np
 
 from calibration import enroll
 from calibration.statedir import StateDir, check_name
@@ -21,10 +22,12 @@ from calibration.store import StoreError, read_json, write_json_atomic
 from scoring import custom_grid
 from scoring.core import StateError
 from scoring.registry import get_entry
+from vision.camera_model import CameraModel
+from vision.geometry import Points, apply_homography, as_points
 from vision.locate.art import ArtColours
 from vision.profile import BoardProfile, default_profile, dump_profile, parse_profile
 from vision.read.colour import BoardColour
-from vision.read.rectify import Rectified
+from vision.read.rectify import Rectified, board_homography
 from vision.readers import reader_for, rules_setup
 
 PROFILE_FILE = "profile.json"
@@ -111,7 +114,34 @@ def with_geometry(
     try:
         return parse_profile(dump_profile(measured))
     except StateError as exc:
-        raise StateError(f"the board's geometry: {exc}") from None
+        w, h = measured.size_mm
+        raise StateError(
+            f"the grid as placed does not fit on a {w:g} x {h:g} mm board ({exc}): place it on the board, or "
+            "give the board's real size"
+        ) from None
+
+
+def grid_place(
+    profile: BoardProfile,
+    size_mm: tuple[float, float],
+    board_xy: Points,
+    grid_xy: Points,
+    region: str,
+    camera: CameraModel | None = None,
+) -> GridPlace:
+    """Where grid ``region`` lies on a board ``size_mm`` across, from the board's and the grid's outer corners
+    (TL, TR, BR, BL) placed on one photo of it: its first cell's corner and a cell's side, the cells edge to
+    edge (the outer corners do not tell a gap between cells)."""
+    board = replace(profile, size_mm=size_mm)
+    ideal = [camera.undistort_px(p) if camera is not None else as_points(p) for p in (board_xy, grid_xy)]
+    to_mm = np.asarray(np.linalg.inv(board_homography(board, ideal[0])), dtype=np.float64)
+    grid_mm = apply_homography(to_mm, ideal[1])
+    cells = profile.region(region)
+    width = (np.linalg.norm(grid_mm[1] - grid_mm[0]) + np.linalg.norm(grid_mm[2] - grid_mm[3])) / 2
+    height = (np.linalg.norm(grid_mm[3] - grid_mm[0]) + np.linalg.norm(grid_mm[2] - grid_mm[1])) / 2
+    cell = float((width / cells.cols + height / cells.rows) / 2)
+    x, y = grid_mm.min(axis=0)
+    return GridPlace(round(float(x), 1), round(float(y), 1), round(cell, 2), round(cell, 2))
 
 
 def custom_profile(

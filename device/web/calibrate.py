@@ -33,7 +33,7 @@ from pydantic import BaseModel, ConfigDict, Field, StringConstraints
 
 from calibration.camera import PATTERN_SIDES, Calibration, calibrate, load, save
 from calibration.enroll import unchanged_note
-from calibration.profiles import new_profile, profile_exists
+from calibration.profiles import GridPlace, grid_place, new_profile, profile_exists, with_geometry
 from calibration.seats import TableSetup, seats_from_photo
 from calibration.seats import load as load_seats
 from calibration.seats import save as save_seats
@@ -65,6 +65,7 @@ CAMERA_PHOTOS = (5, 30)
 
 Token = Annotated[str, PathParam(pattern=TOKEN, description="the token an upload answered with")]
 Point = tuple[Annotated[float, Field(allow_inf_nan=False)], Annotated[float, Field(allow_inf_nan=False)]]
+Millimetres = Annotated[float, Field(gt=0, le=5000)]
 
 
 class UploadStore:
@@ -180,6 +181,11 @@ class Located(BaseModel):
     )
     message: str | None = Field(description="why no board was found")
     flags: list[str] = Field(description="what to check about the board found")
+    grid_fractions: list[tuple[float, float]] | None = Field(
+        default=None,
+        description="where the game's board has its grid (the region named grid): its outer corners TL, TR, "
+        "BR, BL as shares of the board's width and height, to start placing a real board's grid from",
+    )
 
 
 class ProfileRequest(BaseModel):
@@ -193,6 +199,17 @@ class ProfileRequest(BaseModel):
         min_length=4, max_length=4, description="the board's corners TL, TR, BR, BL in photo pixels"
     )
     replace: bool = Field(default=False, description="replace a profile of that name")
+    size_mm: tuple[Annotated[float, Field(gt=0, le=5000)], Annotated[float, Field(gt=0, le=5000)]] | None = (
+        Field(default=None, description="the real board's width and height (mm); default: the game's board's")
+    )
+    grid_xy: list[Point] | None = Field(
+        default=None,
+        min_length=4,
+        max_length=4,
+        description="the outer corners TL, TR, BR, BL of the board's grid (the region `grid_region`) in "
+        "photo pixels, where it lies elsewhere than on the game's board",
+    )
+    grid_region: str = Field(default="grid", description="which grid `grid_xy` places")
 
 
 class ProfileMade(BaseModel):
@@ -261,6 +278,16 @@ def _profile(game: str, name: str | None, setup: dict[str, Any]) -> BoardProfile
         return new_profile(name or game, game, setup)
     except ValueError as exc:  # StateError, StoreError (a bad name)
         raise _bad(400, exc) from None
+
+
+def _grid_fractions(profile: BoardProfile) -> list[tuple[float, float]] | None:
+    if "grid" not in {r.name for r in profile.regions}:
+        return None
+    grid = profile.region("grid")
+    (x0, y0), (w, h) = grid.origin_mm, profile.size_mm
+    x1 = x0 + (grid.cols - 1) * grid.pitch_mm[0] + grid.cell_mm[0]
+    y1 = y0 + (grid.rows - 1) * grid.pitch_mm[1] + grid.cell_mm[1]
+    return [(x0 / w, y0 / h), (x1 / w, y0 / h), (x1 / w, y1 / h), (x0 / w, y1 / h)]
 
 
 def _upload_name(index: int, filename: str | None) -> str:
@@ -409,6 +436,7 @@ def router(
             corners_xy=corners,
             message=message,
             flags=flags,
+            grid_fractions=_grid_fractions(profile),
         )
 
     @api.get(
@@ -438,16 +466,27 @@ def router(
         """Make a board profile from a located photo and its corners (profile.json, colour.json, board.png),
         as ``garden-scorer profile create NAME PHOTO --corners ...``."""
         profile = _profile(request.game, request.name, request.setup)
+        corners = np.array(request.corners_xy, np.float64)
+        camera = _camera(state)
+        try:
+            places: dict[str | None, GridPlace] = {}
+            if request.grid_xy is not None:
+                size = request.size_mm or profile.size_mm
+                grid, region = np.array(request.grid_xy, np.float64), request.grid_region
+                places[region] = grid_place(profile, size, corners, grid, region, camera)
+            if request.size_mm is not None or places:
+                profile = with_geometry(profile, request.size_mm, places)
+        except (StateError, KeyError, ValueError) as exc:
+            raise _bad(400, exc) from None
         if profile_exists(state, profile.name) and not request.replace:
             raise HTTPException(409, f"profile {profile.name!r} exists: tick replace, or choose another name")
         photo = uploads.photo(request.token)
         if photo is None:
             raise HTTPException(404, "the photo is no longer kept (only the newest are): upload it again")
         image = read_image(str(photo))
-        camera = _camera(state)
         with busy:
             try:
-                reading = read_one_board(image, profile, camera, np.array(request.corners_xy, np.float64))
+                reading = read_one_board(image, profile, camera, corners)
                 colour = make_profile(state, profile, reading)
             except ValueError as exc:
                 raise _bad(422, exc) from None

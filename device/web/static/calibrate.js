@@ -102,6 +102,41 @@ let located = null; // the photo's token, size and picture, the corners as found
 function showCornerEditor() {
   located.corners = located.found.map((p) => [...p]);
   document.getElementById("corner-editor").replaceChildren(cornerEditor(located));
+  placeGrid();
+}
+
+// The grid's outer corners, dragged where the grid lies on the player's board.
+let gridView = null;
+
+function placeGrid() {
+  const editor = document.getElementById("grid-editor");
+  const on = document.getElementById("place-grid").checked && located !== null;
+  editor.hidden = !on;
+  if (!on) {
+    gridView = null;
+    editor.replaceChildren();
+    return;
+  }
+  // Where the game's board has its grid, between the board's corners as placed (a board seen at a slant
+  // puts it a little off: drag the handles onto the grid).
+  const c = located.corners;
+  const shares = located.grid_fractions || [[0.1, 0.1], [0.9, 0.1], [0.9, 0.9], [0.1, 0.9]];
+  const at = ([u, v]) =>
+    [0, 1].map((k) => (1 - u) * (1 - v) * c[0][k] + u * (1 - v) * c[1][k] + u * v * c[2][k] + (1 - u) * v * c[3][k]);
+  gridView = { picture: located.picture, size_wh: located.size_wh, corners: shares.map(at) };
+  editor.replaceChildren(cornerEditor(gridView));
+}
+
+document.getElementById("place-grid").addEventListener("change", placeGrid);
+
+function boardSize() {
+  const text = document.getElementById("board-size").value.trim();
+  if (!text) return null;
+  const size = text.split(/[,x ]+/).map(Number);
+  if (size.length !== 2 || !size.every((v) => v > 0)) {
+    throw new Error(`The board's size: two numbers in mm, width and height, e.g. 310,250 (not "${text}").`);
+  }
+  return size;
 }
 
 document.getElementById("locate-form").addEventListener("submit", (event) => {
@@ -157,6 +192,8 @@ document.getElementById("save-profile").addEventListener("click", () => {
         name: name || null,
         setup: fields,
         corners_xy: located.corners,
+        size_mm: boardSize(),
+        grid_xy: gridView ? gridView.corners : null,
         replace: document.getElementById("profile-replace").checked,
       }),
     });

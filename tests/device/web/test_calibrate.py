@@ -306,3 +306,50 @@ def test_the_page_and_its_api_docs(local: TestClient) -> None:
     assert {"/api/calibrate/profile", "/api/calibrate/enrol", "/api/calibrate/inbox"} <= set(paths)
     status = local.get("/api/calibrate").json()
     assert status["camera"] is None and status["seats"] is None and status["max_upload_bytes"] > 0
+
+
+def test_a_boards_size_and_its_grid_placed_on_the_photo_make_the_profiles_geometry(
+    local: TestClient, tmp_path: Path
+) -> None:
+    corners = np.array(ALICE_TRUTH["corners_xy"])
+    # The grid's outer corners where they lie in the photo: Alice's Garden's 8 x 6 cells of 25 mm, 25 mm in.
+    to_photo = cv2.getPerspectiveTransform(
+        np.array([(0, 0), (250, 0), (250, 250), (0, 250)], np.float32), corners.astype(np.float32)
+    )
+    grid_mm = np.array([[(25, 25), (225, 25), (225, 175), (25, 175)]], np.float32)
+    grid_xy = cv2.perspectiveTransform(grid_mm, to_photo).reshape(4, 2).tolist()
+    for size, scale in (([250, 250], 1.0), ([500, 500], 2.0)):
+        with ALICE_PHOTO.open("rb") as photo:
+            token = local.post(
+                "/api/calibrate/profile/locate",
+                files={"file": ("board.jpg", photo, "image/jpeg")},
+                data={"game": GAME, "name": "measured"},
+            ).json()["token"]
+        request = {
+            "token": token,
+            "game": GAME,
+            "name": "measured",
+            "corners_xy": corners.tolist(),
+            "size_mm": size,
+            "grid_xy": grid_xy,
+            "replace": True,
+        }
+        made = local.post("/api/calibrate/profile", json=request)
+        assert made.status_code == 200, made.text
+        profile = load_bundle(StateDir(tmp_path), "measured").profile
+        grid = profile.region("grid")
+        assert profile.size_mm == (size[0], size[1])
+        # A board twice the size with its grid in the same place in the photo: everything twice as large.
+        assert grid.origin_mm == pytest.approx((25 * scale, 25 * scale), abs=0.2 * scale)
+        assert grid.cell_mm == pytest.approx((25 * scale, 25 * scale), abs=0.1 * scale)
+    # A grid placed partly off the board is refused, and says why.
+    with ALICE_PHOTO.open("rb") as photo:
+        token = local.post(
+            "/api/calibrate/profile/locate",
+            files={"file": ("board.jpg", photo, "image/jpeg")},
+            data={"game": GAME, "name": "measured"},
+        ).json()["token"]
+    off = cv2.perspectiveTransform(grid_mm + 100, to_photo).reshape(4, 2).tolist()
+    bad = {"token": token, "game": GAME, "name": "m2", "corners_xy": corners.tolist(), "grid_xy": off}
+    response = local.post("/api/calibrate/profile", json=bad)
+    assert response.status_code == 400 and "extends past" in response.json()["detail"]
