@@ -319,14 +319,8 @@ def test_a_boards_size_and_its_grid_placed_on_the_photo_make_the_profiles_geomet
     grid_mm = np.array([[(25, 25), (225, 25), (225, 175), (25, 175)]], np.float32)
     grid_xy = cv2.perspectiveTransform(grid_mm, to_photo).reshape(4, 2).tolist()
     for size, scale in (([250, 250], 1.0), ([500, 500], 2.0)):
-        with ALICE_PHOTO.open("rb") as photo:
-            token = local.post(
-                "/api/calibrate/profile/locate",
-                files={"file": ("board.jpg", photo, "image/jpeg")},
-                data={"game": GAME, "name": "measured"},
-            ).json()["token"]
         request = {
-            "token": token,
+            "token": _kept_photo(local),
             "game": GAME,
             "name": "measured",
             "corners_xy": corners.tolist(),
@@ -343,13 +337,24 @@ def test_a_boards_size_and_its_grid_placed_on_the_photo_make_the_profiles_geomet
         assert grid.origin_mm == pytest.approx((25 * scale, 25 * scale), abs=0.2 * scale)
         assert grid.cell_mm == pytest.approx((25 * scale, 25 * scale), abs=0.1 * scale)
     # A grid placed partly off the board is refused, and says why.
+    off = cv2.perspectiveTransform(grid_mm + 100, to_photo).reshape(4, 2).tolist()
+    bad = {
+        "token": _kept_photo(local),
+        "game": GAME,
+        "name": "m2",
+        "corners_xy": corners.tolist(),
+        "grid_xy": off,
+    }
+    response = local.post("/api/calibrate/profile", json=bad)
+    assert response.status_code == 400 and "extends past" in response.json()["detail"]
+
+
+def _kept_photo(local: TestClient) -> str:
+    """The example photo sent to the profile step's locate: its token."""
     with ALICE_PHOTO.open("rb") as photo:
-        token = local.post(
+        token: str = local.post(
             "/api/calibrate/profile/locate",
             files={"file": ("board.jpg", photo, "image/jpeg")},
             data={"game": GAME, "name": "measured"},
         ).json()["token"]
-    off = cv2.perspectiveTransform(grid_mm + 100, to_photo).reshape(4, 2).tolist()
-    bad = {"token": token, "game": GAME, "name": "m2", "corners_xy": corners.tolist(), "grid_xy": off}
-    response = local.post("/api/calibrate/profile", json=bad)
-    assert response.status_code == 400 and "extends past" in response.json()["detail"]
+    return token
