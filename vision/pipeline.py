@@ -51,6 +51,12 @@ NO_ORIENTATION = 0.9
 OTHER_BOARD_SHARE = 0.2
 
 
+UNSURE_OUTLINE = (
+    "the board's outline is unsure (no camera calibration, and its shape only roughly a board's); not "
+    "scored: calibrate the camera, or give its corners"
+)
+
+
 class NoBoardError(ValueError):
     """No board could be found in the photo."""
 
@@ -164,6 +170,13 @@ def read_board(
             flags.append("no clear top edge: this may not be a board of this game; not scored")
         elif orientation.certainty < DOUBTFUL_ORIENTATION:
             flags.append("which way up the board lies is uncertain: check the reading or turn the board")
+            if quad.guessed:
+                trusted = False
+                flags.append(UNSURE_OUTLINE)
+    elif quad.guessed and not quad.oriented:
+        # Nothing turns this board to confirm the outline (a kingdom reads alike whichever way up it lies).
+        trusted = False
+        flags.append(UNSURE_OUTLINE)
     rect, predictions = _read(image, profile, classifier, corners, camera, timings, reference)
     if not quad.in_frame:
         flags.append("the board is partly out of the photo: move the camera or the board")

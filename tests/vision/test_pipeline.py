@@ -6,7 +6,7 @@ import cv2
 import numpy as np
 import pytest
 
-from device.photo import score_image
+from device.photo import load_segmenter, score_image
 from lab.synth.camera import PhotoOptions
 from lab.synth.render import RenderSpec, render_photo
 from models import orient_model_path
@@ -16,7 +16,7 @@ from tests.fakes import TruthClassifier
 from vision.camera_model import CameraModel
 from vision.geometry import apply_homography, quad_size
 from vision.locate.art import ArtColours
-from vision.locate.board import Quad, find_quads
+from vision.locate.board import Quad, find_quads, locate
 from vision.pipeline import NoBoardError, find_boards, read_board, read_photo
 from vision.profile import default_profile
 from vision.read.cells import cut_cells
@@ -289,3 +289,21 @@ def test_art_colours_are_only_for_boards_that_are_their_grid() -> None:
     assert quads and quads[0].method != "grid"
     expected = find_boards(image, [profile], camera)
     np.testing.assert_allclose(quads[0].corners_xy, expected[0].corners_xy)
+
+
+@pytest.mark.parametrize("seed", [7, 8, 12])
+def test_a_wide_lens_photo_with_no_calibration_is_read_through_a_guessed_camera(seed: int) -> None:
+    # Through a wide lens (k1 -0.2 to -0.3), read as a phone's upload: the board's shape is a square's only
+    # through the guessed camera's loose check, and its layout, seen clearly upright, confirms the outline.
+    image, truth, camera = _photo("alices-garden", seed)
+    assert camera.dist[0] < -0.2
+    assert [q.guessed for q in locate(image, None, (1.0,), False, load_segmenter())] == [True]
+    board = truth["boards"][0]
+    profile = default_profile("alices-garden")
+    fake = TruthClassifier(profile, board["cells"])
+    orienter = OrientationModel(orient_model_path("alices-garden"))
+    hand = {"unplaced_bonus_tiles": board["state"]["unplaced_bonus_tiles"]}
+    game = "alices-garden"
+    (scored,) = score_image(image, game, hand, None, [profile], {game: fake}, {game: orienter})
+    assert scored.breakdown is not None and not scored.flags
+    assert scored.state["rows"] == board["state"]["rows"]

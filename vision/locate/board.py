@@ -29,6 +29,7 @@ from vision.locate.edges import (
     ASPECT_TOLERANCE,
     EdgeImage,
     aspect_error,
+    aspect_tolerance,
     clockwise,
     fit_quad,
     grow_to_faint_edges,
@@ -95,6 +96,9 @@ class Quad:
     # further out or in, and the side model found all four there, in a board's rectangle (:func:`_squared`):
     # its corners stand however far the mask's outline is off.
     completed: bool = False
+    # Its shape was a board's only within what a guessed camera allows (no calibration): where nothing else
+    # confirms it (its layout seen clearly upright), it may be part of a board, and is shown, not scored.
+    guessed: bool = False
 
 
 def _table_distance(small: NDArray[np.uint8]) -> NDArray[np.float32]:
@@ -184,7 +188,8 @@ def refine_quad(
     coarse = as_points(coarse_xy)
     quad = clockwise(camera.undistort_px(coarse) if camera is not None else coarse)
     size = float(np.sqrt(cv2.contourArea(quad.astype(np.float32))))
-    pick_wide = outermost_fitting(aspects, matrix) if aspects else outermost_fitting((1.0,), matrix, np.inf)
+    tolerance = aspect_tolerance(camera)
+    pick_wide = outermost_fitting(aspects or (1.0,), matrix, tolerance if aspects else np.inf)
     # The wide pass only has to find the right edge; the tight pass, sampled twice as finely, places it.
     wide = fit_quad(quad, gray, to_photo, (reach[0] * size, reach[1] * size), pick_wide, step=0.5)
     if wide is None:
@@ -201,7 +206,13 @@ def refine_quad(
     if cv2.contourArea(clockwise(ideal).astype(np.float32)) < 0.6 * size * size:
         return None
     corners = to_photo(ideal)
-    return Quad(corners, ideal, in_frame(corners, (w, h)), score)
+    # Only a guessed camera lets an outline this far off a board's shape through (see Quad.guessed).
+    guessed = (
+        camera is None
+        and bool(aspects)
+        and aspect_error(clockwise(ideal), matrix, aspects) > ASPECT_TOLERANCE
+    )
+    return Quad(corners, ideal, in_frame(corners, (w, h)), score, guessed=guessed)
 
 
 def in_frame(corners: Points, size_wh: tuple[int, int], margin: float = 2.0) -> bool:
@@ -356,12 +367,17 @@ def segmented_quads(
                     )
                 quads.append(replace(refined, method="mask", doubt=doubt))
                 continue
-            if aspects and aspect_error(clockwise(outline.ideal_xy), matrix, aspects) > ASPECT_TOLERANCE:
+            shape_off = aspect_error(clockwise(outline.ideal_xy), matrix, aspects) if aspects else 0.0
+            if shape_off > aspect_tolerance(camera):
                 continue
+            # Of a board's shape only through a guessed camera: a wide lens' board, or part of a board.
+            guessed = shape_off > ASPECT_TOLERANCE
+        else:
+            guessed = False
         ideal = clockwise(outline.ideal_xy)
         corners = to_photo(ideal)
         inside = not outline.cut and in_frame(corners, (w, h))
-        quads.append(Quad(corners, ideal, inside, 0.0, method="mask"))
+        quads.append(Quad(corners, ideal, inside, 0.0, method="mask", guessed=guessed))
     return quads
 
 

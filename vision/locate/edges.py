@@ -22,6 +22,15 @@ from vision.locate.rectangle import aspect
 PEAKS_PER_ROW = 6
 CLEAR_EDGE = 0.08  # an edge this strong next to a side's strongest still counts as a candidate
 ASPECT_TOLERANCE = 0.04  # |log| of a found outline's width/height over a board's
+# The same where the camera is not calibrated: through a typical lens' matrix guessed for a wide lens' real
+# one (its focal length half the guess), a square board at a slant measures up to 0.2 off (rendered photos),
+# and a tight check drops boards the mask outlined well.
+GUESSED_ASPECT_TOLERANCE = 0.25
+
+
+def aspect_tolerance(camera: CameraModel | None) -> float:
+    """How far off a board's proportions a found outline may be, as the camera is known or guessed."""
+    return ASPECT_TOLERANCE if camera is not None else GUESSED_ASPECT_TOLERANCE
 
 
 def clockwise(quad: Points) -> Points:
