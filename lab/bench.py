@@ -29,12 +29,12 @@ from device.photo import ScoredBoard, load_classifier, load_orienter, score_imag
 from lab.synth.art import TRAINING_PACKS
 from lab.synth.camera import Photo, PhotoOptions
 from lab.synth.render import RenderSpec, render_photo
-from scoring.core import TableScore
+from scoring.core import StateError, TableScore
 from scoring.registry import Kind, get_entry, get_game
 from vision.camera_model import CameraModel, camera_centre
 from vision.geometry import quad_size
 from vision.pipeline import NoBoardError
-from vision.profile import BoardProfile, default_profile
+from vision.profile import BoardProfile, default_profile, dump_profile, parse_profile
 from vision.read.classify import CellClassifier
 from vision.read.colour import BoardColour
 from vision.read.rectify import slant_deg
@@ -69,6 +69,7 @@ class BenchResult:
     timings_ms: dict[str, list[float]] | None = None
     peak_rss_mb: float = 0.0
     calibrated: bool = True  # read with the camera's calibration (False: as a phone's upload, with none)
+    reshaped: int | None = None  # the seed of the copy of the board drawn and read (reshaped_profile)
     # Per head, over the found boards' cells it applies to: [wrong, cells, wrong where something is there
     # (truth not the head's first class, e.g. a character, a marker), cells where something is there].
     heads: dict[str, list[int]] = field(default_factory=dict)
@@ -111,6 +112,7 @@ class BenchResult:
             "views": self.views,
             "also_tilt_deg": self.also_tilt_deg,
             "calibrated": self.calibrated,
+            "reshaped": self.reshaped,
             "boards": self.boards,
             "board_found_pct": pct(self.found, self.boards),
             "cell_error_pct": pct(self.cell_errors, self.cells),
@@ -229,13 +231,40 @@ def _render(args: tuple[RenderSpec, RenderSpec, int, int]) -> list[Photo]:
     return [render_photo(spec, index), *(render_photo(further, index, view) for view in range(1, views))]
 
 
+def reshaped_profile(game: str, seed: int) -> BoardProfile:
+    """A copy of ``game``'s board no model has learnt: another size (each side 0.85-1.25 of the game's), its
+    grids' cells 0.85-1.0 of what that size makes them and moved together within the board, as a table's own
+    printing may be; the profile `profile create --size-mm --grid-mm` would make of it."""
+    base = default_profile(game)
+    rng = np.random.default_rng([seed, 7])
+    for _ in range(100):
+        sx, sy = rng.uniform(0.85, 1.25, 2)
+        cell = min(sx, sy) * rng.uniform(0.85, 1.0)
+        size = (base.size_mm[0] * sx, base.size_mm[1] * sy)
+        regions = [
+            replace(r, origin_mm=(r.origin_mm[0] * sx, r.origin_mm[1] * sy),
+                    cell_mm=(r.cell_mm[0] * cell, r.cell_mm[1] * cell),
+                    pitch_mm=(r.pitch_mm[0] * cell, r.pitch_mm[1] * cell))
+            for r in base.regions
+        ]  # fmt: skip
+        shift = rng.uniform(-0.04, 0.04, 2) * size
+        regions = [
+            replace(r, origin_mm=(r.origin_mm[0] + shift[0], r.origin_mm[1] + shift[1])) for r in regions
+        ]
+        try:
+            return parse_profile(dump_profile(replace(base, size_mm=size, regions=tuple(regions))))
+        except StateError:
+            continue  # a grid off the board: draw again
+    raise StateError(f"no reshaped {game} board fits from seed {seed}")
+
+
 def enroll_from_renders(
-    game: str, count: int, seed: int, packs: tuple[str, ...]
+    game: str, count: int, seed: int, packs: tuple[str, ...], reshaped: BoardProfile | None = None
 ) -> tuple[Enrolment, BoardColour | None, float]:
     """An enrolment from ``count`` rendered photos whose truth is known, read as a user's photos would be,
     the board's background colour the first photo gives its profile (what boards are then read in), and the
     seconds enrolling took once the photos were taken (rendering them is the camera's part)."""
-    spec = RenderSpec((game,), seed, packs=packs, options=PhotoOptions())
+    spec = RenderSpec((game,), seed, packs=packs, options=PhotoOptions(), reshaped=reshaped)
     examples = []
     for i in range(count):
         photo = render_photo(spec, i)
@@ -244,7 +273,11 @@ def enroll_from_renders(
         examples.append(
             Example(photo.decode(), board["state"], np.array(board["corners_xy"]), photo.camera())
         )
-    profile, classifier, orienter = default_profile(game), load_classifier(game), load_orienter(game)
+    profile, classifier, orienter = (
+        reshaped or default_profile(game),
+        load_classifier(game),
+        load_orienter(game),
+    )
     start = time.perf_counter()
     colour = example_colour(profile, classifier, orienter, examples[0])
     enrolment = enrol(profile, classifier, orienter, examples, reference=colour)
@@ -339,6 +372,7 @@ def run_bench(
     views: int = 1,
     also_tilt_deg: float | None = None,
     calibrated: bool = True,
+    reshaped: int | None = None,
 ) -> BenchResult:
     """``calibrated``: the photos are read with their camera's calibration (as on a table after `calibrate
     camera`), else with none (as a phone's uploads are). ``views`` > 1: each board is photographed that many
@@ -347,16 +381,17 @@ def run_bench(
     (:func:`device.photo.score_image` ``also``); the slant and the marks in view are the first photo's."""
     reader = get_reader(game)
     classifier: CellClassifier = load_classifier(game)
-    profile = default_profile(game)
+    reshape = None if reshaped is None else reshaped_profile(game, reshaped)
+    profile = reshape or default_profile(game)
     references: dict[str, BoardColour] = {}
     enroll_s: float | None = None
     if enroll:
-        enrolment, colour, enroll_s = enroll_from_renders(game, enroll, seed + 100_000, packs)
+        enrolment, colour, enroll_s = enroll_from_renders(game, enroll, seed + 100_000, packs, reshape)
         classifier = EnrolledClassifier(classifier, enrolment)
         references = {game: colour} if colour is not None else {}
         if report:
             report(f"enrolled from {enrolment.photos} photos ({enrolment.cells} cells) in {enroll_s:.1f} s")
-    spec = RenderSpec((game,), seed, packs=packs, options=PhotoOptions())
+    spec = RenderSpec((game,), seed, packs=packs, options=PhotoOptions(), reshaped=reshape)
     stages = ("locate", "orient", "rectify", "cells", "classify")
     timings: dict[str, list[float]] = {s: [] for s in (*stages, "photo_to_score")}
     result = BenchResult(
@@ -368,6 +403,7 @@ def run_bench(
         views=views,
         also_tilt_deg=also_tilt_deg,
         calibrated=calibrated,
+        reshaped=reshaped,
     )
     tolerance = FOUND_TOLERANCE if calibrated else FOUND_TOLERANCE_UNCALIBRATED
     further = spec
@@ -463,6 +499,8 @@ def format_table(results: list[dict[str, Any]]) -> str:
         if "track_positions_exact_pct" in r:
             exact += f"; every marker placed as the truth's: {r['track_positions_exact_pct']:.2f}"
         rows.append(f"{'':<14} regions read exactly %: {exact}")
+        if r.get("reshaped") is not None:
+            rows.append(f"{'':<14} a copy of the board no model learnt (reshaped from seed {r['reshaped']})")
         if not r.get("calibrated", True):
             rows.append(f"{'':<14} read with no camera calibration, as a phone's uploads are")
         views = r.get("views", 1)

@@ -193,6 +193,7 @@ def cmd_bench(args: argparse.Namespace) -> int:
             views=args.views,
             also_tilt_deg=args.views_from_above,
             calibrated=not args.no_calibration,
+            reshaped=args.reshaped,
         )
         results.append(result.table())
     print(format_table(results))
@@ -321,6 +322,13 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="DEG",
         help="with --views: take the photos after the first at most DEG degrees off straight above, as a "
         "player told to take one from above would",
+    )
+    p.add_argument(
+        "--reshaped",
+        type=int,
+        metavar="SEED",
+        help="draw every board as one copy of the game's board no model learnt (another size, its grids "
+        "elsewhere: random from SEED) and read it with that copy's profile",
     )
     p.add_argument(
         "--no-calibration",

@@ -20,7 +20,7 @@ from lab.synth.art import TRAINING_PACKS, Image, get_pack, varied
 from lab.synth.camera import Photo, PhotoOptions, photograph, random_camera
 from lab.synth.games import get_artist
 from lab.synth.scene import CrowdingArtist, SyntheticBoard, make_board
-from vision.profile import default_profile
+from vision.profile import BoardProfile, default_profile
 
 # Boards are drawn at this scale before the camera sees them: finer than any photo resolves them.
 DRAW_PX_PER_MM = 4.0
@@ -37,6 +37,8 @@ class RenderSpec:
     options: PhotoOptions = field(default_factory=PhotoOptions)
     vary_art: float = 0.0  # the share of boards in a random printing of their pack (training; art.varied)
     crowded: float = 0.0  # the share of boards drawn crowded (training; scene.CrowdingArtist)
+    # A table's own copy of its game's board (another size, its grids elsewhere), drawn instead of the game's.
+    reshaped: BoardProfile | None = None
 
     def __post_init__(self) -> None:
         if not self.games:
@@ -68,7 +70,12 @@ def render_photo(spec: RenderSpec, index: int, view: int = 0) -> Photo:
             vary = np.random.default_rng([spec.seed, index, 99, b])
             if vary.random() < spec.vary_art:
                 pack = varied(pack, vary)
-        artist, profile = get_artist(game), default_profile(game)
+        artist = get_artist(game)
+        profile = (
+            spec.reshaped
+            if spec.reshaped is not None and spec.reshaped.game == game
+            else default_profile(game)
+        )
         state = None
         # Its own stream too, so that photos drawn without crowding stay as they were.
         if spec.crowded and np.random.default_rng([spec.seed, index, 98, b]).random() < spec.crowded:
