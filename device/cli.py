@@ -232,7 +232,7 @@ def cmd_score(args: argparse.Namespace) -> int:
 def cmd_debug(args: argparse.Namespace) -> int:
     import cv2
 
-    from device.photo import load_art, load_classifier, load_segmenter, score_image
+    from device.photo import load_classifier, load_segmenter, score_image, shipped_art
     from vision.debug import cell_sheet, draw_likeness, draw_masks, draw_quads, draw_reading
     from vision.image_io import read_image
     from vision.pipeline import find_boards
@@ -250,9 +250,7 @@ def cmd_debug(args: argparse.Namespace) -> int:
     cv2.imwrite(str(out / "0-masks.png"), draw_masks(image, segmenter.masks(image)))
     models = _profile_models(args)
     profiles = models.get("profiles") or [default_profile(args.game)]
-    art = models.get("art") or {
-        key: colours for p in profiles if (colours := load_art(key := reader_for(p).game)) is not None
-    }
+    art = models.get("art") or shipped_art(profiles)
     written = 2
     for key, colours in art.items():
         # Where the board's art colours are: the rough place a grid of tiles is looked for in.

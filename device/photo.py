@@ -81,6 +81,12 @@ def load_art(game: str) -> ArtColours | None:
         raise StateError(f"{exc}; rebuild it with `garden-scorer-lab train --game {game}`") from None
 
 
+def shipped_art(profiles: Sequence[BoardProfile]) -> dict[str, ArtColours]:
+    """The shipped art colours of the profiles' readers that have any, keyed by reader."""
+    keys = {reader_for(p).game for p in profiles}
+    return {k: art for k in sorted(keys) if (art := load_art(k)) is not None}
+
+
 @cache
 def load_segmenter() -> BoardSegmenter:
     """The shipped board-mask model with the board-side model (loaded once per process)."""
@@ -262,7 +268,7 @@ def score_image(
             stickers=stickers,
             references=references,
             segmenter=load_segmenter(),
-            art=art if art is not None else {k: a for k in keys if (a := load_art(k)) is not None},
+            art=art if art is not None else shipped_art(profiles),
             **where,
         )
         if also and len(readings) > 1:

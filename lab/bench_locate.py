@@ -23,12 +23,11 @@ import cv2
 import numpy as np
 from numpy.typing import NDArray
 
-from device.photo import load_art, load_segmenter
+from device.photo import load_segmenter, shipped_art
 from scoring.core import StateError
 from vision.image_io import read_image
 from vision.pipeline import find_boards
 from vision.profile import default_profile
-from vision.readers import reader_for
 
 FOUND_WITHIN = 0.03  # of the board's size: the bar for a board found
 
@@ -71,8 +70,7 @@ def corner_error(found: NDArray[np.float64], truth: NDArray[np.float64]) -> floa
 
 def run_locate(game: str, photos: Sequence[Outlined], report: Callable[[str], None]) -> dict[str, Any]:
     profile = default_profile(game)
-    key = reader_for(profile).game
-    art = load_art(key)
+    art = shipped_art([profile])
     segmenter = load_segmenter()
     rows: list[dict[str, Any]] = []
     errors: list[float] = []
@@ -80,7 +78,7 @@ def run_locate(game: str, photos: Sequence[Outlined], report: Callable[[str], No
     for photo in photos:
         image = read_image(str(photo.path))
         started = time.perf_counter()
-        quads = find_boards(image, [profile], None, False, segmenter, {key: art} if art else None)
+        quads = find_boards(image, [profile], None, False, segmenter, art)
         ms = (time.perf_counter() - started) * 1000
         error = min((corner_error(q.corners_xy, photo.corners_xy) for q in quads), default=None)
         if error is not None:

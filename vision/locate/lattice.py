@@ -7,14 +7,15 @@ straight lines, each family meeting at one vanishing point, equally spaced on th
 
 1. Where the board's art is (:mod:`vision.locate.art`): the largest patch of its colours is the rough place.
 2. Straight line segments there (OpenCV's line segment detector), sorted into two families by the vanishing
-   point each family's lines run to (RANSAC).
+   point each family's lines run to (RANSAC; of the three strongest, each crossing pair is tried).
 3. The photo is rectified by the two vanishing points (the line through them sent to infinity, the families
    turned square to each other); there, each family's lines are equally spaced, and the grid's spacing and
    first line are those that put the most segment length on ``cells + 1`` evenly spaced lines.
 4. The grid as a homography from cells to photo, refitted on every segment near one of its lines, and moved
    (a row on or off, a row's spacing more or less, either way) while that explains the segments better: each
    grid line found along each of its cells, the art's colours inside and not in the ring of cells outside.
-5. Each outer side moved to the tiles' top edge right there (:func:`vision.locate.edges.top_edge`).
+5. A grid the camera does not see as a rectangle of square cells is dropped; each outer side of the best is
+   moved to the tiles' top edge right there (innermost where the camera sees the tiles' cut faces).
 
 How far the found corners lie from those marked by hand is measured on real phone photos by
 ``garden-scorer-lab bench --photos ... --locate`` (docs/benchmarks.md).
@@ -185,6 +186,8 @@ def _pairs(segments: _Segments, rng: np.random.Generator) -> list[tuple[_Segment
 
 
 def _project(matrix: NDArray[np.float64], points: Points) -> Points:
+    # Not vision.geometry.apply_homography, which refuses a point at infinity: a grid under search may map
+    # some there, and is judged for it (_Fit.score).
     out = np.hstack([points, np.ones((len(points), 1))]) @ matrix.T
     return np.asarray(out[:, :2] / out[:, 2:3], dtype=np.float64)
 
@@ -269,13 +272,15 @@ class _Fit:
             a, b = self._cell_coords(grid, fam)
             other = 1 - axis
             lo, hi = np.minimum(a[:, other], b[:, other]), np.maximum(a[:, other], b[:, other])
-            count = (nx, ny)[other]
-            for k in range((ny, nx)[other] + 1):
-                on = (np.abs(a[:, axis] - k) < NEAR_LINE) & (np.abs(b[:, axis] - k) < NEAR_LINE)
-                for c in range(count):
-                    overlap = np.clip(np.minimum(hi[on], c + 1) - np.maximum(lo[on], c), 0, None).sum()
-                    covered += min(1.0, overlap / 0.5)
-                    sides += 1
+            lines = np.arange((ny, nx)[other] + 1)[:, None]
+            cells = np.arange((nx, ny)[other])[:, None]
+            # Which segments lie on each line (lines x segments), how far each runs along each cell (cells x
+            # segments): their product, the length found along each (line, cell) side.
+            on = (np.abs(a[:, axis] - lines) < NEAR_LINE) & (np.abs(b[:, axis] - lines) < NEAR_LINE)
+            along = np.clip(np.minimum(hi, cells + 1) - np.maximum(lo, cells), 0, None)
+            found = on.astype(np.float64) @ along.T
+            covered += float(np.minimum(1.0, found / 0.5).sum())
+            sides += found.size
         centres = np.array([(x + 0.5, y + 0.5) for y in range(-1, ny + 1) for x in range(-1, nx + 1)])
         with np.errstate(all="ignore"):
             # A grid gone wild puts centres at infinity (or behind the camera): those see nothing.
