@@ -10,7 +10,9 @@ Three layers, so that the logic is tested without threads or a camera:
   they are located afresh. Motion over a board's area marks it occluded (a hand over it) and unread; once
   that area is quiet the board is read again at its known corners (``known_boards=``: no locating, a few
   milliseconds a board), even while hands move elsewhere. A board read at its known corners that reads
-  badly may have been nudged: it is located afresh before that reading is believed. A board is read until
+  badly may have been nudged: it is located afresh before that reading is believed. A board a locating
+  misses (glare, a hand over its edge) is read where it lay before, the camera being fixed, and kept only
+  if it reads surely there. A board is read until
   ``confirm_frames`` readings in a row agree, then not again until something moves over it, so a settled
   table costs only the motion check. A new state is published only once confirmed, so a reading spoiled
   for one frame (a shadow, a tile half put down) never reaches the screen; a board that is gone must be
@@ -162,6 +164,12 @@ class _Status:
     occluded: tuple[str, ...] = ()
 
 
+def _same_place(a: Points, b: Points) -> bool:
+    """Whether two outlines are one board's: their middles within a quarter of its size."""
+    size = float(np.sqrt(np.ptp(a[:, 0]) * np.ptp(a[:, 1])))
+    return float(np.linalg.norm(a.mean(axis=0) - b.mean(axis=0))) < 0.25 * size
+
+
 class LiveScorer:
     """Frames in, events out: decides which frames to score and which readings to publish (see module).
 
@@ -239,6 +247,7 @@ class LiveScorer:
             found = self._score(image, known_boards=None)
         except NoBoardError:
             found = []
+        found += self._where_they_were(image, found)
         self._no_board = not found
         slots = self._slots(found, size_wh)
         self._boards = [
@@ -256,6 +265,20 @@ class LiveScorer:
                 # Not yet confirmed gone: look again on the next still frame rather than wait for motion.
                 self._relocate = True
         return changed
+
+    def _where_they_were(self, image: NDArray[np.uint8], found: list[ScoredBoard]) -> list[ScoredBoard]:
+        """The boards this locating missed, read where they lay before: the camera is fixed, and a board not
+        moved is still there though glare or a hand at its edge hid its outline. Kept only when read surely
+        (a board taken away leaves the table, read there, unsure)."""
+        missed = [
+            b.corners_xy
+            for b in self._boards
+            if not any(_same_place(b.corners_xy, f.reading.corners_xy) for f in found)
+        ]
+        if not missed:
+            return []
+        read = self._score(image, known_boards=missed)
+        return [s for s in read if s.reading.trusted and s.reading.in_frame and not s.reading.low_confidence]
 
     def _reread(self, image: NDArray[np.uint8]) -> bool:
         still = self.motion.still_frames

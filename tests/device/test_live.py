@@ -78,7 +78,9 @@ class FakeTable:
     """Scores the boards it is told are on the table; records what it was asked.
 
     ``script`` answers the next reads (points for every board) before falling back to ``points``;
-    ``bad_known`` is how many reads at known corners come back untrusted, ``bad`` makes every read so.
+    ``bad_known`` is how many reads at known corners come back untrusted, ``bad`` makes every read so;
+    ``hidden`` boards are on the table but missed by locating (glare on their edges). Read at the corners of
+    a board not on the table, the empty table reads untrusted, as a real one reads unsure.
     """
 
     def __init__(self, points: Mapping[str, int]) -> None:
@@ -87,6 +89,7 @@ class FakeTable:
         self.script: list[dict[str, int]] = []
         self.bad_known = 0
         self.bad = False
+        self.hidden: set[str] = set()
         self.calls: list[list[np.ndarray] | None] = []
 
     def __call__(self, image: np.ndarray, *, known_boards: Sequence[np.ndarray] | None) -> list[ScoredBoard]:
@@ -95,11 +98,16 @@ class FakeTable:
         if known_boards is None:
             if not points:
                 raise NoBoardError("no board found in the photo")
-            return [_scored(self.corners[name], p, not self.bad) for name, p in points.items()]
+            return [
+                _scored(self.corners[name], p, not self.bad)
+                for name, p in points.items()
+                if name not in self.hidden
+            ]
         out = []
         for corners in known_boards:
-            name = min(points, key=lambda n: float(np.abs(self.corners[n] - corners).sum()))
-            out.append(_scored(corners, points[name], trusted=self.bad_known == 0 and not self.bad))
+            name = min(self.corners, key=lambda n: float(np.abs(self.corners[n] - corners).sum()))
+            there = name in points and self.bad_known == 0 and not self.bad
+            out.append(_scored(corners, points.get(name, 0), trusted=there))
             self.bad_known = max(0, self.bad_known - 1)
         return out
 
@@ -207,6 +215,24 @@ def test_a_bad_reading_at_known_corners_locates_again() -> None:
     assert _kinds(table.calls[2:]) == ["locate", "known", "locate"]
 
 
+def test_a_board_locating_misses_is_read_where_it_lay() -> None:
+    table = FakeTable({"left": 3, "right": 4})
+    _, feed = _scorer(table)
+    assert _scores(feed(*[_table()] * 6)) == [{"board 1": 3, "board 2": 4}]
+    # Something moves; then glare hides the right board's edges from locating. It has not moved.
+    table.hidden = {"right"}
+    table.points = {"left": 5, "right": 6}
+    before = len(table.calls)
+    events = feed(_with_hand(_table(), (80, 90)), *[_table()] * 6)
+    assert _scores(events) == [{"board 1": 5, "board 2": 6}]
+    located, where = table.calls[before : before + 2]
+    assert located is None and where is not None and len(where) == 1 and np.allclose(where[0], RIGHT)
+    # Taken away, it reads unsure where it lay, and is gone once missed twice.
+    table.points = {"left": 5}
+    events = feed(_with_hand(_table([LEFT]), (80, 90)), *[_table([LEFT])] * 6)
+    assert _scores(events) == [{"board 1": 5}]
+
+
 def test_a_board_that_reads_badly_wherever_it_is_found_is_shown_as_read() -> None:
     table = FakeTable({"left": 3})
     _, feed = _scorer(table, confirm_frames=3)
@@ -215,6 +241,11 @@ def test_a_board_that_reads_badly_wherever_it_is_found_is_shown_as_read() -> Non
     assert _scores(events) == [{"board 1": None}]
     # One more locating to check the first bad reading at known corners, then no locating loop.
     assert _kinds(table.calls) == ["locate", "known", "locate", "known"]
+
+
+def _known(table: FakeTable) -> list[np.ndarray]:
+    """Every set of corners the table was read at, in order."""
+    return [corners for call in table.calls if call is not None for corners in call]
 
 
 def _kinds(calls: list[list[np.ndarray] | None]) -> list[str]:
@@ -228,7 +259,9 @@ def test_a_board_taken_away_is_gone_once_missed_twice() -> None:
     table.points = {"left": 3}
     events = feed(*[_table([LEFT])] * 6)
     assert _scores(events) == [{"board 1": 3}]
-    assert table.calls[-2:] == [None, None]
+    # The locating that missed it looked where it lay, and found the table there unsure.
+    assert _kinds(table.calls[-3:]) == ["locate", "known", "locate"]
+    assert np.allclose(_known(table)[-1], RIGHT)
 
 
 def test_an_empty_table_says_so_and_is_not_searched_again_until_something_moves() -> None:
