@@ -35,7 +35,7 @@ from vision.read.cells import CellGrid
 from vision.read.classify import CellClassifier, CellPredictions
 from vision.read.colour import BoardColour, measure
 from vision.read.orient import OrientationModel
-from vision.read.rectify import board_homography, rectify
+from vision.read.rectify import Rectified, board_homography, rectify
 from vision.readers import IGNORE, Head, reader_for
 
 KIND = "enrolment"
@@ -275,6 +275,15 @@ def example_art(profile: BoardProfile, examples: Sequence[Example]) -> ArtColour
         if e.corners_xy is not None
     ]
     return ArtColours.learn(boards) if boards else None
+
+
+def example_picture(profile: BoardProfile, examples: Sequence[Example]) -> Rectified | None:
+    """The first enrolment photo whose corners are known, its board rectified: the picture a profile keeps
+    to find its board again by (:mod:`vision.locate.picture`); None when no corners are known."""
+    for example in examples:
+        if example.corners_xy is not None:
+            return rectify(example.image, profile, board_homography(profile, _ideal(example)), example.camera)
+    return None
 
 
 def _ideal(example: Example) -> Points:

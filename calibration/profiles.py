@@ -3,7 +3,8 @@
 A profile folder ``profiles/NAME/`` holds ``profile.json`` (the board's geometry and the game set-up the
 rulebook text left open, entered once), and, once made, ``colour.json`` (the board's background colour under
 the set-up light), ``enrolment.json`` (the classifier's correction for the real tile art) and ``board.png``
-(the rectified board the profile was made from, for the web page to show). Every file is written atomically.
+(the rectified board the profile was made from, for the web page to show and to find the board again by).
+Every file is written atomically.
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from scoring.registry import get_entry
 from vision.camera_model import CameraModel
 from vision.geometry import Points, apply_homography, as_points
 from vision.locate.art import ArtColours
+from vision.locate.picture import BoardPicture
 from vision.profile import BoardProfile, default_profile, dump_profile, parse_profile
 from vision.read.colour import BoardColour
 from vision.read.rectify import Rectified, board_homography
@@ -48,6 +50,19 @@ class ProfileBundle:
     folder: Path
     # The colours of its art, learnt from its teaching photos: a board that is a grid is found by them.
     art: ArtColours | None = None
+
+    def picture(self) -> BoardPicture | None:
+        """The board's remembered picture, described to be found again in photos
+        (:mod:`vision.locate.picture`); None when the profile has none, or it shows too little detail.
+        Described when asked: it takes a moment, and most uses of a profile need none."""
+        path = self.folder / PICTURE_FILE
+        image = cv2.imread(str(path), cv2.IMREAD_COLOR) if path.is_file() else None
+        if image is None:
+            return None
+        try:
+            return BoardPicture.learn(image, self.profile.size_mm)
+        except ValueError:
+            return None
 
 
 def new_profile(name: str, game: str, setup: Mapping[str, Any]) -> BoardProfile:
@@ -197,6 +212,10 @@ def save_picture(state: StateDir, name: str, rect: Rectified) -> None:
     if not cv2.imwrite(str(tmp), rect.image_bgr):
         raise StoreError(f"{path}: could not write the board picture")
     tmp.replace(path)
+
+
+def has_picture(state: StateDir, name: str) -> bool:
+    return (state.profile(name) / PICTURE_FILE).is_file()
 
 
 def profile_exists(state: StateDir, name: str) -> bool:

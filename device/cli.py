@@ -256,7 +256,7 @@ def cmd_debug(args: argparse.Namespace) -> int:
         # Where the board's art colours are: the rough place a grid of tiles is looked for in.
         cv2.imwrite(str(out / f"0-art-{key}.png"), draw_likeness(image, colours.likeness(image)))
         written += 1
-    quads = find_boards(image, profiles, camera, args.stickers, segmenter, art)
+    quads = find_boards(image, profiles, camera, args.stickers, segmenter, art, models.get("pictures"))
     cv2.imwrite(str(out / "1-locate.jpg"), draw_quads(image, quads))
     corners = np.array(args.corners, float) if args.corners else None
     boards = score_image(

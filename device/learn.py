@@ -15,8 +15,17 @@ import numpy as np
 from numpy.typing import NDArray
 
 from calibration import teaching
-from calibration.enroll import Enrolment, Example, enrol, example_art, example_colour, left_out
+from calibration.enroll import (
+    Enrolment,
+    Example,
+    enrol,
+    example_art,
+    example_colour,
+    example_picture,
+    left_out,
+)
 from calibration.profiles import (
+    has_picture,
     load_bundle,
     new_profile,
     profile_exists,
@@ -134,6 +143,10 @@ def _enrol(
     if measured and colour is not None:
         save_colour(state, profile.name, colour)
     save_enrolment(state, profile.name, enrolment)
+    # A profile not made from a photo finds its board again by the first teaching photo's picture.
+    picture = None if has_picture(state, profile.name) else example_picture(profile, examples)
+    if picture is not None:
+        save_picture(state, profile.name, picture)
     # A board that turns freely (a kingdom) is found by its grid and its art's colours, in this table's light.
     art = example_art(profile, examples) if reader_for(profile).turns_freely else None
     if art is not None:

@@ -25,6 +25,7 @@ from vision.camera_model import CameraModel
 from vision.locate.art import ArtColours
 from vision.locate.art import load_art as read_art
 from vision.locate.mask import BoardSegmenter
+from vision.locate.picture import BoardPicture
 from vision.locate.sides import SideFinder
 from vision.pipeline import BoardReading, NoBoardError, read_photo, read_together
 from vision.profile import BoardProfile, default_profile
@@ -35,6 +36,7 @@ from vision.readers import Head, get_reader, reader_for
 
 if TYPE_CHECKING:
     from calibration.enroll import Enrolment
+    from calibration.profiles import ProfileBundle
 
 
 @cache
@@ -238,13 +240,15 @@ def score_image(
     known_boards: Sequence[NDArray[np.float64]] | None = None,
     also: Sequence[NDArray[np.uint8]] = (),
     art: Mapping[str, ArtColours] | None = None,
+    pictures: Mapping[str, BoardPicture] | None = None,
 ) -> list[ScoredBoard]:
     """Read every board of ``game`` in the photo and score it (a table game scores the boards together).
 
     ``also``: more photos of the same one board, taken from other sides, read with the first (see
     :func:`vision.pipeline.read_together`): what one photo sees hidden behind a miniature, another shows.
     Each photo must then show that board alone; ``corners_xy`` and ``known_boards`` place it in the first.
-    ``art``: the colours of boards found by their grid, by reader (a profile's own; else the shipped ones)."""
+    ``art``: the colours of boards found by their grid, by reader (a profile's own; else the shipped ones);
+    ``pictures``: the profiles' remembered pictures, by profile name, to find and orient their boards by."""
     hand = hand or {}
     profiles = profiles or [default_profile(game)]
     # Models are keyed by reader: a Four Gardens Extra-rewards tile has its own, though its game is the same.
@@ -269,6 +273,7 @@ def score_image(
             references=references,
             segmenter=load_segmenter(),
             art=art if art is not None else shipped_art(profiles),
+            pictures=pictures,
             **where,
         )
         if also and len(readings) > 1:
@@ -313,12 +318,13 @@ def profile_models(state: StateDir, game: str, profile: str | None) -> dict[str,
             raise StateError(f"profile {profile!r} has not been enrolled yet: `garden-scorer enroll`")
         heads = reader_for(bundle.profile).heads
         custom = _enrolled(profile, base_classifier(game), bundle.enrolment, heads)
-        # No layout model knows which way up a user's board lies: stickers or corners say it.
+        # No layout model knows which way up a user's board lies: its picture, stickers or corners say it.
         return {
             "profiles": [bundle.profile],
             "classifiers": {game: custom},
             "orienters": {},
             "references": references,
+            **_picture(bundle),
         }
     # Keyed by reader: a Four Gardens profile may be an Extra-rewards tile, read by a model of its own.
     reader = reader_for(bundle.profile)
@@ -339,9 +345,16 @@ def profile_models(state: StateDir, game: str, profile: str | None) -> dict[str,
         "profiles": [bundle.profile],
         "classifiers": {reader.game: classifier},
         "references": references,
+        **_picture(bundle),
     }
     # A kingdom's colours in this table's light, from its own teaching photos, where it has any.
     return {**models, "art": {reader.game: bundle.art}} if bundle.art else models
+
+
+def _picture(bundle: ProfileBundle) -> dict[str, Any]:
+    """:func:`score_image`'s ``pictures`` for a profile that remembers its board's picture."""
+    picture = bundle.picture()
+    return {} if picture is None else {"pictures": {bundle.profile.name: picture}}
 
 
 def _enrolled(

@@ -33,11 +33,12 @@ from scoring.core import StateError, TableScore
 from scoring.registry import Kind, get_entry, get_game
 from vision.camera_model import CameraModel, camera_centre
 from vision.geometry import quad_size
+from vision.locate.picture import BoardPicture
 from vision.pipeline import NoBoardError
 from vision.profile import BoardProfile, default_profile, dump_profile, parse_profile
 from vision.read.classify import CellClassifier
 from vision.read.colour import BoardColour
-from vision.read.rectify import slant_deg
+from vision.read.rectify import board_homography, rectify, slant_deg
 from vision.readers import IGNORE, Reader, get_reader
 
 FOUND_TOLERANCE = 0.02
@@ -284,6 +285,20 @@ def enroll_from_renders(
     return enrolment, colour, time.perf_counter() - start
 
 
+def picture_from_render(
+    game: str, seed: int, packs: tuple[str, ...], profile: BoardProfile, calibrated: bool
+) -> BoardPicture:
+    """The picture `profile create NAME PHOTO` keeps of the board: the first teaching photo (as
+    :func:`enroll_from_renders` renders it), rectified at the corners the user places, through the camera's
+    calibration when the table has one."""
+    photo = render_photo(RenderSpec((game,), seed, packs=packs, options=PhotoOptions(), reshaped=profile), 0)
+    camera = photo.camera() if calibrated else None
+    corners = np.array(photo.truth["boards"][0]["corners_xy"], np.float64)
+    ideal = camera.undistort_px(corners) if camera is not None else corners
+    rect = rectify(photo.decode(), profile, board_homography(profile, ideal), camera)
+    return BoardPicture.learn(rect.image_bgr, profile.size_mm)
+
+
 def tally_missing(
     result: BenchResult,
     game: str,
@@ -385,6 +400,13 @@ def run_bench(
     profile = reshape or default_profile(game)
     references: dict[str, BoardColour] = {}
     enroll_s: float | None = None
+    # A copy of the board no model learnt is read with the profile made from a photo of it, which keeps
+    # its picture.
+    pictures = (
+        {}
+        if reshape is None
+        else {profile.name: picture_from_render(game, seed + 100_000, packs, reshape, calibrated)}
+    )
     if enroll:
         enrolment, colour, enroll_s = enroll_from_renders(game, enroll, seed + 100_000, packs, reshape)
         classifier = EnrolledClassifier(classifier, enrolment)
@@ -440,6 +462,7 @@ def run_bench(
                 {game: classifier},
                 references=references,
                 also=also,
+                pictures=pictures,
             )
         except NoBoardError:
             scored = []

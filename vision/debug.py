@@ -20,17 +20,22 @@ DOUBTFUL = (0, 160, 255)
 
 
 def draw_quads(image: NDArray[np.uint8], quads: Sequence[Quad]) -> NDArray[np.uint8]:
-    """The photo with each located outline; an outline touching the frame's edge is drawn orange."""
+    """The photo with each located outline, named by what found it (edges, mask, grid, picture...); an
+    outline touching the frame's edge is drawn orange, and the top-left corner of one found the right way up
+    (by stickers or its picture) is marked with a dot."""
     out = image.copy()
     width = max(2, image.shape[1] // 600)
     for i, quad in enumerate(quads):
         colour = GOOD if quad.in_frame else DOUBTFUL
         pts = np.round(quad.corners_xy * 16).astype(np.int32)
         cv2.polylines(out, [pts], True, colour, width, cv2.LINE_AA, 4)
+        if quad.oriented:
+            top_left = tuple(int(v) for v in np.round(quad.corners_xy[0]))
+            cv2.circle(out, top_left, 4 * width, colour, -1, cv2.LINE_AA)
         x, y = quad.corners_xy.min(axis=0)
         cv2.putText(
             out,
-            f"#{i + 1}",
+            f"#{i + 1} {quad.method}",
             (int(x), max(20, int(y) - 8)),
             cv2.FONT_HERSHEY_SIMPLEX,
             width * 0.6,

@@ -20,6 +20,7 @@ from vision.locate.art import ArtColours
 from vision.locate.board import Quad, locate, quad_from_corners
 from vision.locate.lattice import find_lattice
 from vision.locate.mask import BoardSegmenter
+from vision.locate.picture import BoardPicture, find_picture, overlap
 from vision.profile import BoardProfile
 from vision.read.cells import cut_along_lean, cut_cells, margin_mm
 from vision.read.classify import (
@@ -160,7 +161,10 @@ def read_board(
     corners = quad.ideal_xy
     if not quad.oriented and not reader_for(profile).turns_freely:
         if orienter is None:
-            raise ValueError(f"no orientation model for {profile.game}: give the corners or use stickers")
+            raise ValueError(
+                "nothing tells which way up this board lies (no layout model knows it, and its picture was "
+                "not found): give the corners, use corner stickers, or teach it from a photo with its corners"
+            )
         t = time.perf_counter()
         orientation = orienter.orient(image, profile, quad.ideal_xy, camera)
         timings["orient"] = (time.perf_counter() - t) * 1000
@@ -320,11 +324,39 @@ def find_boards(
     stickers: bool = False,
     segmenter: BoardSegmenter | None = None,
     art: Mapping[str, ArtColours] | None = None,
+    pictures: Mapping[str, BoardPicture] | None = None,
 ) -> list[Quad]:
     """Where the boards of these profiles lie in the photo, found with no help (see :func:`read_photo`)."""
     aspects = tuple(p.size_mm[0] / p.size_mm[1] for p in profiles)
     grids = _tile_grids(image, profiles, art or {}, camera)
-    return grids or locate(image, camera, aspects, stickers, segmenter)
+    if grids:
+        return grids
+    located = locate(image, camera, aspects, stickers, segmenter)
+    pictured = _pictured(image, profiles, pictures or {}, camera, located)
+    # Other boards in view (a table game's other players') are found as before.
+    others = [q for q in located if not any(overlap(q.ideal_xy, p.ideal_xy) for p in pictured)]
+    return [*pictured, *others]
+
+
+def _pictured(
+    image: NDArray[np.uint8],
+    profiles: Sequence[BoardProfile],
+    pictures: Mapping[str, BoardPicture],
+    camera: CameraModel | None,
+    located: Sequence[Quad],
+) -> list[Quad]:
+    """The boards found again by their profile's remembered picture: placed and oriented."""
+    if any(q.method == "stickers" for q in located):
+        return []  # stickers place and orient a board exactly: nothing to add
+    found: list[Quad] = []
+    for profile in profiles:
+        picture = pictures.get(profile.name)
+        if picture is None or _tiles_only(profile):
+            continue  # a grid of tiles changes with every game: its picture is of one game only
+        quad = find_picture(image, picture, camera, located)
+        if quad is not None and not any(overlap(quad.ideal_xy, q.ideal_xy) for q in found):
+            found.append(replace(quad, picture_of=profile.name))
+    return found
 
 
 def _tile_grids(
@@ -362,6 +394,11 @@ def _tiles_only(profile: BoardProfile) -> bool:
     )
 
 
+def _orientable(profiles: Sequence[BoardProfile], orienters: Mapping[str, OrientationModel]) -> bool:
+    """Whether a board found with no orientation can be turned upright as one of these profiles."""
+    return any(_key(p) in orienters or reader_for(p).turns_freely for p in profiles)
+
+
 def read_photo(
     image: NDArray[np.uint8],
     profiles: Sequence[BoardProfile],
@@ -376,6 +413,7 @@ def read_photo(
     known_boards: Sequence[Points] | None = None,
     segmenter: BoardSegmenter | None = None,
     art: Mapping[str, ArtColours] | None = None,
+    pictures: Mapping[str, BoardPicture] | None = None,
 ) -> list[BoardReading]:
     """Every board in the photo, read with the profile that fits it best; raises NoBoardError if none.
 
@@ -386,7 +424,9 @@ def read_photo(
     before, reused while nothing moved (no locating, no orienting); ``segmenter``, the board-mask model that
     outlines boards before their edges are searched (without it, the edges alone are); ``art``, the colours
     of boards that are a grid of square tiles with no printed board (a Kingdomino kingdom), found by their
-    grid's lines (:func:`vision.locate.lattice.find_lattice`) before anything else is tried.
+    grid's lines (:func:`vision.locate.lattice.find_lattice`) before anything else is tried; ``pictures``,
+    by profile name, the boards' remembered pictures, found again in the photo
+    (:func:`vision.locate.picture.find_picture`): placed, oriented and known to be that profile's board.
     """
     if not profiles:
         raise ValueError("no board profile to look for")
@@ -397,7 +437,10 @@ def read_photo(
     elif known_boards:
         quads = [quad_from_corners(c, (w, h), camera) for c in known_boards]
     else:
-        quads = find_boards(image, profiles, camera, stickers, segmenter, art)
+        quads = find_boards(image, profiles, camera, stickers, segmenter, art, pictures)
+        if any(q.picture_of for q in quads):
+            # Beside a board its picture found, an outline nothing can orient is left out, not refused.
+            quads = [q for q in quads if q.picture_of or _orientable(profiles, orienters)]
     quads = quads[:max_boards]
     locate_ms = (time.perf_counter() - t) * 1000
     if not quads:
@@ -406,9 +449,12 @@ def read_photo(
         )
     readings = []
     for quad in quads:
-        # Which game a board is: the one whose layout model sees one rotation most clearly upright.
+        # Which game a board is: the profile whose picture found it, else the one whose layout model sees
+        # one rotation most clearly upright.
         profile = (
-            profiles[0]
+            next(p for p in profiles if p.name == quad.picture_of)
+            if quad.picture_of
+            else profiles[0]
             if len(profiles) == 1
             else max(
                 profiles, key=lambda p: orienters[_key(p)].orient(image, p, quad.ideal_xy, camera).margin

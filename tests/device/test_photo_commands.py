@@ -13,11 +13,12 @@ import pytest
 
 from calibration.profiles import load_bundle
 from calibration.statedir import StateDir
-from lab.bench import _tracks_placed, in_sight, run_bench
+from lab.bench import _tracks_placed, in_sight, reshaped_profile, run_bench
 from lab.bench_locate import FOUND_WITHIN, corner_error
 from lab.synth.camera import PhotoOptions
 from lab.synth.render import RenderSpec, render_photo
 from scoring import tang_garden
+from scoring.core import TableScore
 from scoring.registry import get_game
 from tests.support import (
     ALICE_PHOTO,
@@ -28,6 +29,7 @@ from tests.support import (
     run_lab,
     with_exif_orientation,
 )
+from vision.geometry import quad_size
 from vision.pipeline import find_boards
 from vision.readers.tang_garden import EDGE_HEADS, TangReader
 
@@ -354,3 +356,53 @@ def test_a_kingdomino_profile_learns_its_tiles_colours_and_finds_kingdoms_with_t
     (board,) = json.loads(out)["boards"]
     truth = np.array(photo.truth["boards"][0]["corners_xy"])
     assert corner_error(np.array(board["corners_xy"]), truth) < FOUND_WITHIN
+
+
+def test_a_copy_no_model_learnt_is_found_and_turned_upright_by_the_picture_its_profile_keeps(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, _state_dir: Path
+) -> None:
+    # A nearly square copy of Sanssouci in art no model saw: its layout model cannot tell which way up it
+    # lies. Its profile is made from one photo, the corners placed by the player.
+    copy = reshaped_profile("sanssouci", 1)
+    options = PhotoOptions((1600, 900), 35.0)
+    first = render_photo(RenderSpec(("sanssouci",), 8, ("linocut",), options=options, reshaped=copy), 0)
+    (tmp_path / "first.jpg").write_bytes(first.jpeg)
+    grids = [
+        f"{r.name}={r.origin_mm[0]:.3f},{r.origin_mm[1]:.3f},{r.cell_mm[0]:.3f},{r.pitch_mm[0]:.3f}"
+        for r in copy.regions
+    ]
+    corners = ",".join(f"{v:.2f}" for v in np.ravel(first.truth["boards"][0]["corners_xy"]))
+    code, _, err = _run(
+        capsys,
+        *("profile", "create", "mine", str(tmp_path / "first.jpg"), "--game", "sanssouci"),
+        *("--size-mm", ",".join(f"{v:.3f}" for v in copy.size_mm), "--corners", corners),
+        *(arg for grid in grids for arg in ("--grid-mm", grid)),
+    )
+    assert code == 0, err
+    assert load_bundle(StateDir(_state_dir), "mine").picture() is not None
+    # Another game on it, photographed from elsewhere: found with no corners given, top-left first.
+    photo = render_photo(RenderSpec(("sanssouci",), 9, ("linocut",), options=options, reshaped=copy), 0)
+    (tmp_path / "new.jpg").write_bytes(photo.jpeg)
+    state = photo.truth["boards"][0]["state"]
+    (tmp_path / "hand.json").write_text(json.dumps({k: state[k] for k in ("missions", "track_score")}))
+    code, out, err = _run(
+        capsys,
+        *("score", str(tmp_path / "new.jpg"), "--game", "sanssouci", "--profile", "mine", "--json"),
+        *("--hand", str(tmp_path / "hand.json")),
+    )
+    assert code in (0, 1), err
+    (board,) = json.loads(out)["boards"]
+    truth = np.array(photo.truth["boards"][0]["corners_xy"])
+    found = np.array(board["corners_xy"])
+    assert float(np.max(np.linalg.norm(found - truth, axis=1))) < 0.1 * quad_size(truth)
+    assert not any("top edge" in flag or "way up" in flag for flag in board["flags"])
+    rules = get_game("sanssouci")
+    expected = rules.score(rules.parse(state))
+    assert not isinstance(expected, TableScore) and board["total"] == expected.total
+    # Without its picture, the same profile leaves the layout model to say which way up: and it cannot.
+    (_state_dir / "profiles" / "mine" / "board.png").unlink()
+    _, out, _ = _run(
+        capsys, "score", str(tmp_path / "new.jpg"), "--game", "sanssouci", "--profile", "mine", "--json"
+    )
+    (board,) = json.loads(out)["boards"]
+    assert board["total"] is None and any("no clear top edge" in flag for flag in board["flags"])

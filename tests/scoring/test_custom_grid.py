@@ -135,7 +135,7 @@ def test_enrol_a_users_own_game_and_score_a_new_photo(
     assert (debug_dir / "3-board1-cells.png").is_file()
 
 
-def test_a_users_game_needs_its_corners_or_stickers(
+def test_a_users_plain_board_needs_its_corners_or_stickers(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     rng = np.random.default_rng(6)
@@ -162,7 +162,12 @@ def test_a_users_game_needs_its_corners_or_stickers(
         == 0
     )
     capsys.readouterr()
-    assert main(["score", photo, "--game", "custom-grid", "--profile", "g"]) == 2
-    assert "give the corners or use stickers" in capsys.readouterr().err
+    # The same photo is found by the picture its profile keeps of it; another game on this bare board, with
+    # no printing of its own, is not.
+    assert main(["score", photo, "--game", "custom-grid", "--profile", "g"]) == 0
+    other, _, _ = _save(tmp_path, "b", rng)
+    capsys.readouterr()
+    assert main(["score", other, "--game", "custom-grid", "--profile", "g"]) == 2
+    assert "which way up this board lies" in capsys.readouterr().err
     assert main(["enroll", "--profile", "h", photo, state, "--rows", "3", "--labels", "a,b"]) == 2
     assert "all of --rows, --cols and --labels" in capsys.readouterr().err

@@ -99,6 +99,8 @@ class Quad:
     # Its shape was a board's only within what a guessed camera allows (no calibration): where nothing else
     # confirms it (its layout seen clearly upright), it may be part of a board, and is shown, not scored.
     guessed: bool = False
+    # The name of the profile whose remembered picture found it (:mod:`vision.locate.picture`), "" if none.
+    picture_of: str = ""
 
 
 def _table_distance(small: NDArray[np.uint8]) -> NDArray[np.float32]:

@@ -8,8 +8,8 @@ import cv2
 import numpy as np
 from numpy.typing import NDArray
 
-from vision.camera_model import CameraModel, camera_centre, matrix_or_guess
-from vision.geometry import BoardFrame, apply_homography, homography_from_points
+from vision.camera_model import CameraModel, camera_centre, matrix_or_guess, plane_view
+from vision.geometry import BoardFrame, homography_from_points
 from vision.profile import BoardProfile
 
 # Fine enough for every printed detail the classifiers look at, coarse enough to stay cheap on a Pi.
@@ -80,22 +80,7 @@ def rectify(
     w, h = frame.size_wh
     # Whole steps of the lens grid, so the board's own pixels are sampled exactly as with no margin.
     m = int(np.ceil(margin_mm * px_per_mm / grid_step)) * grid_step
-    xs = np.arange(-m, w + m + grid_step, grid_step, dtype=np.float64)
-    ys = np.arange(-m, h + m + grid_step, grid_step, dtype=np.float64)
-    gx, gy = np.meshgrid(xs, ys)
-    # Pixel centres: rectified pixel (i, j) shows the board point ((i + 0.5), (j + 0.5)) / px_per_mm.
-    board_mm = frame.px_to_mm(np.column_stack([gx.ravel() + 0.5, gy.ravel() + 0.5]))
-    ideal = apply_homography(board_to_ideal, board_mm)
-    photo = camera.distort_px(ideal) if camera is not None else ideal
-    coarse = photo.reshape(len(ys), len(xs), 2).astype(np.float32)
-    px = np.arange(w + 2 * m, dtype=np.float32) / grid_step
-    py = np.arange(h + 2 * m, dtype=np.float32) / grid_step
-    mx, my = np.meshgrid(px, py)
-    map_x = cv2.remap(coarse[..., 0], mx, my, cv2.INTER_LINEAR)
-    map_y = cv2.remap(coarse[..., 1], mx, my, cv2.INTER_LINEAR)
-    out = np.asarray(
-        cv2.remap(image_bgr, map_x, map_y, cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT), np.uint8
-    )
+    out = plane_view(image_bgr, board_to_ideal, camera, (w + 2 * m, h + 2 * m), px_per_mm, m, grid_step)
     centre = camera_centre(board_to_ideal, matrix_or_guess(camera, (image_bgr.shape[1], image_bgr.shape[0])))
     foot, height = centre[:2], float(centre[2])
     if not m:
