@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -25,6 +26,8 @@ from vision.camera_model import CameraModel
 from vision.readers.four_gardens import EXTRA_REWARDS_BY_COLOUR
 
 EXIT_BAD_INPUT = 2
+# A photo read, but no board in it could be scored (each says why): not a success for a script.
+EXIT_NOT_SCORED = 1
 
 
 def _score_state_file(path: Path, as_json: bool) -> str:
@@ -223,10 +226,11 @@ def cmd_score(args: argparse.Namespace) -> int:
     )
     if args.json:
         print(json.dumps({"boards": [b.to_json() for b in boards]}, indent=2))
-        return 0
-    for i, board in enumerate(boards):
-        _print_board(f"Board {i + 1}", board)
-    return 0
+    else:
+        for i, board in enumerate(boards):
+            _print_board(f"Board {i + 1}", board)
+    scored = any(b.breakdown is not None or b.table is not None for b in boards)
+    return 0 if scored else EXIT_NOT_SCORED
 
 
 def cmd_debug(args: argparse.Namespace) -> int:
@@ -494,7 +498,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     def photo_options(p: argparse.ArgumentParser) -> None:
         p.add_argument("photo", type=Path, help="a JPEG or PNG photo")
-        p.add_argument("--game", required=True, help="the game on the table")
+        p.add_argument("--game", required=True, choices=GAMES, help="the game on the table")
         p.add_argument(
             "--set", action="append", metavar="FIELD=VALUE", help="a hand-entry field (repeatable)"
         )
@@ -535,7 +539,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--camera",
         help="picamera, webcam:N, rtsp://..., replay:DIR, or demo (the bundled replay); none: uploads only",
     )
-    p.add_argument("--game", default="alices-garden", help="the game the camera watches")
+    p.add_argument("--game", default="alices-garden", choices=GAMES, help="the game the camera watches")
     p.add_argument("--profile", help="a stored board profile for the camera's boards")
     p.add_argument("--host", default="127.0.0.1", help="address to listen on (0.0.0.0: the whole network)")
     p.add_argument("--port", type=int, default=8080)
@@ -564,7 +568,7 @@ def build_parser() -> argparse.ArgumentParser:
     c = prof.add_parser("create", help="a profile from the game's board, checked set-up and one photo")
     c.add_argument("name", help="a short name, e.g. kitchen-alice")
     c.add_argument("photo", type=Path, nargs="?", help="a photo of the board alone (optional)")
-    c.add_argument("--game", required=True)
+    c.add_argument("--game", required=True, choices=GAMES, help="the game the board is for")
     c.add_argument(
         "--set", action="append", metavar="FIELD=VALUE", help="a game set-up field, e.g. chess_columns=[2,5]"
     )
@@ -587,7 +591,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("seats", help="where each player's board lies, from a photo of the laid-out table")
     p.add_argument("photo", type=Path, help="a photo of the table with every player's board in place")
-    p.add_argument("--game", required=True)
+    p.add_argument("--game", required=True, choices=GAMES, help="the game on the table")
     p.add_argument("--names", type=names, help="seat names, in reading order (default: seat 1, seat 2, ...)")
     p.add_argument("--players", type=names, help="the players in those seats, same order")
     p.add_argument("--calibration", type=Path, help="camera calibration JSON (default: the state folder's)")
@@ -597,7 +601,7 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("enroll", help="learn the real tile art from photos whose state you know")
     p.add_argument("files", nargs="+", type=Path, metavar="PHOTO STATE.json", help="pairs of photo and state")
     p.add_argument("--profile", required=True, help="the profile to enrol (made from --game if new)")
-    p.add_argument("--game", help="the game, when the profile is new")
+    p.add_argument("--game", choices=GAMES, help="the game, when the profile is new")
     p.add_argument("--calibration", type=Path, help="camera calibration JSON (default: the state folder's)")
     p.add_argument("--stickers", action="store_true", help="the boards wear ArUco corner stickers")
     p.add_argument(
@@ -644,6 +648,10 @@ def run(parser: argparse.ArgumentParser, argv: Sequence[str] | None = None) -> i
     except ValueError as exc:  # ImageError, NoBoardError and bad options: all say what to do
         print(f"error: {exc}", file=sys.stderr)
         return EXIT_BAD_INPUT
+    except BrokenPipeError:
+        # The reader went away (`... | head`): nothing more to say, and no traceback at exit either.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 1
     return code
 
 

@@ -119,3 +119,34 @@ def test_console_entry_point_runs() -> None:
     )
     assert done.returncode == 0, done.stderr
     assert json.loads(done.stdout)["game"] == "four-gardens"
+
+
+def test_output_cut_short_by_its_reader_ends_quietly() -> None:
+    # `score-state ... --json | head`: the reader has gone before the table is written.
+    example = str(EXAMPLES / "tang-garden.json")
+    command = [sys.executable, "-m", "device.cli", "score-state", "--json", example]
+    with subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=ROOT) as done:
+        assert done.stdout is not None and done.stderr is not None
+        done.stdout.close()
+        err = done.stderr.read().decode()
+        done.wait()
+    assert "Traceback" not in err and "BrokenPipeError" not in err
+
+
+def test_help_lists_the_games(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit):
+        main(["score", "--help"])
+    out = capsys.readouterr().out
+    assert all(game in out for game in ("alices-garden", "four-gardens", "kingdomino", "custom-grid"))
+
+
+def test_score_exits_non_zero_when_no_board_could_be_scored(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    # Sanssouci's board is read, but its missions are not typed in: shown, not scored.
+    photo = str(ROOT / "examples" / "photos" / "sanssouci.jpg")
+    code = main(["score", photo, "--game", "sanssouci", "--json"])
+    (board,) = json.loads(capsys.readouterr().out)["boards"]
+    assert board["total"] is None and code == 1
+    code = main(["score", photo, "--game", "sanssouci", "--set", "missions=[1,6]", "--set", "track_score=50"])
+    assert code == 0 and "Total" in capsys.readouterr().out

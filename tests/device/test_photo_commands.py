@@ -123,8 +123,11 @@ def test_score_says_when_no_board_is_in_view(capsys: pytest.CaptureFixture[str],
 
 
 def test_score_refuses_an_unknown_game_and_a_bad_set(capsys: pytest.CaptureFixture[str]) -> None:
-    code, _, err = _run(capsys, "score", str(PHOTO), "--game", "chess")
-    assert code == 2 and "unknown game 'chess'" in err
+    with pytest.raises(SystemExit) as stopped:
+        _run(capsys, "score", str(PHOTO), "--game", "chess")
+    err = capsys.readouterr().err
+    # The refusal lists the games it knows.
+    assert stopped.value.code == 2 and "invalid choice: 'chess'" in err and "sanssouci" in err
     code, _, err = _run(capsys, "score", str(PHOTO), "--game", "alices-garden", "--set", "oops")
     assert code == 2 and "expected FIELD=VALUE" in err
 
