@@ -81,10 +81,31 @@ def chromium(user_data_dir: Path) -> Iterator[webdriver.Chrome]:
     driver = webdriver.Chrome(service=Service(str(CHROMEDRIVER)), options=options)
     try:
         # The window size includes whatever browser frame headless Chromium pretends to have: fix the page's.
-        driver.execute_cdp_cmd(
-            "Emulation.setDeviceMetricsOverride",
-            {"width": WIDTH, "height": HEIGHT, "deviceScaleFactor": 1, "mobile": False},
-        )
+        set_viewport(driver)
         yield driver
     finally:
         driver.quit()
+
+
+PHONE = (390, 844)  # a phone's viewport in CSS pixels, held upright
+
+
+def set_viewport(
+    driver: webdriver.Chrome, size: tuple[int, int] = (WIDTH, HEIGHT), mobile: bool = False
+) -> None:
+    """The page's viewport, ``size`` CSS pixels; ``mobile``: as a phone lays a page out (its meta viewport
+    honoured, touch). Headless Chromium ignores window sizes: the page's own metrics are what count."""
+    driver.execute_cdp_cmd(
+        "Emulation.setDeviceMetricsOverride",
+        {"width": size[0], "height": size[1], "deviceScaleFactor": 1, "mobile": mobile},
+    )
+
+
+@contextmanager
+def phone(driver: webdriver.Chrome, size: tuple[int, int] = PHONE) -> Iterator[None]:
+    """The pages seen on a phone ``size`` big for a while, then at WIDTH x HEIGHT again."""
+    set_viewport(driver, size, mobile=True)
+    try:
+        yield
+    finally:
+        set_viewport(driver)

@@ -1,8 +1,10 @@
-"""Screenshots of the web app's pages at 1920x1080, for the README and for checking the layout by eye.
+"""Screenshots of the web app's pages, at 1920x1080 and a phone's 390 wide, for the README and for checking
+the layout by eye.
 
 Starts the app with the real scorer in a throw-away state folder, uploads the example photo through the API,
-publishes a live score as the camera would, and saves ``home.png``, ``result.png`` and ``tv.png`` of ``/``,
-the upload's result page and ``/tv``. Needs Debian's Chromium and chromedriver and selenium (the dev extra);
+publishes a live score as the camera would, and saves ``home.png``, ``home-phone.png``,
+``home-phone-form.png``, ``result-phone.png``, ``result.png`` and ``tv.png`` of ``/``, the upload's result
+page and ``/tv``. Needs Debian's Chromium and chromedriver and selenium (the dev extra);
 nothing is downloaded.
 
     .venv/bin/python lab/screenshots.py [OUT_DIR]     # default /tmp/garden-shots
@@ -21,7 +23,6 @@ from typing import Any, TypeVar
 import httpx
 from selenium import webdriver
 from selenium.webdriver.common.by import By
-from selenium.webdriver.support.select import Select
 from selenium.webdriver.support.wait import WebDriverWait
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -32,12 +33,14 @@ from calibration.statedir import StateDir  # noqa: E402
 from device.live import Broadcaster, LiveEvent  # noqa: E402
 from device.serve import upload_scorer  # noqa: E402
 from device.web import AppConfig, create_app  # noqa: E402
-from lab.browser import CHROMEDRIVER, CHROMIUM, chromium, serve_in_thread  # noqa: E402
+from lab.browser import CHROMEDRIVER, CHROMIUM, PHONE, chromium, serve_in_thread, set_viewport  # noqa: E402
 from scoring.core import ScoreBreakdown  # noqa: E402
 from scoring.registry import get_game  # noqa: E402
 
 PHOTO = ROOT / "examples" / "photos" / "alices-garden.jpg"
 GAME = "alices-garden"
+FORM_GAME = "sanssouci"  # the home page shown with its hand-entry form
+PHONE_TALL = (390, 1500)  # the whole form, as a player scrolls it
 PIN = "123456"
 T = TypeVar("T")
 
@@ -81,15 +84,36 @@ def take(out: Path) -> list[Path]:
             events.publish(LiveEvent("score", 1, time.time(), {"boards": boards, "totals": totals}))
 
             shots = []
-            driver.get(f"{url}/")
-            wait_for(
-                driver, "the games", lambda d: d.find_elements(By.CSS_SELECTOR, f'option[value="{GAME}"]')
-            )
-            Select(driver.find_element(By.ID, "game")).select_by_value(GAME)
-            driver.find_element(By.ID, "file").send_keys(str(PHOTO))
-            shots.append(save(driver, out / "home.png"))
+            for name, size in (
+                ("home.png", None),
+                ("home-phone.png", PHONE),
+                ("home-phone-form.png", PHONE_TALL),
+            ):
+                if size:
+                    set_viewport(driver, size, mobile=True)
+                driver.get(f"{url}/")
+                game = wait_for(
+                    driver,
+                    "the games",
+                    lambda d: d.find_element(By.CSS_SELECTOR, f'button.game[data-game="{FORM_GAME}"]'),
+                )
+                game.click()
+                driver.find_element(By.ID, "file").send_keys(str(PHOTO))
+                shots.append(save(driver, out / name))
+            set_viewport(driver, PHONE_TALL, mobile=True)
 
             driver.get(f"{url}/result/{scored['game_id']}")
+            wait_for(
+                driver,
+                "the board picture",
+                lambda d: d.execute_script(
+                    "const img = document.querySelector('.picture img'); return img && img.complete"
+                    " && img.naturalWidth > 0;"
+                ),
+            )
+            shots.append(save(driver, out / "result-phone.png"))
+            set_viewport(driver)
+            driver.refresh()
             wait_for(
                 driver,
                 "the board picture",

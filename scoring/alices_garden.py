@@ -18,6 +18,7 @@ from typing import Any
 from scoring.core import Problem, ScoreBreakdown, ScoreLine, require_valid
 from scoring.fields import as_int, as_list, as_object, as_str, get, item_path, reject_unknown
 from scoring.grid import cell_name, components4
+from scoring.hand import Form, Number
 
 GAME = "alices-garden"
 TITLE = "Alice's Garden"
@@ -37,6 +38,18 @@ MUSHROOM_COLUMN_POINTS = 8
 EMPTY_AREA_POINTS = -5
 UNPLACED_BONUS_POINTS = -5
 ROSE_AREA_CAP = 5
+
+
+# What the players type in (scoring.hand): the photo shows the garden, not the tiles left in front of you.
+HAND_FORM: Form = (
+    Number(
+        "unplaced_bonus_tiles",
+        "Bonus tiles you could not place",
+        0,
+        30,
+        hint="the bonus tiles still in front of you at the end",
+    ),
+)
 
 
 @dataclass(frozen=True)

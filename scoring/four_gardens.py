@@ -16,6 +16,7 @@ from typing import Any
 
 from scoring.core import Problem, ScoreBreakdown, ScoreLine, StateError, TableScore, require_valid
 from scoring.fields import as_int, as_list, as_object, as_str, get, item_path, reject_unknown
+from scoring.hand import Choice, Choices, Form, Number, Players, named
 
 GAME = "four-gardens"
 TITLE = "Four Gardens"
@@ -23,6 +24,33 @@ TITLE = "Four Gardens"
 # The rulebook names a red and a purple God; the other two colours are placeholders until calibration.
 DEFAULT_TRACKS = ("red", "purple", "green", "yellow")
 MAX_EXTRA_REWARDS = 1  # "You may not have 2 of the same type" of bonus tile
+
+# The players' marker colours of the shipped set (a table's own are a profile's setup.markers).
+MARKER_COLOURS = ("white", "black", "orange", "blue")
+REWARD_NUMBERS = tuple(range(1, 10))  # the number an Extra-rewards tile shows
+
+# What the players type in (scoring.hand): the markers' places are read from the photo, the rest is not on
+# the board.
+HAND_FORM: Form = (
+    Players(
+        "players",
+        "Players",
+        (
+            Choice("colour", "Marker colour", named(MARKER_COLOURS)),
+            Choices(
+                "extra_rewards",
+                "Extra-rewards tile",
+                tuple((n, str(n)) for n in REWARD_NUMBERS),
+                most=MAX_EXTRA_REWARDS,
+                hint="the number on your tile, if you took one",
+            ),
+            Number("completed_cards", "Completed cards", 0, None),
+            Number("largest_panorama", "Largest panorama", 0, None, hint="cards in your longest panorama"),
+        ),
+        1,
+        4,
+    ),
+)
 
 
 @dataclass(frozen=True)

@@ -23,6 +23,7 @@ from typing import Any, Generic, Protocol, TypeVar
 from scoring import alices_garden, custom_grid, four_gardens, kingdomino, sanssouci, tang_garden, zen_garden
 from scoring.core import Problem, ScoreBreakdown, StateError, TableScore, require_valid
 from scoring.fields import JsonObject, as_list, as_object, as_str, get, item_path
+from scoring.hand import Form
 
 B = TypeVar("B")
 T = TypeVar("T")
@@ -185,6 +186,8 @@ class GameEntry:
     # How a tap on a cell of the result's picture edits the state; None: corrected as JSON (a Zen Garden
     # tile holds five values, a shared board's cells several pieces).
     picker: Picker | None = None
+    # The hand-entry fields as a form, in the rulebook's words (:mod:`scoring.hand`).
+    hand_form: Form = ()
 
     @property
     def name(self) -> str:
@@ -208,6 +211,7 @@ ENTRIES: Mapping[str, GameEntry] = {
             ("unplaced_bonus_tiles",),
             lambda data: alices_garden.parse_spec(data, "setup"),
             Picker("grid", "rows", alices_garden.LABELS),
+            alices_garden.HAND_FORM,
         ),
         GameEntry(
             BoardGame(
@@ -223,6 +227,7 @@ ENTRIES: Mapping[str, GameEntry] = {
             ("missions", "track_score"),
             lambda data: sanssouci.parse_layout(data, "setup"),
             Picker("grid", "rows", sanssouci.LABELS),
+            sanssouci.HAND_FORM,
         ),
         GameEntry(
             TableGame(
@@ -237,6 +242,7 @@ ENTRIES: Mapping[str, GameEntry] = {
             "zen_garden",
             ("mission_points",),
             zen_garden.parse_setup,
+            hand_form=zen_garden.HAND_FORM,
         ),
         GameEntry(
             TableGame(
@@ -251,6 +257,7 @@ ENTRIES: Mapping[str, GameEntry] = {
             "four_gardens",
             ("players",),
             four_gardens.parse_setup,
+            hand_form=four_gardens.HAND_FORM,
         ),
         GameEntry(
             TableGame(
@@ -265,6 +272,7 @@ ENTRIES: Mapping[str, GameEntry] = {
             "tang_garden",
             ("players",),
             lambda data: tang_garden.parse_setup(data, "setup"),
+            hand_form=tang_garden.HAND_FORM,
         ),
         GameEntry(
             BoardGame(

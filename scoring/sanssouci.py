@@ -17,6 +17,7 @@ from typing import Any
 from scoring.core import Problem, ScoreBreakdown, ScoreLine, require_valid
 from scoring.fields import as_int, as_list, as_object, as_str, get, item_path, reject_unknown
 from scoring.grid import components4
+from scoring.hand import Form, Number, Numbers
 
 GAME = "sanssouci"
 TITLE = "Sanssouci"
@@ -48,6 +49,20 @@ DEFAULT_SYMBOLS = (
     "grapevine",
 )
 ROW_COLOURS = ("beige", "white", "grey", "orange", "fuchsia", "turquoise")
+
+
+# What the players type in (scoring.hand): the two mission cards dealt to you and where your marker stands.
+HAND_FORM: Form = (
+    Numbers(
+        "missions",
+        "Your two mission cards",
+        ("first card", "second card"),
+        1,
+        COLS,
+        hint="the column number printed on each mission card",
+    ),
+    Number("track_score", "Your score on the score track", 0, None, hint="where your marker stands"),
+)
 
 
 @dataclass(frozen=True)

@@ -29,6 +29,7 @@ from scoring.fields import (
     reject_unknown,
 )
 from scoring.grid import Cell, cell_name
+from scoring.hand import Choices, Form, Group, Number, Players, named
 
 GAME = "tang-garden"
 TITLE = "Tang Garden"
@@ -108,6 +109,41 @@ OFFICER_ICON_POINTS = 1
 TIEBREAK_RULE = "most landscape tokens, then most cubes in the furthest track positions; else a shared win"
 
 Slot = tuple[str, ...]
+
+
+# What the players type in (scoring.hand): what each holds in front of them; the board is read from photos.
+HAND_FORM: Form = (
+    Players(
+        "players",
+        "Players",
+        (
+            Number("coins", "Coins", 0, None),
+            Group(
+                "cards",
+                "Decoration cards",
+                (
+                    *(Number(kind, f"{kind.capitalize()} cards", 0, None) for kind in CARD_COUNTS),
+                    Group(
+                        "trees",
+                        "Tree cards",
+                        tuple(Number(s, f"{s.capitalize()} cards", 0, None) for s in DEFAULT_TREE_SPECIES),
+                    ),
+                ),
+            ),
+            Choices("characters", "Characters you own", named(CHARACTERS)),
+            Number("landscape_tokens", "Landscape tokens", 0, None),
+            Number(
+                "cubes",
+                "Cubes in the furthest track spaces",
+                0,
+                CUBES_PER_PLAYER,
+                hint="for a tie only",
+            ),
+        ),
+        1,
+        4,
+    ),
+)
 
 
 @dataclass(frozen=True)

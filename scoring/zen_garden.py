@@ -32,6 +32,7 @@ from scoring.fields import (
     reject_unknown,
 )
 from scoring.grid import Cell, cell_name, components4
+from scoring.hand import Choice, Choices, Form, Group, named
 
 GAME = "zen-garden"
 TITLE = "Zen Garden"
@@ -87,6 +88,33 @@ _FLOOR_LETTER = {name: letter for letter, name in FLOOR_LETTERS.items()}
 _PATH_LETTER = {name: letter for letter, name in PATH_LETTERS.items()}
 _DECOR_LETTER = {name: letter for letter, name in DECOR_LETTERS.items()}
 _DECOR_MINIMUM = min(n for n, points in DECOR_POINTS.items() if points)
+
+
+EMPEROR_TILES = tuple(f"{attribute}:{value}" for attribute, values in ATTRIBUTES.items() for value in values)
+# What the players type in (scoring.hand): the game's set-up, the same for the whole table.
+HAND_FORM: Form = (
+    Group(
+        "setup",
+        "The game's set-up",
+        (
+            Choices(
+                "boards",
+                "Preference boards in play",
+                tuple((n, f"{n}: {name}") for n, name in BOARDS.items()),
+                default=(1,),
+            ),
+            Group(
+                "preferences",
+                "The Emperor's preference tiles",
+                tuple(
+                    Choice(slot, f"{slot.capitalize()} preference", named(EMPEROR_TILES), optional=True)
+                    for slot in PREFERENCE_SLOTS
+                ),
+                hint="the Emperor tile on each space of the preference boards",
+            ),
+        ),
+    ),
+)
 
 
 @dataclass(frozen=True)

@@ -53,6 +53,7 @@ from device.web.reteach import Reteacher
 from device.web.security import json_object_field, page_response
 from device.web.setup import SetupStore
 from scoring.core import InvalidState, ScoreBreakdown, StateError, TableScore
+from scoring.hand import check as check_hand
 from scoring.registry import GAMES, Kind, Picker, get_entry, get_game
 from vision.debug import draw_reading
 from vision.geometry import Points, cell_rect_mm
@@ -564,6 +565,11 @@ def router(
             if hand_text and hand_text.strip()
             else setup.hand_for(game)
         )
+        try:
+            # Refused before the photo is read and kept: a bad entry leaves no unscored result behind.
+            check_hand(get_entry(game).hand_form, hand)
+        except StateError as exc:
+            raise HTTPException(400, str(exc)) from None
         try:
             boards = await run_in_threadpool(score_photo, photo, also, game, hand, profile, corners)
         except NoBoardError as exc:

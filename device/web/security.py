@@ -167,6 +167,7 @@ class Page:
     path: str | None  # where the page lives, so the bar links every page but itself; None: not in the bar
     bar: bool = True
     body_class: str = ""
+    owner: bool = False  # the table owner's, not the players': linked apart, after theirs
 
 
 # Every page: its body is ``static/NAME``, wrapped in ``static/layout.html`` with the bar of links.
@@ -175,8 +176,8 @@ PAGES = {
     "result.html": Page("Result", "result.js", None),
     "tv.html": Page("TV", "tv.js", "/tv", bar=False, body_class="tv"),
     "history.html": Page("History", "history.js", "/history"),
-    "setup.html": Page("Game set-up", "setup.js", "/setup"),
-    "calibrate.html": Page("Calibration", "calibrate.js", "/calibrate"),
+    "setup.html": Page("Game set-up", "setup.js", "/setup", owner=True),
+    "calibrate.html": Page("Calibration", "calibrate.js", "/calibrate", owner=True),
 }
 API_DOCS = ("/docs", "API")
 
@@ -184,9 +185,18 @@ API_DOCS = ("/docs", "API")
 @cache
 def _page_html(name: str) -> str:
     page = PAGES[name]
-    links = [(p.path, p.title) for p in PAGES.values() if p.path is not None and p.path != page.path]
-    nav = "".join(f'  <a href="{path}">{escape(title)}</a>\n' for path, title in [*links, API_DOCS])
-    bar = f'<header class="bar">\n  <h1>garden-scorer</h1>\n{nav}</header>\n' if page.bar else ""
+    linked = [p for p in PAGES.values() if p.path is not None and p.path != page.path]
+    players = [(p.path, p.title) for p in linked if not p.owner]
+    owner = [*((p.path, p.title) for p in linked if p.owner), API_DOCS]
+
+    def links(pairs: list[tuple[str | None, str]]) -> str:
+        return "".join(f'    <a href="{path}">{escape(title)}</a>\n' for path, title in pairs)
+
+    nav = (
+        f'  <nav aria-label="Pages">\n{links(players)}  </nav>\n'
+        f'  <nav class="owner" aria-label="For the table\'s owner">\n{links(owner)}  </nav>\n'
+    )
+    bar = f'<header class="bar">\n  <p class="brand">garden-scorer</p>\n{nav}</header>\n' if page.bar else ""
     return (
         (STATIC_DIR / "layout.html")
         .read_text(encoding="utf-8")

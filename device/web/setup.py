@@ -23,7 +23,8 @@ from calibration.store import StoreError, read_versioned, write_json_atomic
 from device.web.reteach import Reteacher
 from device.web.security import NEEDS_PIN, AdminGuard, page_response
 from scoring.core import StateError
-from scoring.registry import GAMES, get_game
+from scoring.hand import form_json
+from scoring.registry import ENTRIES, get_game
 
 log = logging.getLogger(__name__)
 
@@ -96,6 +97,9 @@ class SetupStore:
 class GameInfo(BaseModel):
     name: str
     title: str
+    hand_form: list[dict[str, Any]] = Field(
+        description="what the players type in, as the page draws it (scoring.hand.form_json)"
+    )
 
 
 class LeftOutInfo(BaseModel):
@@ -134,7 +138,10 @@ def router(state: StateDir, store: SetupStore, admin: AdminGuard, reteacher: Ret
 
     @api.get("/api/games")
     def games() -> list[GameInfo]:
-        return [GameInfo(name=name, title=rules.title) for name, rules in GAMES.items()]
+        return [
+            GameInfo(name=name, title=entry.rules.title, hand_form=form_json(entry.hand_form))
+            for name, entry in ENTRIES.items()
+        ]
 
     @api.get("/api/profiles")
     def profiles() -> list[ProfileInfo]:

@@ -28,9 +28,9 @@ from vision.reader_api import (
     class_index,
 )
 
-# The marker colours of the synthetic table (lab.synth.games.four_gardens.MARKER_COLOURS): what the shipped
-# model has learnt, and the colours a profile that names none is read for.
-DEFAULT_MARKERS = ("white", "black", "orange", "blue")
+# The shipped set's marker colours (drawn so on the synthetic table): what the shipped model has learnt, and
+# the colours a profile that names none is read for.
+DEFAULT_MARKERS = four_gardens.MARKER_COLOURS
 PRESENCE = ("no", "yes")
 TRACK_PREFIX = "track:"
 EMPTY_SPACE = "."

@@ -183,3 +183,124 @@ function cornerEditor(view) {
   return box;
 }
 
+
+// A game's hand-entry form (scoring.hand, from /api/games): inputs drawn from its fields, in the rulebook's
+// words. Returns {node, read()}: read() gives the entry as the scorer takes it, leaving out what is blank.
+let formFieldId = 0;
+function handForm(fields, initial = {}) {
+  const readers = [];
+  const node = el("div", { class: "hand-form" });
+  for (const field of fields) {
+    const part = formField(field, initial ? initial[field.key] : undefined);
+    part.node.dataset.key = field.key;
+    node.append(part.node);
+    readers.push([field.key, part.read]);
+  }
+  return { node, read: () => collect(readers) };
+}
+
+function collect(readers) {
+  const out = {};
+  for (const [key, read] of readers) {
+    const value = read();
+    if (value !== undefined) out[key] = value;
+  }
+  return out;
+}
+
+function described(field, control) {
+  if (!field.hint) return [];
+  const id = `hint-${++formFieldId}`;
+  control.setAttribute("aria-describedby", id);
+  return [el("span", { class: "hint", id }, field.hint)];
+}
+
+function formField(field, value) {
+  const id = `field-${++formFieldId}`;
+  if (field.kind === "number") {
+    const input = el("input", {
+      id, type: "number", inputmode: "numeric", step: 1, min: field.lo,
+      max: field.hi === null ? undefined : field.hi,
+      value: Number.isInteger(value) ? value : "", placeholder: String(field.default),
+    });
+    const node = el("div", { class: "field" }, el("label", { for: id }, field.label), ...described(field, input), input);
+    return { node, read: () => (input.value === "" ? undefined : Number(input.value)) };
+  }
+  if (field.kind === "numbers") {
+    const inputs = field.names.map((name, i) => el("input", {
+      type: "number", inputmode: "numeric", step: 1, min: field.lo, max: field.hi, required: true,
+      "aria-label": `${field.label}: ${name}`, value: Array.isArray(value) && Number.isInteger(value[i]) ? value[i] : "",
+    }));
+    const set = el("fieldset", { class: "field" }, el("legend", {}, field.label), ...described(field, inputs[0]),
+      el("div", { class: "inline" }, inputs.map((input, i) => el("label", { class: "small" }, field.names[i], input))));
+    return { node: set, read: () => (inputs.some((i) => i.value === "") ? undefined : inputs.map((i) => Number(i.value))) };
+  }
+  if (field.kind === "choice") {
+    const select = el("select", { id },
+      field.optional ? el("option", { value: "" }, "(not in play)") : null,
+      field.options.map(([v, words]) => el("option", { value: v, selected: v === (value ?? field.default) }, words)));
+    const node = el("div", { class: "field" }, el("label", { for: id }, field.label), ...described(field, select), select);
+    return { node, read: () => (select.value === "" ? undefined : select.value) };
+  }
+  if (field.kind === "choices") {
+    const chosen = new Set((Array.isArray(value) ? value : field.default).map(String));
+    const boxes = field.options.map(([v]) => el("input", { type: "checkbox", value: String(v), checked: chosen.has(String(v)) }));
+    if (field.most === 1) {
+      // One at most: ticking one unticks the others.
+      boxes.forEach((box) => box.addEventListener("change", () => {
+        if (box.checked) boxes.forEach((other) => { if (other !== box) other.checked = false; });
+      }));
+    }
+    const set = el("fieldset", { class: "field" }, el("legend", {}, field.label), ...described(field, boxes[0]),
+      el("div", { class: "toggles" }, boxes.map((box, i) => el("label", { class: "toggle" }, box, field.options[i][1]))));
+    return { node: set, read: () => field.options.filter((_, i) => boxes[i].checked).map(([v]) => v) };
+  }
+  if (field.kind === "group") {
+    const inner = handForm(field.fields, value && typeof value === "object" ? value : {});
+    const set = el("fieldset", { class: "field group" }, el("legend", {}, field.label),
+      field.hint ? el("span", { class: "hint" }, field.hint) : null, inner.node);
+    return { node: set, read: () => { const v = inner.read(); return Object.keys(v).length ? v : undefined; } };
+  }
+  return playersField(field, Array.isArray(value) ? value : []);
+}
+
+// One card per player (a name first, then the game's fields), added and removed with buttons.
+function playersField(field, given) {
+  const list = el("div", { class: "players" });
+  const cards = [];
+  const add = el("button", { type: "button", class: "secondary" }, "Add a player");
+  const renumber = () => {
+    cards.forEach((card, i) => (card.title.textContent = `Player ${i + 1}`));
+    add.disabled = cards.length >= field.most;
+    cards.forEach((card) => (card.remove.disabled = cards.length <= field.least));
+  };
+  const addCard = (value = {}) => {
+    const nameId = `field-${++formFieldId}`;
+    const name = el("input", { id: nameId, type: "text", autocomplete: "off", maxlength: 40, value: value.name || "" });
+    const inner = handForm(field.fields, value);
+    const title = el("legend", {});
+    const card = el("fieldset", { class: "player" }, title,
+      el("div", { class: "field" }, el("label", { for: nameId }, "Name"), name), inner.node);
+    const remove = el("button", { type: "button", class: "secondary" }, "Remove this player");
+    remove.addEventListener("click", () => {
+      cards.splice(cards.indexOf(entry), 1);
+      card.remove();
+      renumber();
+    });
+    card.append(remove);
+    const entry = { card, title, remove, read: () => {
+      const out = inner.read();
+      out.name = name.value.trim() || `Player ${cards.indexOf(entry) + 1}`;
+      return out;
+    } };
+    cards.push(entry);
+    list.append(card);
+    renumber();
+  };
+  add.addEventListener("click", () => addCard());
+  const start = given.length ? given : Array.from({ length: Math.min(field.most, Math.max(field.least, 2)) }, () => ({}));
+  start.forEach((p) => addCard(p));
+  const set = el("fieldset", { class: "field group" }, el("legend", {}, field.label),
+    field.hint ? el("span", { class: "hint" }, field.hint) : null, list, add);
+  return { node: set, read: () => cards.map((c) => c.read()) };
+}

@@ -1,67 +1,133 @@
-// Home: pick the game, take or choose a photo, send it, and go to its result.
+// Home: pick the game, take or choose a photo, fill in what the photo cannot show, send it, and go to its
+// result.
 "use strict";
 
+const GAME_KEY = "garden-scorer-game";
 const form = document.getElementById("upload");
-const gameSelect = document.getElementById("game");
+const gamesBox = document.getElementById("games");
+const fileInput = document.getElementById("file");
 const profileSelect = document.getElementById("profile");
 const handBox = document.getElementById("hand");
 const message = document.getElementById("message");
 const progress = document.getElementById("progress");
+let games = [];
 let profiles = [];
 let setup = { game: null, hand: {} };
+let chosen = null; // the game picked
+let hand = null; // its hand-entry form ({node, read})
 
-function showProfiles() {
-  const keep = profileSelect.value;
-  profileSelect.replaceChildren(el("option", { value: "" }, "the game's standard board"));
-  for (const p of profiles.filter((p) => p.game === gameSelect.value)) {
-    profileSelect.append(el("option", { value: p.name, selected: p.name === keep }, p.name));
+function pick(name) {
+  chosen = games.find((g) => g.name === name) || games[0];
+  localStorage.setItem(GAME_KEY, chosen.name);
+  for (const button of gamesBox.children) {
+    const on = button.dataset.game === chosen.name;
+    button.setAttribute("aria-checked", on ? "true" : "false");
+    button.tabIndex = on ? 0 : -1;
   }
-  const hand = setup.game === gameSelect.value ? setup.hand : {};
-  handBox.placeholder = Object.keys(hand).length ? JSON.stringify(hand) : "{}";
+  const keep = profileSelect.value;
+  const own = profiles.filter((p) => p.game === chosen.name);
+  profileSelect.replaceChildren(el("option", { value: "" }, "the game's standard board"),
+    own.map((p) => el("option", { value: p.name, selected: p.name === keep }, p.name)));
+  document.getElementById("profile-box").hidden = own.length === 0;
+  // The table's set-up fills the form in, for the game it is for.
+  const initial = setup.game === chosen.name ? setup.hand : {};
+  hand = handForm(chosen.hand_form, initial);
+  document.getElementById("hand-form").replaceChildren(hand.node);
+  document.getElementById("hand-section").hidden = chosen.hand_form.length === 0;
+  handBox.value = "";
+}
+
+function gameButtons() {
+  gamesBox.replaceChildren(...games.map((g) => el("button", {
+    type: "button", role: "radio", class: "game", "data-game": g.name, "aria-checked": "false",
+    onclick: () => pick(g.name),
+  }, g.title)));
+  // Arrow keys move between the games, as in any radio group.
+  gamesBox.addEventListener("keydown", (event) => {
+    const step = { ArrowRight: 1, ArrowDown: 1, ArrowLeft: -1, ArrowUp: -1 }[event.key];
+    if (!step) return;
+    event.preventDefault();
+    const at = games.indexOf(chosen);
+    const next = games[(at + step + games.length) % games.length];
+    pick(next.name);
+    gamesBox.querySelector(`[data-game="${next.name}"]`).focus();
+  });
 }
 
 async function start() {
   try {
-    const [games, stored, known] = await Promise.all([api("/api/games"), api("/api/setup"), api("/api/profiles")]);
-    setup = stored;
-    profiles = known;
-    for (const g of games) {
-      gameSelect.append(el("option", { value: g.name, selected: g.name === setup.game }, g.title));
-    }
-    showProfiles();
+    [games, setup, profiles] = await Promise.all([api("/api/games"), api("/api/setup"), api("/api/profiles")]);
+    gameButtons();
+    pick(localStorage.getItem(GAME_KEY) || setup.game || games[0].name);
   } catch (error) {
     showError(message, error);
   }
 }
 
-gameSelect.addEventListener("change", showProfiles);
+fileInput.addEventListener("change", () => {
+  const file = fileInput.files[0];
+  document.getElementById("file-label").textContent = file ? `Photo: ${file.name} (tap to change)` : "Take or choose a photo";
+});
+
+// The entry to send: the JSON typed in the advanced box, else the form's.
+function entry() {
+  const typed = handBox.value.trim();
+  if (!typed) return hand ? hand.read() : {};
+  let parsed;
+  try {
+    parsed = JSON.parse(typed);
+  } catch (error) {
+    throw new Error("The hand entry typed as JSON is not valid JSON: fix it, or empty the box to use the form");
+  }
+  if (!parsed || typeof parsed !== "object" || Array.isArray(parsed)) {
+    throw new Error("The hand entry typed as JSON must be an object, like {\"track_score\": 38}");
+  }
+  return parsed;
+}
 
 const placeBox = document.getElementById("place");
 let placing = null; // the photo shown to place the board's corners on: its URL, size and the corners
 
-// Sends the form's photos to be read; where the player placed the board's corners, read there.
+// Sends the photos to be read; where the player placed the board's corners, read there.
 async function send(corners = null) {
   message.replaceChildren();
+  if (!fileInput.files[0]) {
+    showError(message, new Error("Take or choose a photo of the boards first"));
+    document.querySelector("label.camera").focus();
+    return;
+  }
+  // The form's own checks (whole numbers, in range) before anything is sent.
+  if (!form.reportValidity()) return;
+  let fields;
+  try {
+    fields = entry();
+  } catch (error) {
+    showError(message, error);
+    return;
+  }
   const data = new FormData();
-  data.append("file", document.getElementById("file").files[0]);
+  data.append("file", fileInput.files[0]);
   for (const photo of document.getElementById("also").files) data.append("also", photo);
-  if (handBox.value.trim()) data.append("hand", handBox.value);
+  if (Object.keys(fields).length) data.append("hand", JSON.stringify(fields));
   if (corners) data.append("corners", JSON.stringify(corners.map(([x, y]) => [Math.round(x), Math.round(y)])));
-  const query = new URLSearchParams({ game: gameSelect.value });
+  const query = new URLSearchParams({ game: chosen.name });
   if (profileSelect.value) query.set("profile", profileSelect.value);
   const buttons = [document.getElementById("send"), document.getElementById("place-send")];
   buttons.forEach((b) => (b.disabled = true));
-  progress.textContent = "Reading the boards…";
+  progress.textContent = "Reading the boards… this takes a few seconds";
+  form.setAttribute("aria-busy", "true");
   try {
     const result = await api(`/api/score?${query}`, { method: "POST", body: data });
+    progress.textContent = "Scored: opening the result";
     window.location.href = `/result/${result.game_id}`;
   } catch (error) {
+    progress.textContent = "";
     showError(message, error);
     // No board found: the player shows where it is.
-    if (error.status === 422 && !corners) showPlacer(document.getElementById("file").files[0]);
+    if (error.status === 422 && !corners) showPlacer(fileInput.files[0]);
   } finally {
     buttons.forEach((b) => (b.disabled = false));
-    progress.textContent = "";
+    form.removeAttribute("aria-busy");
   }
 }
 

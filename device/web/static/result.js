@@ -99,7 +99,7 @@ function breakdown(board) {
 }
 
 function editor(i) {
-  const area = el("textarea", { spellcheck: "false", rows: 10 });
+  const area = el("textarea", { spellcheck: "false", rows: 10, "aria-label": `Board ${i + 1}'s state as JSON` });
   area.value = JSON.stringify(states[i], null, 1);
   area.addEventListener("change", () => {
     try {

@@ -25,10 +25,11 @@ from calibration.statedir import StateDir
 from device.live import Broadcaster, EventKind, LiveEvent
 from device.serve import upload_scorer
 from device.web import AppConfig, create_app
+from device.web.score import META_FILE, RESULTS_DIR
 from examples import example_views
 from lab.bench import _exact
-from scoring.core import ScoreBreakdown
-from scoring.registry import get_game
+from scoring.core import ScoreBreakdown, TableScore
+from scoring.registry import get_entry, get_game
 
 CHROMIUM = Path("/usr/bin/chromium")  # as lab/browser.py; checked before selenium is imported
 CHROMEDRIVER = Path("/usr/bin/chromedriver")
@@ -50,8 +51,10 @@ from selenium.webdriver.support.select import Select  # noqa: E402
 from selenium.webdriver.support.wait import WebDriverWait  # noqa: E402
 
 from examples import EXAMPLES_DIR  # noqa: E402
-from lab.browser import chromium, serve_in_thread  # noqa: E402
+from lab.browser import PHONE, chromium, phone, serve_in_thread, set_viewport  # noqa: E402
 
+axe_core = pytest.importorskip("axe_core_python", reason="the accessibility check needs axe-core-python")
+AXE = Path(axe_core.__file__).with_name("axe.min.js")
 PHOTO = EXAMPLES_DIR / "photos" / "alices-garden.jpg"
 TRUTH = json.loads(PHOTO.with_suffix(".json").read_text())["boards"][0]["state"]
 GAME = "alices-garden"
@@ -145,16 +148,75 @@ def _game_id_in(url: str) -> int:
     return int(url.rstrip("/").rsplit("/", 1)[-1])
 
 
+def _choose_game(driver: webdriver.Chrome, game: str) -> None:
+    button = _wait(driver).until(
+        ec.element_to_be_clickable((By.CSS_SELECTOR, f'button.game[data-game="{game}"]'))
+    )
+    button.click()
+    assert button.get_attribute("aria-checked") == "true"
+
+
+def _type_hand_as_json(driver: webdriver.Chrome, hand: Mapping[str, Any]) -> None:
+    """The advanced way: the hand entry typed as JSON instead of the form."""
+    driver.find_element(By.CSS_SELECTOR, "#hand-json summary").click()
+    box = _wait(driver).until(ec.visibility_of_element_located((By.ID, "hand")))
+    driver.execute_script("arguments[0].value = arguments[1]", box, json.dumps(hand))
+
+
+def _fill(driver: webdriver.Chrome, fields: Sequence[Mapping[str, Any]], box: WebElement, value: Any) -> None:
+    """Fills the form drawn from ``fields`` inside ``box`` with ``value``, as a player does: typing numbers,
+    picking from lists, ticking boxes, adding players."""
+    for field in fields:
+        if field["key"] not in value:
+            continue
+        part = box.find_element(By.CSS_SELECTOR, f':scope > .hand-form > [data-key="{field["key"]}"]')
+        _fill_field(driver, field, part, value[field["key"]])
+
+
+def _fill_field(driver: webdriver.Chrome, field: Mapping[str, Any], part: WebElement, value: Any) -> None:
+    kind = field["kind"]
+    if kind == "number":
+        typed = part.find_element(By.TAG_NAME, "input")
+        typed.clear()
+        typed.send_keys(str(value))
+    elif kind == "numbers":
+        for typed, number in zip(part.find_elements(By.TAG_NAME, "input"), value, strict=True):
+            typed.clear()
+            typed.send_keys(str(number))
+    elif kind == "choice":
+        Select(part.find_element(By.TAG_NAME, "select")).select_by_value(str(value))
+    elif kind == "choices":
+        wanted = {str(v) for v in value}
+        for toggle in part.find_elements(By.CSS_SELECTOR, "label.toggle"):
+            tick = toggle.find_element(By.TAG_NAME, "input")
+            if tick.is_selected() != (tick.get_attribute("value") in wanted):
+                toggle.click()
+    elif kind == "group":
+        _fill(driver, field["fields"], part, value)
+    else:
+        cards = part.find_elements(By.CSS_SELECTOR, "fieldset.player")
+        while len(cards) > len(value):
+            cards[-1].find_element(By.XPATH, ".//button[.='Remove this player']").click()
+            cards = part.find_elements(By.CSS_SELECTOR, "fieldset.player")
+        while len(cards) < len(value):
+            part.find_element(By.XPATH, ".//button[.='Add a player']").click()
+            cards = part.find_elements(By.CSS_SELECTOR, "fieldset.player")
+        for card, player in zip(cards, value, strict=True):
+            name = card.find_element(By.CSS_SELECTOR, "input[type='text']")
+            name.clear()
+            name.send_keys(player.get("name", ""))
+            _fill(driver, field["fields"], card, player)
+
+
 def test_a_photo_uploaded_from_the_home_page_lands_on_its_scored_result(
     site: Site, driver: webdriver.Chrome
 ) -> None:
     driver.get(f"{site.url}/")
-    wait = _wait(driver)
-    wait.until(ec.presence_of_element_located((By.CSS_SELECTOR, f'#game option[value="{GAME}"]')))
-    Select(driver.find_element(By.ID, "game")).select_by_value(GAME)
+    _choose_game(driver, GAME)
     driver.find_element(By.ID, "file").send_keys(str(PHOTO))
-    driver.find_element(By.CSS_SELECTOR, "#upload details summary").click()
-    wait.until(ec.visibility_of_element_located((By.ID, "hand"))).send_keys(json.dumps(HAND))
+    assert "alices-garden.jpg" in driver.find_element(By.ID, "file-label").text
+    label = driver.find_element(By.XPATH, "//label[contains(., 'Bonus tiles you could not place')]")
+    driver.find_element(By.ID, label.get_attribute("for") or "").send_keys(str(HAND["unplaced_bonus_tiles"]))
     driver.find_element(By.ID, "send").click()
 
     _wait(driver, SCORING_S).until(
@@ -176,15 +238,11 @@ def _send_tang_views(
 ) -> int:
     """``photos`` of one Tang Garden board sent from the home page with ``hand``; the result page's id."""
     driver.get(f"{site.url}/")
-    wait = _wait(driver)
-    wait.until(ec.presence_of_element_located((By.CSS_SELECTOR, '#game option[value="tang-garden"]')))
-    Select(driver.find_element(By.ID, "game")).select_by_value("tang-garden")
+    _choose_game(driver, "tang-garden")
     driver.find_element(By.ID, "file").send_keys(str(photos[0]))
     for photo in photos[1:]:
         driver.find_element(By.ID, "also").send_keys(str(photo))
-    driver.find_element(By.CSS_SELECTOR, "#upload details summary").click()
-    box = wait.until(ec.visibility_of_element_located((By.ID, "hand")))
-    driver.execute_script("arguments[0].value = arguments[1]", box, json.dumps(hand))
+    _type_hand_as_json(driver, hand)
     driver.find_element(By.ID, "send").click()
     _wait(driver, SCORING_S).until(
         ec.url_matches(r"/result/\d+$"), "the upload did not reach its result page"
@@ -407,9 +465,7 @@ def test_where_no_board_is_found_the_player_places_its_corners_on_the_home_page(
     photo = tmp_path / "table.jpg"
     cv2.imwrite(str(photo), table)
     driver.get(f"{site.url}/")
-    wait = _wait(driver)
-    wait.until(ec.presence_of_element_located((By.CSS_SELECTOR, f'#game option[value="{GAME}"]')))
-    Select(driver.find_element(By.ID, "game")).select_by_value(GAME)
+    _choose_game(driver, GAME)
     driver.find_element(By.ID, "file").send_keys(str(photo))
     driver.find_element(By.ID, "send").click()
     # The photo comes back with four handles in a square in its middle, and says why.
@@ -455,3 +511,107 @@ def test_a_board_found_in_the_wrong_place_is_read_again_where_its_corners_are_pl
     (board,) = _result(site, _game_id_in(driver.current_url))["boards"]
     np.testing.assert_allclose(board["board"]["corners_xy"], turned, atol=0.01)
     assert site.client.get(f"/api/result/{game_id}").status_code == 404
+
+
+def _example_hand(game: str, truth: Mapping[str, Any]) -> dict[str, Any]:
+    """What a player reads off the table and types into the form: the form's fields of the truth."""
+    keys = {f.key for f in get_entry(game).hand_form}
+    hand = {k: v for k, v in truth.items() if k in keys and k != "setup"}
+    if "setup" in keys:
+        hand["setup"] = {k: truth["setup"][k] for k in ("boards", "preferences")}
+    if "players" in hand:
+        fields = {f.key for f in get_entry(game).hand_form[0].fields}  # type: ignore[union-attr]
+        hand["players"] = [{k: v for k, v in p.items() if k in {*fields, "name"}} for p in truth["players"]]
+    return hand
+
+
+def _totals(rules_result: ScoreBreakdown | TableScore) -> list[int]:
+    if isinstance(rules_result, TableScore):
+        return sorted(p.total for p in rules_result.players)
+    return [rules_result.total]
+
+
+# Left out: Tang Garden's example photo, read with no calibration as a phone's upload is, is misread (flagged,
+# not scored; its two bundled views are read on the table camera's calibration above), and Zen Garden's shows
+# one board of a two-player table, which its rules never score alone.
+@pytest.mark.parametrize("game", ["alices-garden", "sanssouci", "four-gardens"])
+def test_a_new_player_scores_each_example_photo_on_a_phone_without_typing_json(
+    site: Site, driver: webdriver.Chrome, game: str
+) -> None:
+    photo = EXAMPLES_DIR / "photos" / f"{game}.jpg"
+    truth = json.loads(photo.with_suffix(".json").read_text())["boards"][0]["state"]
+    form = next(g["hand_form"] for g in site.client.get("/api/games").json() if g["name"] == game)
+    with phone(driver):
+        driver.get(f"{site.url}/")
+        _choose_game(driver, game)
+        driver.find_element(By.ID, "file").send_keys(str(photo))
+        _fill(driver, form, driver.find_element(By.ID, "hand-form"), _example_hand(game, truth))
+        driver.find_element(By.ID, "send").click()
+        _wait(driver, SCORING_S).until(ec.url_matches(r"/result/\d+$"), "the photo was not scored")
+        _shown_total(driver)
+    result = _result(site, _game_id_in(driver.current_url))
+    rules = get_game(game)
+    expected = _totals(rules.score(rules.parse(truth)))
+    # A shared board's result lists its players' totals; a table's, one board per player.
+    shown = sorted(
+        p["total"]
+        for b in result["boards"]
+        for p in (b["board"].get("players") or [b])
+        if p.get("total") is not None
+    )
+    assert shown == expected
+
+
+def test_zen_gardens_set_up_is_picked_from_lists_and_reaches_the_reading(
+    site: Site, driver: webdriver.Chrome
+) -> None:
+    photo = EXAMPLES_DIR / "photos" / "zen-garden.jpg"
+    truth = json.loads(photo.with_suffix(".json").read_text())["boards"][0]["state"]
+    form = next(g["hand_form"] for g in site.client.get("/api/games").json() if g["name"] == "zen-garden")
+    hand = _example_hand("zen-garden", truth)
+    with phone(driver):
+        driver.get(f"{site.url}/")
+        _choose_game(driver, "zen-garden")
+        driver.find_element(By.ID, "file").send_keys(str(photo))
+        _fill(driver, form, driver.find_element(By.ID, "hand-form"), hand)
+        driver.find_element(By.ID, "send").click()
+        _wait(driver, SCORING_S).until(ec.url_matches(r"/result/\d+$"), "the photo was not read")
+    # What the page sent, as the result keeps it: the set-up picked from the form's lists.
+    kept = site.state_root / RESULTS_DIR / str(_game_id_in(driver.current_url)) / META_FILE
+    setup = json.loads(kept.read_text())["hand"]["setup"]
+    assert setup == {k: truth["setup"][k] for k in ("boards", "preferences")}
+
+
+@pytest.mark.parametrize("size", [PHONE, (1280, 800)])
+@pytest.mark.parametrize("path", ["/", "/history", "/setup", "/calibrate", "/tv", "/result"])
+def test_every_page_passes_an_accessibility_check(
+    site: Site, driver: webdriver.Chrome, path: str, size: tuple[int, int]
+) -> None:
+    if path == "/result":
+        path = f"/result/{_upload(site)}"
+    set_viewport(driver, size, mobile=size == PHONE)
+    try:
+        driver.get(f"{site.url}{path}")
+        # Once the page has drawn what it fetched.
+        _wait(driver).until(lambda d: d.execute_script("return document.readyState") == "complete")
+        time.sleep(0.5)
+        # Nothing wider than the screen: a phone would let the page slide sideways, and taps miss.
+        overflow = driver.execute_script(
+            "return document.documentElement.scrollWidth - document.documentElement.clientWidth"
+        )
+        assert overflow <= 0, f"{path} is {overflow} px wider than the screen"
+        driver.execute_script(AXE.read_text(encoding="utf-8"))
+        report = driver.execute_async_script(
+            "const done = arguments[arguments.length - 1];"
+            "axe.run(document, {resultTypes: ['violations']}).then(done, (e) => done({error: String(e)}));"
+        )
+    finally:
+        set_viewport(driver)
+    assert "error" not in report, report
+    serious = [
+        f"{v['id']} ({v['impact']}): {v['help']}: "
+        + "; ".join(f"{n['target']} {n['failureSummary']}" for n in v["nodes"][:3])
+        for v in report["violations"]
+        if v["impact"] in ("serious", "critical")
+    ]
+    assert not serious, "\n".join(serious)

@@ -435,9 +435,15 @@ def test_bad_requests_get_a_clear_4xx(local: TestClient, fake: FakeScore) -> Non
     assert response.status_code == 400 and "field 'file'" in response.json()["detail"]
     response = _upload(local, _jpeg(), hand="[1, 2]")
     assert response.status_code == 400 and "hand" in response.json()["detail"]
+    # A hand entry the game's form would refuse is refused before the photo is read or kept, in its words.
+    response = _upload(local, _jpeg(), game="sanssouci", hand='{"missions": [2, 14], "track_score": 30}')
+    assert response.status_code == 400
+    assert response.json()["detail"] == (
+        "Your two mission cards, second card: 14 is not possible; it is 1 to 9"
+    )
     response = local.post("/api/score", files={"file": ("a.jpg", _jpeg())})
     assert response.status_code == 422  # no game
-    assert not fake.calls
+    assert not fake.calls  # nothing was read, so nothing was kept
 
 
 def test_no_board_and_scorer_errors_are_4xx(local: TestClient, fake: FakeScore) -> None:

@@ -1,0 +1,180 @@
+"""What the players type in, described as a form: the fields a photo cannot show, in the rulebook's words.
+
+Each game lists its hand-entry fields as a :data:`Form` (see its registry entry); the web app draws the form
+from :func:`form_json` and :func:`check` refuses a bad entry in the players' words, naming the field by its
+label, before any photo is read. The rules still parse and check the whole state: the form only asks well.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from scoring.core import StateError
+
+
+@dataclass(frozen=True)
+class Number:
+    """A whole number, ``lo`` to ``hi`` (no upper limit when None)."""
+
+    key: str
+    label: str
+    lo: int = 0
+    hi: int | None = None
+    default: int = 0
+    hint: str = ""
+
+
+@dataclass(frozen=True)
+class Numbers:
+    """A fixed count of whole numbers, each named (Sanssouci's two mission cards)."""
+
+    key: str
+    label: str
+    names: tuple[str, ...]
+    lo: int
+    hi: int
+    hint: str = ""
+
+
+@dataclass(frozen=True)
+class Choice:
+    """One of ``options`` (value, words)."""
+
+    key: str
+    label: str
+    options: tuple[tuple[str, str], ...]
+    default: str = ""
+    hint: str = ""
+    # May be left unchosen: the key is then left out, and the rules' default stands.
+    optional: bool = False
+
+
+@dataclass(frozen=True)
+class Choices:
+    """Any of ``options`` (value, words): a list of the values ticked, in the options' order."""
+
+    key: str
+    label: str
+    options: tuple[tuple[Any, str], ...]
+    default: tuple[Any, ...] = ()
+    most: int | None = None
+    hint: str = ""
+
+
+@dataclass(frozen=True)
+class Group:
+    """An object of its own fields (a player's cards)."""
+
+    key: str
+    label: str
+    fields: tuple[Field, ...]
+    hint: str = ""
+
+
+@dataclass(frozen=True)
+class Players:
+    """One entry of ``fields`` per player (a name first), ``least`` to ``most`` of them."""
+
+    key: str
+    label: str
+    fields: tuple[Field, ...]
+    least: int
+    most: int
+    hint: str = ""
+
+
+Field = Number | Numbers | Choice | Choices | Group | Players
+Form = tuple[Field, ...]
+
+PLAYER_NAME = "name"
+
+
+def form_json(form: Form) -> list[dict[str, Any]]:
+    """The form as the web page draws it."""
+    return [_field_json(f) for f in form]
+
+
+def _field_json(field: Field) -> dict[str, Any]:
+    out: dict[str, Any] = {"kind": type(field).__name__.lower(), "key": field.key, "label": field.label}
+    if field.hint:
+        out["hint"] = field.hint
+    if isinstance(field, Number):
+        out.update(lo=field.lo, hi=field.hi, default=field.default)
+    elif isinstance(field, Numbers):
+        out.update(names=list(field.names), lo=field.lo, hi=field.hi)
+    elif isinstance(field, Choice):
+        first = "" if field.optional else field.options[0][0]
+        out.update(
+            options=[list(o) for o in field.options], default=field.default or first, optional=field.optional
+        )
+    elif isinstance(field, Choices):
+        out.update(options=[list(o) for o in field.options], default=list(field.default), most=field.most)
+    elif isinstance(field, Group):
+        out["fields"] = form_json(field.fields)
+    else:
+        out.update(fields=form_json(field.fields), least=field.least, most=field.most)
+    return out
+
+
+def check(form: Form, entry: Mapping[str, Any]) -> None:
+    """Refuses a hand entry the form would not have let through, naming the field by its label.
+
+    Fields the form does not list are left to the rules (the advanced JSON view may set any)."""
+    for field in form:
+        if field.key in entry:
+            _check(field, entry[field.key], field.label)
+
+
+def _check(field: Field, value: Any, where: str) -> None:
+    if isinstance(field, Number):
+        _whole(value, where, field.lo, field.hi)
+    elif isinstance(field, Numbers):
+        if not isinstance(value, list) or len(value) != len(field.names):
+            raise StateError(f"{where}: give {len(field.names)} numbers ({', '.join(field.names)})")
+        for name, item in zip(field.names, value, strict=True):
+            _whole(item, f"{where}, {name}", field.lo, field.hi)
+    elif isinstance(field, Choice):
+        if value not in {v for v, _ in field.options}:
+            raise StateError(f"{where}: choose one of {', '.join(w for _, w in field.options)}")
+    elif isinstance(field, Choices):
+        allowed = {v for v, _ in field.options}
+        if not isinstance(value, list) or any(v not in allowed for v in value):
+            raise StateError(f"{where}: tick any of {', '.join(w for _, w in field.options)}")
+        if field.most is not None and len(value) > field.most:
+            raise StateError(f"{where}: at most {field.most}")
+    elif isinstance(field, Group):
+        if not isinstance(value, Mapping):
+            raise StateError(f"{where}: fill in its fields")
+        for inner in field.fields:
+            if inner.key in value:
+                _check(inner, value[inner.key], f"{where}, {inner.label}")
+    else:
+        _check_players(field, value, where)
+
+
+def _check_players(field: Players, value: Any, where: str) -> None:
+    if not isinstance(value, list) or not field.least <= len(value) <= field.most:
+        raise StateError(f"{where}: the game takes {field.least} to {field.most} players")
+    for i, player in enumerate(value, start=1):
+        if not isinstance(player, Mapping):
+            raise StateError(f"{where}: player {i} is not filled in")
+        name = player.get(PLAYER_NAME)
+        who = name if isinstance(name, str) and name.strip() else f"player {i}"
+        for inner in field.fields:
+            if inner.key in player:
+                _check(inner, player[inner.key], f"{who}'s {inner.label.lower()}")
+
+
+def _whole(value: Any, where: str, lo: int, hi: int | None) -> None:
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise StateError(f"{where}: type a whole number")
+    if value < lo or (hi is not None and value > hi):
+        span = f"{lo} to {hi}" if hi is not None else f"{lo} or more"
+        raise StateError(f"{where}: {value} is not possible; it is {span}")
+
+
+def named(options: Sequence[str]) -> tuple[tuple[str, str], ...]:
+    """Options whose words are their values, dashes read as spaces."""
+    return tuple((o, o.replace("-", " ")) for o in options)
