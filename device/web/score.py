@@ -116,6 +116,13 @@ class Corners(BaseModel):
     ]
 
 
+class HandEntry(BaseModel):
+    """What the photo cannot show, as the game's form gives it (``scoring.hand``)."""
+
+    model_config = ConfigDict(extra="forbid")
+    hand: dict[str, Any] = Field(description="the hand-entry fields, as in an upload's hand field")
+
+
 def picker_for(game: str, state: Mapping[str, Any]) -> Picker | None:
     """How a tap on a cell of ``game``'s result edits ``state`` (the registry's), or None: edited as JSON."""
     entry = get_entry(game)
@@ -620,11 +627,15 @@ def router(
         gone: HTTPException,
         more: Sequence[bytes] = (),
         corners: Points | None = None,
+        entered: Mapping[str, Any] | None = None,
     ) -> ScoreResult:
-        """The result's one board read again from its ``kept`` photos and ``more`` (``corners``: where the
-        player placed it in the first), with its hand entry and profile; the reading replaces the result."""
+        """The result's boards read again from its ``kept`` photos and ``more`` (``corners``: where the
+        player placed its one board in the first), with its hand entry (or ``entered``) and profile; the
+        reading replaces the result."""
         meta = results.meta(record.id)
         hand: dict[str, Any] = meta["hand"] if isinstance(meta.get("hand"), dict) else {}
+        if entered is not None:
+            hand = dict(entered)
         profile = meta["profile"] if isinstance(meta.get("profile"), str) else None
         try:
             first, *also = [path.read_bytes() for path in kept]
@@ -643,7 +654,8 @@ def router(
     def result(game_id: GameId) -> dict[str, Any]:
         """A result with what its page needs: per board the picture, its cells' boxes and the cell picker."""
         record = _record(history, game_id)
-        stored = results.meta(game_id).get("boards", [])
+        meta = results.meta(game_id)
+        stored = meta.get("boards", [])
         boards = []
         for i, board in enumerate(record.boards):
             extra = stored[i] if i < len(stored) else {}
@@ -669,6 +681,8 @@ def router(
             "photo_kept": results.photo(game_id) is not None,
             "photo": photo_view(game_id),
             "more_photos": more_photos(record),
+            # What was typed in with the photo: the page's form starts from it.
+            "hand": meta["hand"] if isinstance(meta.get("hand"), dict) else {},
             "boards": boards,
         }
 
@@ -729,6 +743,37 @@ def router(
         if not kept:
             raise gone
         return await read_again(record, kept, gone, corners=np.array(placed.corners_xy, dtype=np.float64))
+
+    @api.post(
+        "/api/result/{game_id}/hand",
+        responses={
+            **_UPLOAD_ERRORS,
+            404: {"description": "no such game, or its photos are no longer kept"},
+            409: {"description": "the result was corrected by hand, changed or deleted meanwhile"},
+        },
+    )
+    async def enter_hand(game_id: GameId, entry: HandEntry) -> ScoreResult:
+        """Read the result again with what the photo cannot show typed in (a board left unscored for want of
+        it); the new reading replaces the result (a new id, the same time)."""
+        record = _record(history, game_id)
+        if record.source == "corrected":
+            raise HTTPException(
+                409,
+                f"game {game_id} was corrected by hand: edit its state, which holds these fields, instead",
+            )
+        try:
+            check_hand(get_entry(record.game).hand_form, entry.hand)
+        except StateError as exc:
+            raise HTTPException(400, str(exc)) from None
+        gone = HTTPException(
+            404,
+            f"the photos of game {game_id} are no longer kept (only the newest {results.keep} results keep "
+            "theirs): send the photo again from the home page with these",
+        )
+        kept = results.photos(game_id)
+        if not kept:
+            raise gone
+        return await read_again(record, kept, gone, entered=entry.hand)
 
     @api.get(
         "/api/result/{game_id}/board/{index}.png",

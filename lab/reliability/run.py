@@ -26,13 +26,14 @@ from fastapi import FastAPI
 from numpy.typing import NDArray
 
 # What every player at the table may do from their phone: score a photo, correct its reading, and read its
-# board again with more photos or where they placed its corners.
+# board again with more photos, where they placed its corners, or with what the photo cannot show typed in.
 PLAYER_ACTIONS = frozenset(
     {
         ("POST", "/api/score"),
         ("POST", "/api/result/{game_id}/correct"),
         ("POST", "/api/result/{game_id}/also"),
         ("POST", "/api/result/{game_id}/corners"),
+        ("POST", "/api/result/{game_id}/hand"),
     }
 )
 MUTATING = frozenset({"POST", "PUT", "PATCH", "DELETE"})

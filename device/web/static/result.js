@@ -112,6 +112,51 @@ function editor(i) {
   return el("details", {}, el("summary", {}, "Edit the state as JSON"), area);
 }
 
+const NOT_SCORED = "not scored: ";
+
+// Why a board has no score, in the words its flags give (the last says it: the rules' or the reader's).
+function whyNot(board) {
+  const said = board.flags.filter((f) => f.startsWith(NOT_SCORED)).map((f) => f.slice(NOT_SCORED.length));
+  return said.length ? said.join("; ") : board.flags[board.flags.length - 1] || "the board could not be read";
+}
+
+const scored = (board) => board.total !== null || (board.players || []).length > 0;
+const ranked = (players) => [...players].sort((a, b) => a.rank - b.rank);
+
+// One line at the top that matches what follows: scored, partly scored, or not scored and why, with the way
+// to fix it.
+function headline() {
+  const boards = result.boards.map((b) => b.board);
+  const done = boards.filter(scored);
+  const box = document.getElementById("headline");
+  const lines = [];
+  if (done.length === boards.length) {
+    const shared = boards.length === 1 && (boards[0].players || []).length > 0;
+    if (shared) {
+      const [first] = ranked(boards[0].players);
+      lines.push(el("p", { class: "good" }, `Scored: ${first.player} wins with ${first.total} points`));
+    } else if (boards.length === 1) {
+      lines.push(el("p", { class: "good" }, `Scored: ${boards[0].total} points`));
+    } else {
+      lines.push(el("p", { class: "good" }, `Scored: ${boards.length} boards`));
+    }
+  } else {
+    const missing = boards.map((b, i) => [b, i]).filter(([b]) => !scored(b));
+    const reasons = missing.map(([b, i]) => (boards.length > 1 ? `board ${i + 1}: ${whyNot(b)}` : whyNot(b)));
+    const what = done.length ? `Partly scored: ${missing.length} of ${boards.length} boards are not` : "Not scored";
+    lines.push(el("p", { class: "bad" }, `${what}, because ${reasons.join("; ")}`));
+    if (!document.getElementById("hand-section").hidden) {
+      lines.push(el("p", {}, "Fill in what the photo cannot show below, and score it again."));
+    }
+    // A table whose rules compare the players cannot score one player's board alone.
+    if (result.game === "zen-garden" && boards.length === 1) {
+      lines.push(el("p", {}, "Zen Garden compares the players' gardens: photograph every player's garden " +
+        "together in one photo (or, at a table with the camera, name the seats on the set-up page)."));
+    }
+  }
+  box.replaceChildren(...lines);
+}
+
 function render() {
   boardsBox.replaceChildren(
     ...result.boards.map((entry, i) => {
@@ -120,12 +165,13 @@ function render() {
         "section",
         { class: "board" },
         el("h3", {}, entry.player || `Board ${i + 1}`),
-        el("div", { class: "total" }, board.total ?? "not scored"),
+        // A shared board's players each have a total below, the winner named in the headline.
+        (board.players || []).length ? null : el("div", { class: "total" }, board.total ?? "not scored"),
         board.flags.length ? el("ul", { class: "flags" }, board.flags.map((f) => el("li", {}, f))) : null,
         entry.picture ? picture(entry, i) : el("p", { class: "muted" }, "No picture is kept for this result."),
         board.lines.length ? breakdown(board) : null,
         // A shared board (Four Gardens' Scoreboard, Tang Garden) holds every player's score.
-        ...(board.players || []).map((p) =>
+        ...ranked(board.players || []).map((p) =>
           el("div", { class: "player" }, el("h4", {}, `${p.rank}. ${p.player}: ${p.total}`), breakdown(p)),
         ),
         editor(i),
@@ -134,7 +180,45 @@ function render() {
   );
   rescoreButton.disabled = !dirty();
   undoButton.disabled = !dirty();
+  headline();
 }
+
+let hand = null; // the hand-entry form, where the result can be read again with one
+
+async function showHand() {
+  const unscored = result.boards.some((b) => !scored(b.board));
+  if (!unscored || !result.photo_kept || result.source === "corrected") return;
+  const games = await api("/api/games");
+  const game = games.find((g) => g.name === result.game);
+  if (!game || !game.hand_form.length) return;
+  hand = handForm(game.hand_form, result.hand || {});
+  document.getElementById("hand-form").replaceChildren(hand.node);
+  document.getElementById("hand-section").hidden = false;
+}
+
+document.getElementById("hand-send").addEventListener("click", async () => {
+  message.replaceChildren();
+  const button = document.getElementById("hand-send");
+  const invalid = document.querySelector("#hand-form :invalid");
+  if (invalid) {
+    invalid.reportValidity();
+    return;
+  }
+  button.disabled = true;
+  button.textContent = "Scoring it again…";
+  try {
+    const again = await api(`/api/result/${gameId}/hand`, {
+      method: "POST",
+      headers: { "Content-Type": "application/json" },
+      body: JSON.stringify({ hand: hand.read() }),
+    });
+    window.location.href = `/result/${again.game_id}`;
+  } catch (error) {
+    showError(message, error);
+    button.disabled = false;
+    button.textContent = "Score it with these";
+  }
+});
 
 async function load() {
   try {
@@ -161,6 +245,11 @@ async function load() {
       `Read together with the photos it was read from: what the standing pieces hide in one, another ` +
       `shows. Up to ${result.more_photos} more.`;
     document.getElementById("more").hidden = false;
+  }
+  try {
+    await showHand();
+  } catch (error) {
+    showError(message, error);
   }
   render();
 }

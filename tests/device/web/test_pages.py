@@ -298,7 +298,7 @@ def test_a_result_read_from_a_slanted_photo_is_read_again_with_one_added_on_its_
     assert _exact("tang-garden", truth, board["board"]["state"])
     assert not _slanted(board)
     assert site.client.get(f"/api/result/{first}").status_code == 404
-    assert _shown_total(driver)
+    assert _wait(driver).until(lambda d: d.find_element(By.ID, "headline").text).startswith("Scored: ")
 
 
 def test_tapping_a_cell_of_the_picture_corrects_it_and_rescores(site: Site, driver: webdriver.Chrome) -> None:
@@ -548,7 +548,8 @@ def test_a_new_player_scores_each_example_photo_on_a_phone_without_typing_json(
         _fill(driver, form, driver.find_element(By.ID, "hand-form"), _example_hand(game, truth))
         driver.find_element(By.ID, "send").click()
         _wait(driver, SCORING_S).until(ec.url_matches(r"/result/\d+$"), "the photo was not scored")
-        _shown_total(driver)
+        headline = _wait(driver).until(lambda d: d.find_element(By.ID, "headline").text)
+        assert headline.startswith("Scored: ")
     result = _result(site, _game_id_in(driver.current_url))
     rules = get_game(game)
     expected = _totals(rules.score(rules.parse(truth)))
@@ -615,3 +616,56 @@ def test_every_page_passes_an_accessibility_check(
         if v["impact"] in ("serious", "critical")
     ]
     assert not serious, "\n".join(serious)
+
+
+def test_a_board_left_unscored_for_want_of_hand_entry_is_scored_from_its_result_page(
+    site: Site, driver: webdriver.Chrome
+) -> None:
+    photo = EXAMPLES_DIR / "photos" / "sanssouci.jpg"
+    truth = json.loads(photo.with_suffix(".json").read_text())["boards"][0]["state"]
+    with photo.open("rb") as sent:
+        response = site.client.post(
+            "/api/score?game=sanssouci", files={"file": (photo.name, sent, "image/jpeg")}
+        )
+    first = int(response.json()["game_id"])
+    form = next(g["hand_form"] for g in site.client.get("/api/games").json() if g["name"] == "sanssouci")
+    with phone(driver):
+        driver.get(f"{site.url}/result/{first}")
+        headline = _wait(driver).until(
+            lambda d: d.find_element(By.ID, "headline").text, "no headline on the result page"
+        )
+        # One headline that says it is not scored, why, and what to do.
+        assert headline.startswith("Not scored, because") and "mission cards" in headline
+        assert "Fill in what the photo cannot show below" in headline
+        box = _wait(driver).until(ec.visibility_of_element_located((By.ID, "hand-form")))
+        _fill(driver, form, box, _example_hand("sanssouci", truth))
+        driver.find_element(By.ID, "hand-send").click()
+        _wait(driver, SCORING_S).until(lambda d: _game_id_in(d.current_url) != first, "not scored again")
+        shown = _wait(driver).until(lambda d: d.find_element(By.ID, "headline").text)
+    rules = get_game("sanssouci")
+    expected = rules.score(rules.parse(truth))
+    assert isinstance(expected, ScoreBreakdown)
+    assert shown == f"Scored: {expected.total} points"
+    assert _result(site, _game_id_in(driver.current_url))["boards"][0]["total"] == expected.total
+    assert site.client.get(f"/api/result/{first}").status_code == 404  # replaced, not kept twice
+
+
+def test_a_shared_boards_result_names_its_winner_first(site: Site, driver: webdriver.Chrome) -> None:
+    photo = EXAMPLES_DIR / "photos" / "four-gardens.jpg"
+    truth = json.loads(photo.with_suffix(".json").read_text())["boards"][0]["state"]
+    with photo.open("rb") as sent:
+        response = site.client.post(
+            "/api/score?game=four-gardens",
+            files={"file": (photo.name, sent, "image/jpeg")},
+            data={"hand": json.dumps(_example_hand("four-gardens", truth))},
+        )
+    driver.get(f"{site.url}/result/{response.json()['game_id']}")
+    headline = _wait(driver).until(lambda d: d.find_element(By.ID, "headline").text)
+    rules = get_game("four-gardens")
+    table = rules.score(rules.parse(truth))
+    assert isinstance(table, TableScore)
+    winner = table.players[table.ranks.index(1)]
+    assert headline == f"Scored: {winner.player} wins with {winner.total} points"
+    ranks = [h.text for h in driver.find_elements(By.CSS_SELECTOR, ".board .player h4")]
+    assert ranks[0].startswith(f"1. {winner.player}")
+    assert not driver.find_elements(By.CSS_SELECTOR, ".board .total")  # no "not scored" above the totals

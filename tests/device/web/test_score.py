@@ -754,3 +754,34 @@ def test_the_api_docs_need_no_internet(local: TestClient) -> None:
     assert local.get("/docs-assets/swagger-ui-bundle.js").status_code == 200
     assert local.get("/docs-assets/swagger-ui.css").status_code == 200
     assert local.get("/openapi.json").json()["info"]["title"] == "garden-scorer"
+
+
+def test_a_result_is_read_again_with_what_the_photo_cannot_show_typed_in(
+    local: TestClient, fake: FakeScore, tmp_path: Path
+) -> None:
+    game_id = _upload(local, _jpeg(), hand='{"unplaced_bonus_tiles": 1}').json()["game_id"]
+    assert local.get(f"/api/result/{game_id}").json()["hand"] == {"unplaced_bonus_tiles": 1}
+    calls = len(fake.calls)
+    response = local.post(f"/api/result/{game_id}/hand", json={"hand": {"unplaced_bonus_tiles": 40}})
+    assert response.status_code == 400
+    assert response.json()["detail"] == "Bonus tiles you could not place: 40 is not possible; it is 0 to 30"
+    assert len(fake.calls) == calls and local.get(f"/api/result/{game_id}").status_code == 200
+
+    response = local.post(f"/api/result/{game_id}/hand", json={"hand": {"unplaced_bonus_tiles": 2}})
+    assert response.status_code == 200, response.text
+    new_id = response.json()["game_id"]
+    # The kept photo is read again with the new entry, and the reading replaces the result.
+    assert fake.calls[-1][2] == {"unplaced_bonus_tiles": 2}
+    assert local.get(f"/api/result/{new_id}").json()["hand"] == {"unplaced_bonus_tiles": 2}
+    assert local.get(f"/api/history/{game_id}").status_code == 404
+
+    assert local.post("/api/result/999/hand", json={"hand": {}}).status_code == 404
+    assert local.post(f"/api/result/{new_id}/hand", json={"other": 1}).status_code == 422
+    state = local.get(f"/api/result/{new_id}").json()["boards"][0]["board"]["state"]
+    corrected = local.post(f"/api/result/{new_id}/correct", json={"boards": [state]}).json()["game_id"]
+    response = local.post(f"/api/result/{corrected}/hand", json={"hand": {}})
+    assert response.status_code == 409 and "edit its state" in response.json()["detail"]
+    gone = _upload(local, _jpeg()).json()["game_id"]
+    ResultStore(StateDir(tmp_path)).delete(gone)
+    response = local.post(f"/api/result/{gone}/hand", json={"hand": {}})
+    assert response.status_code == 404 and "no longer kept" in response.json()["detail"]
