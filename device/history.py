@@ -385,3 +385,35 @@ def _check_version(conn: sqlite3.Connection, path: Path) -> int:
             f"{path}: this SQLite file is not a garden-scorer history; point garden-scorer at another path"
         )
     return version
+
+
+class LiveRecord:
+    """Keeps the game the live camera is scoring in the history: one entry per game on the table, replaced
+    by each score the camera confirms (its time the first's), and a new one once the table has been
+    cleared. Each score it shows on the TV is so in the history, as the last state of that game.
+    """
+
+    def __init__(self, history: History) -> None:
+        self.history = history
+        self._current: int | None = None
+        self._started: datetime | None = None
+
+    def scored(self, boards: Sequence[Mapping[str, Any]]) -> int | None:
+        """Records the table's ``boards`` (as the live events give them, each with its ``player`` when its
+        seat names one); none: the game is over. Returns the entry's id."""
+        if not boards:
+            self._current = self._started = None
+            return None
+        game = str(boards[0].get("game", ""))
+        names = [b.get("player") for b in boards]
+        players = [str(n) for n in names] if all(isinstance(n, str) and n for n in names) else None
+        if self._started is None:
+            self._started = datetime.now(UTC)
+        try:
+            self._current = self.history.record(
+                game, boards, "live", players, when=self._started, replaces=self._current
+            )
+        except GameNotFound:
+            # Deleted from the history page meanwhile: the game goes on, in a new entry.
+            self._current = self.history.record(game, boards, "live", players, when=self._started)
+        return self._current

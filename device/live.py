@@ -494,6 +494,7 @@ class LiveLoop:
     A camera that cannot be opened or stops giving frames is closed, reported ("camera is gone:
     reconnecting") and opened again after ``retry_s`` seconds, doubling up to ``max_retry_s`` while it
     keeps failing. ``fps`` in :meth:`stats` counts the frames of the last ``fps_window_s`` seconds.
+    ``record`` is given the boards of each score published (:class:`device.history.LiveRecord`).
     """
 
     def __init__(
@@ -502,6 +503,7 @@ class LiveLoop:
         scorer: LiveScorer,
         broadcaster: Broadcaster,
         *,
+        record: Callable[[Sequence[Mapping[str, Any]]], object] | None = None,
         retry_s: float = 0.5,
         max_retry_s: float = 10.0,
         fps_window_s: float = 5.0,
@@ -509,6 +511,7 @@ class LiveLoop:
         self._open_camera = open_camera
         self.scorer = scorer
         self.broadcaster = broadcaster
+        self.record = record
         self.retry_s = retry_s
         self.max_retry_s = max_retry_s
         self.fps_window_s = fps_window_s
@@ -613,6 +616,12 @@ class LiveLoop:
                 logger.exception("live scoring failed")
         for event in events:
             self.broadcaster.publish(event)
+            if event.kind == "score" and self.record is not None:
+                try:
+                    self.record(event.payload["boards"])
+                except Exception:
+                    # The TV shows the score all the same; the history is told at the next one.
+                    logger.exception("a live score was not recorded in the history")
 
     def _lost(self, exc: CameraError) -> None:
         with self._lock:

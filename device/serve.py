@@ -19,6 +19,7 @@ from numpy.typing import NDArray
 from calibration.statedir import StateDir
 from calibration.store import sweep_temporaries
 from device.camera import Camera, open_camera
+from device.history import History, LiveRecord
 from device.live import Broadcaster, LiveLoop, LiveScorer
 from device.photo import ScoredBoard, profile_models, score_image, state_camera
 from device.web import AppConfig, create_app
@@ -118,6 +119,8 @@ def serve(state: StateDir, options: ServeOptions) -> None:
             functools.partial(open_live_camera, spec),
             live_scorer(state, options.game, options.profile),
             events,
+            # The live game is kept in the history as the TV shows it, as uploads are.
+            record=LiveRecord(History.open(state.history)).scored,
         )
     preview = None if loop is None else functools.partial(_latest_image, loop)
     config = AppConfig(state, upload_scorer(state), events, preview=preview)

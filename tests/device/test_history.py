@@ -18,7 +18,7 @@ from typing import Any
 
 import pytest
 
-from device.history import CSV_FIELDS, GameNotFound, History, HistoryError
+from device.history import CSV_FIELDS, GameNotFound, History, HistoryError, LiveRecord
 from tests.support import ROOT
 
 T0 = datetime(2025, 6, 1, 18, 30, tzinfo=UTC)
@@ -313,3 +313,26 @@ def test_a_correction_replaces_its_game_in_one_transaction(history: History) -> 
     with pytest.raises(GameNotFound):
         history.record("alices-garden", [{"total": 40}], "corrected", replaces=old)
     assert [g.id for g in history.list()] == [new]
+
+
+def test_a_live_game_is_one_entry_that_follows_the_table_until_it_is_cleared(history: History) -> None:
+    live = LiveRecord(history)
+    first = live.scored([{**board(10), "player": "Ann", "seat": "north"}, {**board(7), "seat": "south"}])
+    assert first is not None
+    # Each confirmed score replaces the game's entry, keeping the time it began; seats without a player
+    # leave the names out.
+    began = history.get(first).played_at
+    second = live.scored([{**board(12), "player": "Ann"}, {**board(9), "player": "Bo"}])
+    assert second is not None and second != first
+    (game,) = history.list()
+    assert game.id == second and game.source == "live" and game.played_at == began
+    assert [(b.player, b.total) for b in game.boards] == [("Ann", 12), ("Bo", 9)]
+    # The table cleared: the next game is a new entry.
+    assert live.scored([]) is None
+    third = live.scored([board(3)])
+    assert [g.id for g in history.list()] == [third, second]
+    # An entry deleted from the history page meanwhile: the game goes on in a new one.
+    assert third is not None
+    history.delete(third)
+    fourth = live.scored([board(4)])
+    assert fourth is not None and history.get(fourth).boards[0].total == 4

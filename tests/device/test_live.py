@@ -480,6 +480,31 @@ def test_the_loop_reports_a_scoring_failure_and_goes_on() -> None:
     assert _scores(events) == [{"board 1": 3}]
 
 
+def test_each_live_score_is_recorded_and_a_failed_record_stops_nothing() -> None:
+    table = FakeTable({"left": 3})
+    recorded: list[list[int | None]] = []
+
+    def record(boards: Sequence[Mapping[str, Any]]) -> None:
+        recorded.append([b["total"] for b in boards])
+        if len(recorded) == 1:
+            raise OSError("disk full")
+
+    hub = Broadcaster()
+    sub = hub.subscribe()
+    scorer = LiveScorer(table, motion=MotionDetector(still_frames=2))
+    loop = LiveLoop(Cameras(_table([LEFT]), 0, []), scorer, hub, record=record)
+    loop.start()
+    try:
+        _wait_for(hub, sub, lambda e: e.kind == "score")
+        table.points = {"left": 5}
+        scorer.motion.reset()  # as after a hand: the board is located and read afresh
+        _wait_for(hub, sub, lambda e: e.kind == "score")
+    finally:
+        loop.stop()
+    # The first record failed (logged); the loop went on and recorded the next score.
+    assert recorded[:2] == [[3], [5]]
+
+
 @pytest.fixture(scope="module")
 def replay(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, list[int]]:
     """Four frames of one board, then four after it was swapped for another; and the two true totals."""

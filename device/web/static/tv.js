@@ -2,36 +2,79 @@
 "use strict";
 
 const POLL_MS = 5000;
+const TURN_MS = 8000; // each player's breakdown is shown this long, in turn
 const scoresBox = document.getElementById("scores");
 const statusBox = document.getElementById("status");
 let liveShown = false;
 let titles = {};
+let setup = { game: null, players: [] };
+let shown = []; // the players on screen: {name, total, lines}
+let turn = 0;
+let breakdownOrder = []; // the players whose breakdown is shown in turn, the leader first
 
-// A live board names its player or seat; a history board has a player name and a seat number.
-function boardName(board, i) {
+// A live board names its player or seat; a history board has a player name and a seat number; else the
+// game set-up's players, in the boards' reading order, when there are as many.
+function boardName(board, i, count) {
   if (board.player) return board.player;
-  if (typeof board.seat === "string" && board.seat) return board.seat;
+  if (typeof board.seat === "string" && board.seat && !/^board \d+$/.test(board.seat)) return board.seat;
+  if (setup.players.length === count && setup.players[i]) return setup.players[i];
   return `Board ${(typeof board.seat === "number" ? board.seat : i) + 1}`;
 }
 
+// One entry per player: a shared board (Four Gardens, Tang Garden) holds every player's score.
+function players(boards) {
+  return boards.flatMap((b, i) => {
+    const data = b.board || b; // a history record's board carries its reading under "board"
+    const shared = data.players || [];
+    if (shared.length) return shared.map((p) => ({ name: p.player, total: p.total, lines: p.lines || [] }));
+    return [{ name: boardName(b, i, boards.length), total: b.total ?? data.total ?? null, lines: data.lines || [] }];
+  });
+}
+
 function show(title, boards, when) {
-  document.getElementById("idle").hidden = boards.length > 0;
+  shown = players(boards);
+  document.getElementById("idle").hidden = shown.length > 0;
   document.getElementById("title").textContent = title;
-  const totals = boards.map((b) => b.total).filter((t) => typeof t === "number");
+  const totals = shown.map((p) => p.total).filter((t) => typeof t === "number");
   const best = totals.length > 1 ? Math.max(...totals) : null;
   scoresBox.replaceChildren(
-    ...boards.map((b, i) =>
+    ...shown.map((p) =>
       el(
         "div",
-        { class: b.total !== null && b.total === best ? "seat best" : "seat" },
-        el("div", { class: "name" }, boardName(b, i)),
-        el("div", { class: "points" }, b.total ?? "–"),
-        b.total === null || b.total === undefined ? el("div", { class: "note" }, "not scored: check the board") : null,
+        { class: p.total !== null && p.total === best ? "seat best" : "seat" },
+        el("div", { class: "name" }, p.name),
+        el("div", { class: "points" }, p.total ?? "–"),
+        p.total === null ? el("div", { class: "note" }, "not scored: check the board") : null,
       ),
     ),
   );
   document.getElementById("updated").textContent = when ? `Scored ${when.toLocaleTimeString()}` : "";
+  // The leader's breakdown first, then each player's in turn.
+  const order = shown.map((p, i) => [p, i]).filter(([p]) => p.lines.length);
+  order.sort(([a], [b]) => (b.total ?? -Infinity) - (a.total ?? -Infinity));
+  turn = 0;
+  breakdownOrder = order.map(([, i]) => i);
+  showBreakdown();
 }
+
+function showBreakdown() {
+  const box = document.getElementById("breakdown");
+  if (!breakdownOrder.length) {
+    box.hidden = true;
+    return;
+  }
+  const player = shown[breakdownOrder[turn % breakdownOrder.length]];
+  box.hidden = false;
+  box.replaceChildren(
+    el("h2", {}, `${player.name}: ${player.total ?? "–"}`),
+    el("ul", {}, player.lines.map((line) => el("li", {}, el("span", {}, line.rule), el("strong", {}, line.points)))),
+  );
+}
+
+setInterval(() => {
+  turn += 1;
+  showBreakdown();
+}, TURN_MS);
 
 function showStatus(text) {
   statusBox.textContent = text || "";
@@ -71,6 +114,7 @@ function listen() {
 async function start() {
   try {
     titles = await gameTitles();
+    setup = await api("/api/setup");
     const state = await refresh();
     if (state.live) {
       listen();

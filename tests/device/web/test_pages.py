@@ -408,6 +408,46 @@ def test_the_tv_shows_live_scores_and_status_messages(site: Site, driver: webdri
     assert status.text == message
 
 
+def test_the_tv_names_the_players_and_shows_the_leaders_breakdown(
+    site: Site, driver: webdriver.Chrome
+) -> None:
+    # The game set-up names the players in the boards' reading order; the camera's boards have no seats.
+    put = site.client.put(
+        "/api/setup", json={"game": GAME, "players": ["Ann", "Bo"]}, headers={"X-Garden-PIN": PIN}
+    )
+    assert put.status_code == 200, put.text
+    try:
+        driver.get(f"{site.url}/tv")
+        wait = _wait(driver)
+        wait.until(ec.text_to_be_present_in_element((By.ID, "pin"), PIN), "the TV page did not load")
+        boards = _live_boards(("board 1", "", 30), ("board 2", "", 45))
+        for board, rule in zip(boards["boards"], ("Roses", "Trees"), strict=True):
+            del board["player"]
+            board["lines"] = [{"rule": rule, "detail": "", "points": board["total"]}]
+        _publish(site, "score", boards)
+        wait.until(lambda d: _tv_scores(d) == [("Ann", "30"), ("Bo", "45")], "the players were not named")
+        breakdown = wait.until(ec.visibility_of_element_located((By.ID, "breakdown")))
+        # The leader's first: their name, total and each rule's points.
+        assert breakdown.find_element(By.TAG_NAME, "h2").text == "Bo: 45"
+        assert breakdown.find_element(By.TAG_NAME, "li").text.split() == ["Trees", "45"]
+        # A shared board holds every player's score: each is a seat of its own.
+        shared = {
+            "game": "four-gardens",
+            "seat": "board 1",
+            "total": None,
+            "flags": [],
+            "lines": [],
+            "players": [
+                {"player": "Cy", "total": 20, "rank": 2, "lines": []},
+                {"player": "Di", "total": 26, "rank": 1, "lines": []},
+            ],
+        }
+        _publish(site, "score", {"boards": [shared], "totals": {"board 1": None}})
+        wait.until(lambda d: _tv_scores(d) == [("Cy", "20"), ("Di", "26")], "the shared board's players")
+    finally:
+        site.client.put("/api/setup", json={}, headers={"X-Garden-PIN": PIN})
+
+
 def test_the_board_found_for_a_profile_can_be_dragged_then_saved(
     site: Site, driver: webdriver.Chrome
 ) -> None:
