@@ -115,8 +115,11 @@ def _pdf(gray: NDArray[np.uint8], paper: str) -> bytes:
     return bytes(out)
 
 
-def write_sheet(kind: str, paper: str, out: Path) -> str:
-    """Write the ``kind`` sheet (charuco or stickers), PNG or PDF by ``out``'s suffix; returns its caption."""
+SHEETS = ("charuco", "stickers")
+
+
+def sheet(kind: str, paper: str, pdf: bool = True) -> tuple[bytes, str]:
+    """The ``kind`` sheet (charuco or stickers) for ``paper``, as a PDF (else a PNG), and its caption."""
     if paper not in PAPERS_MM:
         raise ValueError(f"unknown paper {paper!r}: {', '.join(PAPERS_MM)}")
     if kind == "charuco":
@@ -124,13 +127,15 @@ def write_sheet(kind: str, paper: str, out: Path) -> str:
     elif kind == "stickers":
         page, caption = sticker_sheet(paper)
     else:
-        raise ValueError(f"unknown sheet {kind!r}: charuco or stickers")
+        raise ValueError(f"unknown sheet {kind!r}: {' or '.join(SHEETS)}")
+    return (_pdf(page, paper) if pdf else _png_with_dpi(page)), caption
+
+
+def write_sheet(kind: str, paper: str, out: Path) -> str:
+    """Write the ``kind`` sheet (charuco or stickers), PNG or PDF by ``out``'s suffix; returns its caption."""
     suffix = out.suffix.lower()
-    if suffix == ".png":
-        data = _png_with_dpi(page)
-    elif suffix == ".pdf":
-        data = _pdf(page, paper)
-    else:
+    if suffix not in (".png", ".pdf"):
         raise ValueError(f"{out}: write a .png or a .pdf")
+    data, caption = sheet(kind, paper, pdf=suffix == ".pdf")
     out.write_bytes(data)
     return caption

@@ -27,7 +27,7 @@ import cv2
 import numpy as np
 from fastapi import APIRouter, Depends, File, Form, HTTPException, UploadFile
 from fastapi import Path as PathParam
-from fastapi.responses import FileResponse, HTMLResponse
+from fastapi.responses import FileResponse, HTMLResponse, Response
 from numpy.typing import NDArray
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints
 
@@ -37,6 +37,7 @@ from calibration.profiles import GridPlace, grid_place, new_profile, profile_exi
 from calibration.seats import TableSetup, seats_from_photo
 from calibration.seats import load as load_seats
 from calibration.seats import save as save_seats
+from calibration.sheets import sheet
 from calibration.statedir import StateDir
 from calibration.store import StoreError
 from device.history import GameNotFound, History
@@ -339,6 +340,32 @@ def router(
     @api.get("/calibrate", include_in_schema=False)
     def calibrate_page() -> HTMLResponse:
         return page_response("calibrate.html")
+
+    @api.get(
+        "/api/calibrate/sheet/{kind}.pdf",
+        response_class=Response,
+        responses={
+            200: {"content": {"application/pdf": {}}, "description": "the sheet, to print at 100 %"},
+            400: {"description": "an unknown sheet or paper"},
+        },
+    )
+    def printable_sheet(kind: str, paper: str = "A4") -> Response:
+        """A printable sheet as a PDF: ``charuco`` (the camera calibration board) or ``stickers`` (corner
+        stickers for the boards), for ``paper`` A4, A3 or letter. Its caption (in the header
+        ``X-Sheet-Caption``) gives the pattern's size and square side to calibrate with."""
+        try:
+            data, caption = sheet(kind, paper)
+        except ValueError as exc:
+            raise HTTPException(400, str(exc)) from None
+        return Response(
+            data,
+            media_type="application/pdf",
+            headers={
+                "Content-Disposition": f'attachment; filename="garden-scorer-{kind}-{paper}.pdf"',
+                "X-Sheet-Caption": caption,
+                "Cache-Control": "no-cache",
+            },
+        )
 
     @api.get("/api/calibrate")
     def status() -> Status:

@@ -14,6 +14,8 @@ let maxUploadBytes = Infinity;
 api("/api/tv").then((state) => {
   if (!state.live) return;
   const preview = document.getElementById("live-preview");
+  // A camera that gives no picture (gone, or none behind the live events) shows no broken image.
+  preview.addEventListener("error", () => (preview.hidden = true));
   preview.src = "/api/preview.mjpg";
   preview.hidden = false;
 }).catch(() => {});
@@ -55,6 +57,20 @@ function cameraSummary(camera) {
   return `${camera.size_wh.join("×")} photos, ${fit}; ${lens}`;
 }
 
+// How good the calibration is, in words: what a player can act on, not only the number.
+function cameraVerdict(camera) {
+  const used = Object.keys(camera.per_photo).length;
+  if (camera.rms <= 0.5 && used >= 8) {
+    return ["good", `Very good: the lens is known to within half a pixel, from ${used} photos. Nothing more to do.`];
+  }
+  if (camera.rms <= 1) {
+    const more = used < 8 ? ` Adding photos (${used} were used; 10 to 20 is best) would make it surer.` : "";
+    return ["good", `Good enough: the lens is known to within ${camera.rms.toFixed(1)} pixel.${more}`];
+  }
+  return ["bad", `Poor: the photos disagree by ${camera.rms.toFixed(1)} pixels. Retake blurred, dark or ` +
+    "half-hidden photos of the sheet, flat on the table, and calibrate again."];
+}
+
 function showCamera(camera) {
   const rows = Object.entries(camera.per_photo).map(([name, rms]) =>
     el("tr", {}, el("td", {}, name), el("td", { class: "points" }, rms.toFixed(3))),
@@ -66,8 +82,8 @@ function showCamera(camera) {
     el(
       "div",
       {},
-      el("p", {}, el("strong", {}, "Saved. "), cameraSummary(camera)),
-      camera.rms > 1 ? el("p", { class: "error" }, "An error over 1 px is poor: retake blurred or dark photos.") : null,
+      el("p", { class: `verdict ${cameraVerdict(camera)[0]}` }, el("strong", {}, "Saved. "), cameraVerdict(camera)[1]),
+      el("p", { class: "muted" }, cameraSummary(camera)),
       el("table", {}, el("thead", {}, head), el("tbody", {}, rows)),
       rejected.length ? el("div", {}, el("h4", {}, "Not used"), el("ul", { class: "flags" }, rejected)) : null,
     ),

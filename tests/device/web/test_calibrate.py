@@ -358,3 +358,20 @@ def _kept_photo(local: TestClient) -> str:
             data={"game": GAME, "name": "measured"},
         ).json()["token"]
     return token
+
+
+def test_the_printable_sheets_download_from_the_page(local: TestClient) -> None:
+    response = local.get("/api/calibrate/sheet/charuco.pdf?paper=letter")
+    assert response.status_code == 200 and response.content.startswith(b"%PDF-1.4")
+    assert response.headers["content-type"] == "application/pdf"
+    assert 'filename="garden-scorer-charuco-letter.pdf"' in response.headers["content-disposition"]
+    # The caption says what to type on the page: the pattern's size and its square's side.
+    caption = response.headers["x-sheet-caption"]
+    assert "--size 7x5" in caption and "--square-mm" in caption
+    assert local.get("/api/calibrate/sheet/stickers.pdf").status_code == 200
+    assert local.get("/api/calibrate/sheet/poster.pdf").status_code == 400
+    response = local.get("/api/calibrate/sheet/charuco.pdf?paper=B5")
+    assert response.status_code == 400 and "unknown paper" in response.json()["detail"]
+    # The page links them.
+    page = local.get("/calibrate").text
+    assert "/api/calibrate/sheet/charuco.pdf?paper=A4" in page and "/api/calibrate/sheet/stickers.pdf" in page

@@ -709,3 +709,22 @@ def test_a_shared_boards_result_names_its_winner_first(site: Site, driver: webdr
     ranks = [h.text for h in driver.find_elements(By.CSS_SELECTOR, ".board .player h4")]
     assert ranks[0].startswith(f"1. {winner.player}")
     assert not driver.find_elements(By.CSS_SELECTOR, ".board .total")  # no "not scored" above the totals
+
+
+def test_the_camera_calibration_is_judged_in_words(site: Site, driver: webdriver.Chrome) -> None:
+    driver.get(f"{site.url}/calibrate")
+    _wait(driver).until(lambda d: d.execute_script("return typeof cameraVerdict === 'function'"))
+    photos = {f"{i}.jpg": 0.3 for i in range(12)}
+    verdicts = [
+        driver.execute_script("return cameraVerdict(arguments[0])", {"rms": rms, "per_photo": used})
+        for rms, used in ((0.3, photos), (0.8, dict(list(photos.items())[:5])), (1.6, photos))
+    ]
+    assert verdicts[0] == [
+        "good",
+        "Very good: the lens is known to within half a pixel, from 12 photos. Nothing more to do.",
+    ]
+    assert verdicts[1][0] == "good" and "5 were used; 10 to 20 is best" in verdicts[1][1]
+    assert verdicts[2][0] == "bad" and verdicts[2][1].startswith("Poor: the photos disagree by 1.6 pixels")
+    # The sheet to print is one tap away.
+    link = driver.find_element(By.CSS_SELECTOR, 'a[href="/api/calibrate/sheet/charuco.pdf?paper=A4"]')
+    assert link.get_attribute("download") is not None
