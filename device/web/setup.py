@@ -3,7 +3,7 @@ hand-entry fields the photo cannot show (e.g. Sanssouci's missions, Zen Garden's
 
 It is kept in memory and in ``web-setup.json`` in the state dir, written atomically; uploads use it as their
 default game, hand-entry fields and player names. Changing it is an admin action (see security.py). The
-fields are not checked against the rules here: the scorer reports a bad one on the result it affects.
+hand entry is checked against the game's form (``scoring.hand``); the rules check the rest on the result.
 """
 
 from __future__ import annotations
@@ -23,8 +23,9 @@ from calibration.store import StoreError, read_versioned, write_json_atomic
 from device.web.reteach import Reteacher
 from device.web.security import NEEDS_PIN, AdminGuard, page_response
 from scoring.core import StateError
+from scoring.hand import check as check_hand
 from scoring.hand import form_json
-from scoring.registry import ENTRIES, get_game
+from scoring.registry import ENTRIES, get_entry, get_game
 
 log = logging.getLogger(__name__)
 
@@ -203,9 +204,17 @@ def router(state: StateDir, store: SetupStore, admin: AdminGuard, reteacher: Ret
     @api.put(
         "/api/setup",
         dependencies=[Depends(admin)],
-        responses={400: {"description": "a game or profile that does not exist"}, 403: NEEDS_PIN},
+        responses={
+            400: {"description": "a game that does not exist, or a hand entry its form would refuse"},
+            403: NEEDS_PIN,
+        },
     )
     def put_setup(setup: GameSetup) -> GameSetup:
+        if setup.game is not None:
+            try:
+                check_hand(get_entry(setup.game).hand_form, setup.hand)
+            except StateError as exc:
+                raise HTTPException(400, str(exc)) from None
         store.save(setup)
         return setup
 

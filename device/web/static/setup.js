@@ -1,21 +1,36 @@
-// Game set-up: the game, the players and the hand-entry fields every upload uses by default.
+// Game set-up: the game, the players and the hand entry every upload of that game starts from.
 "use strict";
 
 const message = document.getElementById("message");
 const gameSelect = document.getElementById("game");
 const players = document.getElementById("players");
-const hand = document.getElementById("hand");
+const handBox = document.getElementById("hand");
 const saved = document.getElementById("saved");
+let games = [];
+let stored = { game: null, players: [], hand: {} };
+let form = null; // the chosen game's hand-entry form
+
+// The chosen game's form, filled in with what is stored for it.
+function showForm() {
+  const game = games.find((g) => g.name === gameSelect.value);
+  const fields = game ? game.hand_form : [];
+  form = handForm(fields, stored.game === gameSelect.value ? stored.hand : {});
+  document.getElementById("hand-form").replaceChildren(form.node);
+  document.getElementById("hand-section").hidden = fields.length === 0;
+  handBox.value = "";
+}
 
 function fill(setup) {
+  stored = setup;
   gameSelect.value = setup.game || "";
   players.value = setup.players.join("\n");
-  hand.value = JSON.stringify(setup.hand, null, 1);
+  showForm();
 }
 
 async function start() {
   try {
-    const [games, setup, profiles] = await Promise.all([api("/api/games"), api("/api/setup"), api("/api/profiles")]);
+    const [known, setup, profiles] = await Promise.all([api("/api/games"), api("/api/setup"), api("/api/profiles")]);
+    games = known;
     for (const g of games) gameSelect.append(el("option", { value: g.name }, g.title));
     fill(setup);
     const items = profiles.map((p) => el("li", {}, `${p.name} (${p.game})`));
@@ -25,15 +40,22 @@ async function start() {
   }
 }
 
+gameSelect.addEventListener("change", showForm);
+
 document.getElementById("setup").addEventListener("submit", async (event) => {
   event.preventDefault();
   message.replaceChildren();
   saved.textContent = "";
+  const invalid = document.querySelector("#hand-form :invalid");
+  if (invalid) {
+    invalid.reportValidity();
+    return;
+  }
   let fields;
   try {
-    fields = hand.value.trim() ? JSON.parse(hand.value) : {};
+    fields = handBox.value.trim() ? JSON.parse(handBox.value) : form.read();
   } catch (error) {
-    showError(message, new Error(`Hand-entry fields: ${error.message}`));
+    showError(message, new Error(`The hand entry typed as JSON is not valid JSON: ${error.message}`));
     return;
   }
   const body = {
@@ -49,7 +71,7 @@ document.getElementById("setup").addEventListener("submit", async (event) => {
         body: JSON.stringify(body),
       }),
     );
-    saved.textContent = "Saved.";
+    saved.textContent = "Saved: every phone starts from this now.";
   } catch (error) {
     showError(message, error);
   }

@@ -728,3 +728,25 @@ def test_the_camera_calibration_is_judged_in_words(site: Site, driver: webdriver
     # The sheet to print is one tap away.
     link = driver.find_element(By.CSS_SELECTOR, 'a[href="/api/calibrate/sheet/charuco.pdf?paper=A4"]')
     assert link.get_attribute("download") is not None
+
+
+def test_the_game_set_up_is_a_form_and_fills_the_home_page_in(site: Site, driver: webdriver.Chrome) -> None:
+    driver.get(f"{site.url}/setup")
+    wait = _wait(driver)
+    wait.until(ec.presence_of_element_located((By.CSS_SELECTOR, 'option[value="sanssouci"]')))
+    Select(driver.find_element(By.ID, "game")).select_by_value("sanssouci")
+    form = next(g["hand_form"] for g in site.client.get("/api/games").json() if g["name"] == "sanssouci")
+    box = wait.until(ec.visibility_of_element_located((By.ID, "hand-form")))
+    _fill(driver, form, box, {"missions": [2, 7], "track_score": 41})
+    driver.execute_script("sessionStorage.setItem('garden-scorer-pin', arguments[0])", PIN)
+    driver.find_element(By.CSS_SELECTOR, "#setup button[type=submit]").click()
+    wait.until(ec.text_to_be_present_in_element((By.ID, "saved"), "Saved"))
+    try:
+        assert site.client.get("/api/setup").json()["hand"] == {"missions": [2, 7], "track_score": 41}
+        # The home page starts from it.
+        driver.get(f"{site.url}/")
+        _choose_game(driver, "sanssouci")
+        shown = driver.execute_script("return hand.read()")
+        assert shown == {"missions": [2, 7], "track_score": 41}
+    finally:
+        site.client.put("/api/setup", json={}, headers={"X-Garden-PIN": PIN})

@@ -637,6 +637,11 @@ def test_the_game_setup_is_stored_and_used_by_uploads(
         assert restarted.get("/api/setup").json() == {**setup, "players": ["Ann"]}
     bad = local.put("/api/setup", json={"game": "chess"})
     assert bad.status_code == 422 and "unknown game" in bad.text
+    # A hand entry the game's form would refuse is not saved.
+    bad = local.put("/api/setup", json={"game": "alices-garden", "hand": {"unplaced_bonus_tiles": -1}})
+    assert bad.status_code == 400
+    assert bad.json()["detail"] == "Bonus tiles you could not place: -1 is not possible; it is 0 to 30"
+    assert local.get("/api/setup").json()["hand"] == {"unplaced_bonus_tiles": 2}
     assert local.put("/api/setup", json={"players": ["x"] * 9}).status_code == 422
 
 
