@@ -17,7 +17,7 @@ from typing import Any
 
 from scoring.core import Problem, ScoreBreakdown, ScoreLine, require_valid
 from scoring.fields import as_int, as_list, as_object, as_str, get, item_path, reject_unknown
-from scoring.grid import cell_name, components4
+from scoring.grid import components4
 from scoring.hand import Form, Number
 
 GAME = "alices-garden"
@@ -178,14 +178,21 @@ def rose_area_points(size: int) -> int:
 
 def _roses(board: AliceBoard) -> ScoreLine:
     areas = components4(board.rows, lambda ch: ch == ROSE)
-    parts = [f"{len(a)} at {cell_name(a[0])} = {rose_area_points(len(a))}" for a in areas]
-    detail = "areas " + ", ".join(parts) if parts else "no roses"
+    # As a player counts them: each group of roses, largest first, and what it scores.
+    sizes = sorted((len(a) for a in areas), reverse=True)
+    groups = "1 group" if len(sizes) == 1 else f"{len(sizes)} groups"
+    points = " + ".join(str(rose_area_points(n)) for n in sizes)
+    detail = f"{groups} of {', '.join(map(str, sizes))} roses: {points}" if sizes else "no roses"
     return ScoreLine("Roses", detail, sum(rose_area_points(len(a)) for a in areas))
 
 
 def _mushrooms(board: AliceBoard) -> ScoreLine:
     cols = [c for c in range(board.spec.cols) if sum(row[c] == MUSHROOM for row in board.rows) >= 2]
-    detail = f"columns {', '.join(str(c + 1) for c in cols)} have 2+" if cols else "no column has 2+"
+    detail = (
+        f"2 or more in column{'s' if len(cols) > 1 else ''} {', '.join(str(c + 1) for c in cols)}"
+        if cols
+        else "no column has 2 or more"
+    )
     return ScoreLine("Mushrooms", detail, MUSHROOM_COLUMN_POINTS * len(cols))
 
 
@@ -208,8 +215,8 @@ def _trees(board: AliceBoard) -> ScoreLine:
 
 def _empty(board: AliceBoard) -> ScoreLine:
     areas = components4(board.rows, lambda ch: ch == EMPTY)
-    where = ", ".join(f"{cell_name(a[0])} ({len(a)})" for a in areas)
-    detail = f"{len(areas)} area(s): {where}" if areas else "no empty square"
+    where = "; ".join(f"row {a[0][0] + 1}, column {a[0][1] + 1}" for a in areas)
+    detail = f"{len(areas)} empty {'area' if len(areas) == 1 else 'areas'}: at {where}" if areas else "none"
     return ScoreLine("Empty areas", detail, EMPTY_AREA_POINTS * len(areas))
 
 
