@@ -76,19 +76,45 @@ def draw_reading(reading: BoardReading) -> NDArray[np.uint8]:
         x0, y0, x1, y1 = (round(v * s) for v in cell_rect_mm(region, key[1], key[2]))
         colour = DOUBTFUL if key in low else GOOD
         cv2.rectangle(image, (x0, y0), (x1, y1), colour, 2 if key in low else 1)
-        shown = [values[head][0] for head in reader.region_heads(key[0])]
-        # Empty squares need no caption: the picture shows them; the rest in words, not identifiers.
-        text = "/".join(
-            v.replace("_", " ") for v in shown if v not in ("none", ".") and not v.startswith("empty")
-        )
-        size = max(0.3, min(0.5, (x1 - x0) / 120))
-        cv2.putText(
-            image, text[:12], (x0 + 3, y1 - 4), cv2.FONT_HERSHEY_SIMPLEX, size, (0, 0, 0), 3, cv2.LINE_AA
-        )
-        cv2.putText(
-            image, text[:12], (x0 + 3, y1 - 4), cv2.FONT_HERSHEY_SIMPLEX, size, colour, 1, cv2.LINE_AA
-        )
+        words = cell_words({head: values[head][0] for head in reader.region_heads(key[0])})
+        if words:
+            _caption(image, words, (x0, y0, x1, y1), colour)
     return np.asarray(image, dtype=np.uint8)
+
+
+def cell_words(values: dict[str, str]) -> list[str]:
+    """What a cell shows, in words: nothing for what the picture shows plainly (an empty square, a marker
+    not there), a present marker by its head's name (a track space's ``orange: yes`` is "orange")."""
+    out = []
+    for head, value in values.items():
+        if value in ("none", ".", "no") or value.startswith("empty"):
+            continue
+        out.append((head if value == "yes" else value).replace("_", " ").replace("-", " "))
+    return out
+
+
+FONT = cv2.FONT_HERSHEY_SIMPLEX
+SMALLEST_TEXT = 0.4  # font scale: below this a caption is not read on a phone
+
+
+def _caption(
+    image: NDArray[np.uint8], words: list[str], box: tuple[int, int, int, int], colour: tuple[int, int, int]
+) -> None:
+    """``words`` at the foot of the cell ``box``, one to a line, light on a dark band, as large as the
+    cell's width allows (never smaller than :data:`SMALLEST_TEXT`: a long word runs past the cell)."""
+    x0, y0, x1, y1 = box
+    width = max(1, x1 - x0 - 6)
+    widest = max(cv2.getTextSize(w, FONT, 1.0, 1)[0][0] for w in words)
+    scale = float(np.clip(width / widest, SMALLEST_TEXT, 0.8))
+    thickness = 2 if scale >= 0.6 else 1
+    height = cv2.getTextSize("Ag", FONT, scale, thickness)[0][1] + 6
+    top = max(y0, y1 - height * len(words) - 2)
+    for i, word in enumerate(words):
+        base = top + height * (i + 1) - 3
+        text_w = cv2.getTextSize(word, FONT, scale, thickness)[0][0]
+        cv2.rectangle(image, (x0 + 1, base - height + 3), (x0 + text_w + 6, base + 3), (20, 28, 22), -1)
+        light = (255, 255, 255) if colour == GOOD else colour
+        cv2.putText(image, word, (x0 + 3, base), FONT, scale, light, thickness, cv2.LINE_AA)
 
 
 def cell_sheet(cells: CellGrid, columns: int = 12) -> NDArray[np.uint8]:

@@ -307,3 +307,13 @@ def test_a_wide_lens_photo_with_no_calibration_is_read_through_a_guessed_camera(
     (scored,) = score_image(image, game, hand, None, [profile], {game: fake}, {game: orienter})
     assert scored.breakdown is not None and not scored.flags
     assert scored.state["rows"] == board["state"]["rows"]
+
+
+def test_a_cells_caption_says_what_is_there_in_words() -> None:
+    from vision.debug import cell_words
+
+    # A track space: the markers on it by colour, nothing for those not there.
+    assert cell_words({"white": "no", "black": "yes", "orange": "yes", "blue": "no"}) == ["black", "orange"]
+    # A square: its piece in words; an empty one needs no caption.
+    assert cell_words({"cell": "chess_piece"}) == ["chess piece"]
+    assert cell_words({"cell": "empty"}) == [] and cell_words({"floor": "none"}) == []
