@@ -733,7 +733,7 @@ def _player_problems(setup: TangSetup, players: Sequence[TangPlayer]) -> list[Pr
             Problem(
                 "impossible-count",
                 "players",
-                f"{len(players)} players; the game takes {MIN_PLAYERS}-{MAX_PLAYERS}",
+                f"{len(players)} players entered; Tang Garden is played by {MIN_PLAYERS} to {MAX_PLAYERS}",
             )
         )
     names: set[str] = set()

@@ -556,9 +556,15 @@ def check(table: ZenTable) -> tuple[Problem, ...]:
     """Every problem that makes the table unscorable (an empty tuple when it is fine)."""
     problems = _check_setup(table.setup)
     if not MIN_PLAYERS <= len(table.players) <= MAX_PLAYERS:
-        problems.append(
-            Problem("player-count", "players", f"{len(table.players)} players; the game is for 2 to 4")
+        count = len(table.players)
+        # Read out to the players: a photo of one garden is the usual cause.
+        said = (
+            f"only {count} garden{'' if count == 1 else 's'}; Zen Garden scores 2 to 4 players' gardens "
+            "together"
+            if count < MIN_PLAYERS
+            else f"{count} gardens; Zen Garden is played by at most {MAX_PLAYERS} players"
         )
+        problems.append(Problem("player-count", "players", said))
     for i, board in enumerate(table.players):
         problems.extend(_check_player(board, table.setup, f"players[{i}]"))
     first_seen: dict[tuple[str, str, str], str] = {}

@@ -396,6 +396,9 @@ def test_a_fine_table_has_no_problem() -> None:
 def test_player_count() -> None:
     table = two_gardens()
     assert codes(ZenTable(table.setup, table.players[:1])) == [("player-count", "players")]
+    # Said so a player at the table knows what to do: one garden photographed alone.
+    (alone,) = check(ZenTable(table.setup, table.players[:1]))
+    assert alone.message == "only 1 garden; Zen Garden scores 2 to 4 players' gardens together"
     pool = Pool()
     five = ZenTable(table.setup, tuple(ZenBoard(f"P{i}", grid(pool.take(16))) for i in range(5)))
     assert codes(five) == [("player-count", "players")]
