@@ -82,7 +82,9 @@ function picture(board, i) {
     });
     return button;
   });
-  return el("div", { class: "picture" }, el("img", { src: board.picture, alt: `board ${i + 1} as read` }), buttons);
+  // Wide enough for a finger on each cell and its words to be read; on a phone it scrolls sideways alone.
+  return el("div", { class: "picture-scroll", tabindex: 0, role: "region", "aria-label": `Board ${i + 1} as read` },
+    el("div", { class: "picture" }, el("img", { src: board.picture, alt: `board ${i + 1} as read` }), buttons));
 }
 
 function breakdown(board) {
