@@ -263,8 +263,10 @@ def _noble_problems(board: SanssouciBoard) -> list[Problem]:
 def _mission_problems(board: SanssouciBoard) -> list[Problem]:
     problems: list[Problem] = []
     if len(board.missions) != 2:
+        # Most often none were typed in: say what to enter.
+        got = "none entered" if not board.missions else f"{len(board.missions)} entered"
         problems.append(
-            Problem("impossible-count", "missions", f"expected 2 mission cards, got {len(board.missions)}")
+            Problem("impossible-count", "missions", f"enter your 2 mission cards' columns ({got})")
         )
     if len(set(board.missions)) != len(board.missions):
         problems.append(Problem("impossible-count", "missions", "the same mission card twice"))

@@ -6,6 +6,7 @@ from hypothesis import strategies as st
 
 from scoring import sanssouci as ss
 from scoring.core import InvalidState, StateError, TableScore
+from scoring.registry import get_game
 from tests.support import load_example
 
 # Rulebook end-of-game example: grey row, rose-arch and stairway columns complete; the labyrinth nobleman
@@ -174,3 +175,11 @@ def test_round_trips_and_bounds(b: ss.SanssouciBoard) -> None:
     assert ss.parse_board(ss.dump_board(b)) == b
     assert ss.from_text(ss.to_text(b), b.missions, b.track_score) == b
     assert 0 <= bonus(b) <= 30 + 45 + 0
+
+
+def test_missing_missions_say_what_to_enter() -> None:
+    board = load_example("photos/sanssouci.json")["boards"][0]["state"]
+    state = {k: v for k, v in board.items() if k != "missions"}
+    rules = get_game("sanssouci")
+    problems = [str(p) for p in rules.check(rules.parse(state))]
+    assert problems == ["missions: enter your 2 mission cards' columns (none entered)"]
