@@ -168,7 +168,26 @@ class Picker:
         return replace(self, labels={label: label for label in labels})
 
     def to_json(self) -> dict[str, Any]:
-        return {"region": self.region, "field": self.field, "labels": dict(self.labels or {})}
+        labels = dict(self.labels or {})
+        return {"kind": "cells", "region": self.region, "field": self.field, "labels": labels}
+
+
+@dataclass(frozen=True)
+class MarkerPicker:
+    """How a tap on a track space edits a shared board's state: whose markers stand there.
+
+    Space c of region ``prefix + TRACK`` holds player i's marker when the state's
+    ``players[i][field][TRACK]`` is c (None: the marker is on no space of that track).
+    """
+
+    prefix: str
+    field: str
+
+    def for_state(self, state: Mapping[str, Any]) -> MarkerPicker:
+        return self
+
+    def to_json(self) -> dict[str, Any]:
+        return {"kind": "markers", "prefix": self.prefix, "field": self.field}
 
 
 @dataclass(frozen=True)
@@ -183,9 +202,10 @@ class GameEntry:
     hand_fields: tuple[str, ...]
     # The profile set-up's parser (the rulebook's open questions), raising StateError naming the bad field.
     parse_setup: Callable[[object], object]
-    # How a tap on a cell of the result's picture edits the state; None: corrected as JSON (a Zen Garden
-    # tile holds five values, a shared board's cells several pieces).
-    picker: Picker | None = None
+    # How a tap on a cell of the result's picture edits the state: a cell's value, or whose markers stand on
+    # a track space; None: corrected as JSON (a Zen Garden tile holds five values, Tang Garden's board its
+    # tiles, decorations and characters).
+    picker: Picker | MarkerPicker | None = None
     # The hand-entry fields as a form, in the rulebook's words (:mod:`scoring.hand`).
     hand_form: Form = ()
 
@@ -257,6 +277,7 @@ ENTRIES: Mapping[str, GameEntry] = {
             "four_gardens",
             ("players",),
             four_gardens.parse_setup,
+            MarkerPicker("track:", "positions"),
             hand_form=four_gardens.HAND_FORM,
         ),
         GameEntry(

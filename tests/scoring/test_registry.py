@@ -7,7 +7,7 @@ import pytest
 
 from examples import example_states
 from scoring.core import ScoreBreakdown, StateError, TableScore
-from scoring.registry import ENTRIES, GAMES, Kind, Picker, get_entry, get_game, read_state
+from scoring.registry import ENTRIES, GAMES, Kind, MarkerPicker, Picker, get_entry, get_game, read_state
 from tests.support import load_example
 
 
@@ -101,11 +101,18 @@ def test_a_bad_setup_is_refused_by_the_games_parser_naming_the_field() -> None:
 
 def test_a_custom_grids_picker_takes_its_labels_from_the_state() -> None:
     picker = get_entry("custom-grid").picker
-    assert picker is not None and picker.labels is None
+    assert isinstance(picker, Picker) and picker.labels is None
     state = {"setup": {"labels": ["empty", "pond"]}}
     assert picker.for_state(state) == Picker("grid", "cells", {"empty": "empty", "pond": "pond"})
     assert picker.for_state({"setup": {"labels": "pond"}}) is None
     assert picker.for_state({}) is None
     fixed = get_entry("alices-garden").picker
     assert fixed is not None and fixed.for_state({}) is fixed
+
+
+def test_a_shared_boards_track_spaces_are_picked_by_whose_markers_stand_there() -> None:
+    picker = get_entry("four-gardens").picker
+    assert picker == MarkerPicker("track:", "positions")
+    assert picker.for_state({}) is picker
+    assert picker.to_json() == {"kind": "markers", "prefix": "track:", "field": "positions"}
     assert get_entry("zen-garden").picker is None

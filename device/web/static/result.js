@@ -55,8 +55,70 @@ function openPicker(i, r, c) {
   dialog.showModal();
 }
 
+// Track spaces (a shared board): a space shows whose markers stand on it; a tap says who is there.
+const track = (picker, key) => key[0].slice(picker.prefix.length);
+const markersAt = (picker, state, key) =>
+  (state.players || []).filter((p) => (p[picker.field] || {})[track(picker, key)] === key[2]);
+const playerName = (p, j) => `${p.name || `Player ${j + 1}`}${p.colour ? ` (${p.colour})` : ""}`;
+
+function openMarkers(i, key) {
+  const { picker } = result.boards[i];
+  const space = key[2];
+  const where = track(picker, key);
+  document.getElementById("picker-title").textContent = `${where} track, space ${space}: whose markers stand here?`;
+  const choices = (states[i].players || []).map((p, j) => {
+    const here = (p[picker.field] || {})[where] === space;
+    return el(
+      "button",
+      {
+        type: "button",
+        class: here ? "" : "secondary",
+        "aria-pressed": here ? "true" : "false",
+        onclick: () => {
+          // A marker stands on one space of a track: here, or (untapped) on none.
+          p[picker.field] = { ...(p[picker.field] || {}), [where]: here ? null : space };
+          dialog.close();
+          render();
+        },
+      },
+      `${here ? "✓ " : ""}${playerName(p, j)}`,
+    );
+  });
+  document.getElementById("choices").replaceChildren(...choices);
+  dialog.showModal();
+}
+
+function markerButtons(board, i) {
+  const { picker } = board;
+  return board.cells.filter((cell) => cell.key[0].startsWith(picker.prefix)).map(({ key, box }) => {
+    const now = markersAt(picker, states[i], key).map((p) => p.colour || p.name);
+    const read = board.read_state ? markersAt(picker, board.read_state, key).map((p) => p.colour || p.name) : now;
+    const changed = now.join() !== read.join();
+    const said = `${track(picker, key)} track, space ${key[2]}: ${now.length ? now.join(" and ") : "no marker"}`;
+    const button = el(
+      "button",
+      {
+        type: "button",
+        class: ["cell", isLow(board, key) ? "low" : "", changed ? "changed" : ""].join(" "),
+        title: said,
+        "aria-label": said,
+        onclick: () => openMarkers(i, key),
+      },
+      changed ? now.join(" ") || "none" : "",
+    );
+    Object.assign(button.style, {
+      left: `${box[0] * 100}%`,
+      top: `${box[1] * 100}%`,
+      width: `${(box[2] - box[0]) * 100}%`,
+      height: `${(box[3] - box[1]) * 100}%`,
+    });
+    return button;
+  });
+}
+
 function picture(board, i) {
   const { picker } = board;
+  if (picker && picker.kind === "markers") return framed(board, i, markerButtons(board, i));
   const cells = picker ? board.cells.filter((cell) => cell.key[0] === picker.region) : [];
   const buttons = cells.map(({ key, box }) => {
     const [, r, c] = key;
@@ -82,7 +144,12 @@ function picture(board, i) {
     });
     return button;
   });
-  // Wide enough for a finger on each cell and its words to be read; on a phone it scrolls sideways alone.
+  return framed(board, i, buttons);
+}
+
+// The board's picture under its tappable cells: wide enough for a finger on each cell and its words to be
+// read; on a phone it scrolls sideways alone.
+function framed(board, i, buttons) {
   return el("div", { class: "picture-scroll", tabindex: 0, role: "region", "aria-label": `Board ${i + 1} as read` },
     el("div", { class: "picture" }, el("img", { src: board.picture, alt: `board ${i + 1} as read` }), buttons));
 }
@@ -232,10 +299,12 @@ async function load() {
   states = result.boards.map((b) => copy(b.board.state));
   document.getElementById("title").textContent = result.title;
   document.getElementById("when").textContent = `${localTime(result.played_at)} · ${result.source}`;
-  const pickable = result.boards.some((b) => b.picker && b.picture);
-  document.getElementById("hint").textContent = pickable
-    ? "Tap a cell to correct it; cells outlined in orange were hard to read."
-    : "Correct a board by editing its state below.";
+  const pickable = result.boards.filter((b) => b.picker && b.picture);
+  document.getElementById("hint").textContent = !pickable.length
+    ? "Correct a board by editing its state below."
+    : pickable.some((b) => b.picker.kind === "markers")
+      ? "Tap a track space to say whose markers stand there; spaces outlined in orange were hard to read."
+      : "Tap a cell to correct it; cells outlined in orange were hard to read.";
   document.getElementById("consent").disabled = !result.photo_kept;
   document.getElementById("correct").hidden = false;
   // One board read from a kept photo, not corrected by hand: its corners can be placed again.

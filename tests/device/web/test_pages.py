@@ -750,3 +750,45 @@ def test_the_game_set_up_is_a_form_and_fills_the_home_page_in(site: Site, driver
         assert shown == {"missions": [2, 7], "track_score": 41}
     finally:
         site.client.put("/api/setup", json={}, headers={"X-Garden-PIN": PIN})
+
+
+def test_a_marker_read_on_the_wrong_track_space_is_moved_by_tapping(
+    site: Site, driver: webdriver.Chrome
+) -> None:
+    photo = EXAMPLES_DIR / "photos" / "four-gardens.jpg"
+    truth = json.loads(photo.with_suffix(".json").read_text())["boards"][0]["state"]
+    with photo.open("rb") as sent:
+        response = site.client.post(
+            "/api/score?game=four-gardens",
+            files={"file": (photo.name, sent, "image/jpeg")},
+            data={"hand": json.dumps(_example_hand("four-gardens", truth))},
+        )
+    first = int(response.json()["game_id"])
+    player = truth["players"][0]
+    space = player["positions"]["red"]
+    driver.get(f"{site.url}/result/{first}")
+    wait = _wait(driver)
+    wait.until(
+        ec.element_to_be_clickable(
+            (By.CSS_SELECTOR, f'.cell[aria-label="red track, space {space}: {player["colour"]}"]')
+        )
+    )
+    # The marker is one space further on: tap that space and say whose it is.
+    driver.find_element(By.CSS_SELECTOR, f'.cell[aria-label^="red track, space {space + 1}:"]').click()
+    who = f"{player['name']} ({player['colour']})"
+    wait.until(ec.element_to_be_clickable((By.XPATH, f'//dialog//button[.="{who}"]'))).click()
+    moved = driver.find_element(
+        By.CSS_SELECTOR, f'.cell[aria-label="red track, space {space + 1}: {player["colour"]}"]'
+    )
+    assert "changed" in (moved.get_attribute("class") or "")
+    driver.find_element(By.ID, "rescore").click()
+    wait.until(lambda d: _game_id_in(d.current_url) != first, "the corrected board was not scored")
+    (board,) = _result(site, _game_id_in(driver.current_url))["boards"]
+    corrected = {**truth, "players": [{**p} for p in truth["players"]]}
+    corrected["players"][0] = {**player, "positions": {**player["positions"], "red": space + 1}}
+    assert board["board"]["state"]["players"][0]["positions"]["red"] == space + 1
+    rules = get_game("four-gardens")
+    expected = rules.score(rules.parse(corrected))
+    assert isinstance(expected, TableScore)
+    shown = {p["player"]: p["total"] for p in board["board"]["players"]}
+    assert shown == {p.player: p.total for p in expected.players}
