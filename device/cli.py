@@ -55,16 +55,19 @@ def cmd_demo(args: argparse.Namespace) -> int:
     print(f"Scored {len(example_states())} example states from {', '.join(GAMES)}.\n")
     for photo in example_photos():
         game = photo.stem
-        if not model_path(game).is_file() or get_entry(game).kind is Kind.TABLE:
-            continue  # no model shipped, or its rules need the whole table (Zen Garden)
+        if not model_path(game).is_file():
+            continue  # no model shipped
         rendered = json.loads(photo.with_suffix(".json").read_text())
         truth = rendered["boards"][0]["state"]
         # What a player would type in: everything the photo cannot show (for a shared board, a state file
-        # of the players' coins, cards and colours, whose board part is read from the photo instead).
+        # of the players' coins, cards and colours, whose board part is read from the photo instead; for a
+        # table game, photographed whole, the table's set-up).
         entry = get_entry(game)
         hand = (
             truth
             if entry.kind is Kind.SHARED_BOARD
+            else {"setup": truth["setup"]}
+            if entry.kind is Kind.TABLE
             else {k: v for k, v in truth.items() if k in entry.hand_fields}
         )
         # Read as on a calibrated table (the README's set-up): the camera the photo was taken with is what

@@ -8,10 +8,11 @@ from __future__ import annotations
 
 import json
 import sys
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import cv2
 import numpy as np
@@ -88,6 +89,22 @@ def render_photo(spec: RenderSpec, index: int, view: int = 0) -> Photo:
     camera_rng = np.random.default_rng([spec.seed, index, 97, view]) if view else rng
     photo = photograph(boards, camera_rng, spec.options, model)
     photo.truth = {"seed": spec.seed, "index": index, **({"view": view} if view else {}), **photo.truth}
+    return photo
+
+
+def render_table(game: str, table: Mapping[str, Any], pack: str, seed: int, options: PhotoOptions) -> Photo:
+    """One photo of a whole table of ``game`` (a table game: one garden per player, compared by its
+    rules): each player's board drawn from ``table`` with that player first, all photographed together.
+    The bundled Zen Garden example photo is ``render_table("zen-garden", ..., "mosaic", 2026, ...)``."""
+    rng = np.random.default_rng([seed, 0])
+    artist, profile, art = get_artist(game), default_profile(game), get_pack(pack)
+    players = list(table["players"])
+    boards = [
+        make_board(artist, profile, art, rng, DRAW_PX_PER_MM, {**table, "players": players[k:] + players[:k]})
+        for k in range(len(players))
+    ]
+    photo = photograph(boards, rng, options, random_camera(rng, options.size_wh))
+    photo.truth = {"seed": seed, "index": 0, **photo.truth}
     return photo
 
 

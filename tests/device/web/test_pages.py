@@ -572,9 +572,8 @@ def _totals(rules_result: ScoreBreakdown | TableScore) -> list[int]:
 
 
 # Left out: Tang Garden's example photo, read with no calibration as a phone's upload is, is misread (flagged,
-# not scored; its two bundled views are read on the table camera's calibration above), and Zen Garden's shows
-# one board of a two-player table, which its rules never score alone.
-@pytest.mark.parametrize("game", ["alices-garden", "sanssouci", "four-gardens"])
+# not scored; its two bundled views are read on the table camera's calibration above).
+@pytest.mark.parametrize("game", ["alices-garden", "sanssouci", "zen-garden", "four-gardens"])
 def test_a_new_player_scores_each_example_photo_on_a_phone_without_typing_json(
     site: Site, driver: webdriver.Chrome, game: str
 ) -> None:
