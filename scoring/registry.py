@@ -173,6 +173,34 @@ class Picker:
 
 
 @dataclass(frozen=True)
+class TilePicker:
+    """How a tap on a cell edits a tile of several parts (a Zen Garden tile: floor, path, corner, decor).
+
+    Cell (r, c) of ``region`` is word c of row r's string in the state field ``field`` (words separated by
+    spaces); a word is its parts' letters one after another, each part's letters at ``start`` and named by
+    its ``labels``, or ``empty`` for no tile.
+    """
+
+    region: str
+    field: str
+    parts: tuple[tuple[str, int, Mapping[str, str]], ...]  # (name, start, letters -> words)
+    empty: str
+
+    def for_state(self, state: Mapping[str, Any]) -> TilePicker:
+        return self
+
+    def to_json(self) -> dict[str, Any]:
+        parts = [{"name": n, "start": s, "labels": dict(labels)} for n, s, labels in self.parts]
+        return {
+            "kind": "tiles",
+            "region": self.region,
+            "field": self.field,
+            "parts": parts,
+            "empty": self.empty,
+        }
+
+
+@dataclass(frozen=True)
 class MarkerPicker:
     """How a tap on a track space edits a shared board's state: whose markers stand there.
 
@@ -202,10 +230,10 @@ class GameEntry:
     hand_fields: tuple[str, ...]
     # The profile set-up's parser (the rulebook's open questions), raising StateError naming the bad field.
     parse_setup: Callable[[object], object]
-    # How a tap on a cell of the result's picture edits the state: a cell's value, or whose markers stand on
-    # a track space; None: corrected as JSON (a Zen Garden tile holds five values, Tang Garden's board its
-    # tiles, decorations and characters).
-    picker: Picker | MarkerPicker | None = None
+    # How a tap on a cell of the result's picture edits the state: a cell's value, a tile's parts, or whose
+    # markers stand on a track space; None: corrected as JSON (Tang Garden's board: its tiles, decorations
+    # and characters).
+    picker: Picker | TilePicker | MarkerPicker | None = None
     # The hand-entry fields as a form, in the rulebook's words (:mod:`scoring.hand`).
     hand_form: Form = ()
 
@@ -262,6 +290,7 @@ ENTRIES: Mapping[str, GameEntry] = {
             "zen_garden",
             ("mission_points",),
             zen_garden.parse_setup,
+            TilePicker("grid", "tiles", zen_garden.TILE_PARTS, zen_garden.EMPTY_CODE),
             hand_form=zen_garden.HAND_FORM,
         ),
         GameEntry(

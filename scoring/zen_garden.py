@@ -52,6 +52,13 @@ PATHS = tuple(PATH_LETTERS.values())
 DECORS = tuple(DECOR_LETTERS.values())
 CORNERS = ("NE", "SE", "SW", "NW")
 EMPTY_CODE = "....."
+# A tile code's parts, as the result page edits them: (name, first letter's place, letters -> words).
+TILE_PARTS: tuple[tuple[str, int, Mapping[str, str]], ...] = (
+    ("floor", 0, FLOOR_LETTERS),
+    ("path", 1, PATH_LETTERS),
+    ("corner", 2, {c: f"path arc at the {c} corner" for c in CORNERS}),
+    ("decor", 4, DECOR_LETTERS),
+)
 ATTRIBUTES: Mapping[str, tuple[str, ...]] = {"floor": FLOORS, "path": PATHS, "decor": DECORS}
 DECOR_PLURALS: Mapping[str, str] = {
     "pagoda": "pagodas",

@@ -7,7 +7,17 @@ import pytest
 
 from examples import example_states
 from scoring.core import ScoreBreakdown, StateError, TableScore
-from scoring.registry import ENTRIES, GAMES, Kind, MarkerPicker, Picker, get_entry, get_game, read_state
+from scoring.registry import (
+    ENTRIES,
+    GAMES,
+    Kind,
+    MarkerPicker,
+    Picker,
+    TilePicker,
+    get_entry,
+    get_game,
+    read_state,
+)
 from tests.support import load_example
 
 
@@ -115,4 +125,24 @@ def test_a_shared_boards_track_spaces_are_picked_by_whose_markers_stand_there() 
     assert picker == MarkerPicker("track:", "positions")
     assert picker.for_state({}) is picker
     assert picker.to_json() == {"kind": "markers", "prefix": "track:", "field": "positions"}
-    assert get_entry("zen-garden").picker is None
+    assert get_entry("tang-garden").picker is None  # corrected as JSON
+
+
+def test_a_zen_tile_is_picked_part_by_part() -> None:
+    picker = get_entry("zen-garden").picker
+    assert isinstance(picker, TilePicker) and picker.for_state({}) is picker
+    drawn = picker.to_json()
+    assert drawn["kind"] == "tiles" and drawn["empty"] == "....."
+    parts = {p["name"]: p for p in drawn["parts"]}
+    # "GtSEg": gravel floor, stone path, its arc at the SE corner, a gate.
+    word = "GtSEg"
+    read = {
+        name: p["labels"][word[p["start"] : p["start"] + len(next(iter(p["labels"])))]]
+        for name, p in parts.items()
+    }
+    assert read == {
+        "floor": "gravel",
+        "path": "stone",
+        "corner": "path arc at the SE corner",
+        "decor": "gate",
+    }

@@ -116,9 +116,67 @@ function markerButtons(board, i) {
   });
 }
 
+// Tiles of several parts (a Zen Garden tile): a cell is word c of row r, its parts' letters one after another.
+const tileWord = (picker, state, r, c) => ((state[picker.field] || [])[r] || "").split(" ")[c];
+const partValue = (part, word) => word.substr(part.start, Object.keys(part.labels)[0].length);
+const tileWords = (picker, word) =>
+  !word || word === picker.empty ? "no tile" : picker.parts.map((p) => p.labels[partValue(p, word)] || "?").join(", ");
+
+function setTile(picker, state, r, c, word) {
+  const words = state[picker.field][r].split(" ");
+  words[c] = word;
+  state[picker.field][r] = words.join(" ");
+}
+
+function openTile(i, r, c) {
+  const { picker } = result.boards[i];
+  const word = tileWord(picker, states[i], r, c) || picker.empty;
+  document.getElementById("picker-title").textContent = `Board ${i + 1}, row ${r + 1}, column ${c + 1}`;
+  const selects = picker.parts.map((part) => {
+    const id = `tile-${part.name}`;
+    const select = el("select", { id },
+      Object.entries(part.labels).map(([letter, words]) =>
+        el("option", { value: letter, selected: word !== picker.empty && partValue(part, word) === letter }, words)));
+    return [el("label", { for: id }, part.name), select];
+  });
+  const set = el("button", { type: "button", onclick: () => {
+    setTile(picker, states[i], r, c, selects.map(([, s]) => s.value).join(""));
+    dialog.close();
+    render();
+  } }, "Set this tile");
+  const none = el("button", { type: "button", class: "secondary", onclick: () => {
+    setTile(picker, states[i], r, c, picker.empty);
+    dialog.close();
+    render();
+  } }, "No tile here");
+  document.getElementById("choices").replaceChildren(el("div", { class: "tile-parts" }, selects.flat()), set, none);
+  dialog.showModal();
+}
+
+function tileButtons(board, i) {
+  const { picker } = board;
+  return board.cells.filter((cell) => cell.key[0] === picker.region).map(({ key, box }) => {
+    const [, r, c] = key;
+    const now = tileWord(picker, states[i], r, c);
+    const read = board.read_state ? tileWord(picker, board.read_state, r, c) : now;
+    const said = `row ${r + 1}, column ${c + 1}: ${tileWords(picker, now)}`;
+    const button = el("button", {
+      type: "button",
+      class: ["cell", isLow(board, key) ? "low" : "", now !== read ? "changed" : ""].join(" "),
+      title: said, "aria-label": said, onclick: () => openTile(i, r, c),
+    }, now !== read ? "changed" : "");
+    Object.assign(button.style, {
+      left: `${box[0] * 100}%`, top: `${box[1] * 100}%`,
+      width: `${(box[2] - box[0]) * 100}%`, height: `${(box[3] - box[1]) * 100}%`,
+    });
+    return button;
+  });
+}
+
 function picture(board, i) {
   const { picker } = board;
   if (picker && picker.kind === "markers") return framed(board, i, markerButtons(board, i));
+  if (picker && picker.kind === "tiles") return framed(board, i, tileButtons(board, i));
   const cells = picker ? board.cells.filter((cell) => cell.key[0] === picker.region) : [];
   const buttons = cells.map(({ key, box }) => {
     const [, r, c] = key;
@@ -304,7 +362,9 @@ async function load() {
     ? "Correct a board by editing its state below."
     : pickable.some((b) => b.picker.kind === "markers")
       ? "Tap a track space to say whose markers stand there; spaces outlined in orange were hard to read."
-      : "Tap a cell to correct it; cells outlined in orange were hard to read.";
+      : pickable.some((b) => b.picker.kind === "tiles")
+        ? "Tap a tile to correct its floor, path or decoration; tiles outlined in orange were hard to read."
+        : "Tap a cell to correct it; cells outlined in orange were hard to read.";
   document.getElementById("consent").disabled = !result.photo_kept;
   document.getElementById("correct").hidden = false;
   // One board read from a kept photo, not corrected by hand: its corners can be placed again.

@@ -791,3 +791,33 @@ def test_a_marker_read_on_the_wrong_track_space_is_moved_by_tapping(
     assert isinstance(expected, TableScore)
     shown = {p["player"]: p["total"] for p in board["board"]["players"]}
     assert shown == {p.player: p.total for p in expected.players}
+
+
+def test_a_zen_tile_is_corrected_part_by_part_from_lists(site: Site, driver: webdriver.Chrome) -> None:
+    photo = EXAMPLES_DIR / "photos" / "zen-garden.jpg"
+    truth = json.loads(photo.with_suffix(".json").read_text())["boards"][0]["state"]
+    with photo.open("rb") as sent:
+        response = site.client.post(
+            "/api/score?game=zen-garden",
+            files={"file": (photo.name, sent, "image/jpeg")},
+            data={"hand": json.dumps(_example_hand("zen-garden", truth))},
+        )
+    first = int(response.json()["game_id"])
+    before = _result(site, first)["boards"][0]["board"]["state"]["tiles"][0].split(" ")[0]
+    # Each of the 90 tiles is unique: a floor no other tile of this path and decor has.
+    used = {(w[0], w[1], w[4]) for p in truth["players"] for row in p["tiles"] for w in row.split(" ")}
+    floor = next(f for f in "SGTCWB" if (f, before[1], before[4]) not in used)
+    driver.get(f"{site.url}/result/{first}")
+    wait = _wait(driver)
+    wait.until(
+        ec.element_to_be_clickable((By.CSS_SELECTOR, '.board .cell[aria-label^="row 1, column 1:"]'))
+    ).click()
+    Select(wait.until(ec.visibility_of_element_located((By.ID, "tile-floor")))).select_by_value(floor)
+    driver.find_element(By.XPATH, '//dialog//button[.="Set this tile"]').click()
+    cell = driver.find_element(By.CSS_SELECTOR, '.board .cell[aria-label^="row 1, column 1:"]')
+    assert "changed" in (cell.get_attribute("class") or "")
+    driver.find_element(By.ID, "rescore").click()
+    wait.until(lambda d: _game_id_in(d.current_url) != first, "the corrected table was not scored")
+    boards = _result(site, _game_id_in(driver.current_url))["boards"]
+    assert boards[0]["board"]["state"]["tiles"][0].split(" ")[0] == floor + before[1:]
+    assert all(b["total"] is not None for b in boards)  # the table scored again, by the rules
