@@ -76,7 +76,8 @@ def draw_reading(reading: BoardReading) -> NDArray[np.uint8]:
         x0, y0, x1, y1 = (round(v * s) for v in cell_rect_mm(region, key[1], key[2]))
         colour = DOUBTFUL if key in low else GOOD
         cv2.rectangle(image, (x0, y0), (x1, y1), colour, 2 if key in low else 1)
-        words = cell_words({head: values[head][0] for head in reader.region_heads(key[0])})
+        heads = {h.name: h for h in reader.heads}
+        words = cell_words({head: heads[head].word(values[head][0]) for head in reader.region_heads(key[0])})
         if words:
             _caption(image, words, (x0, y0, x1, y1), colour)
     return np.asarray(image, dtype=np.uint8)
@@ -87,7 +88,7 @@ def cell_words(values: dict[str, str]) -> list[str]:
     not there), a present marker by its head's name (a track space's ``orange: yes`` is "orange")."""
     out = []
     for head, value in values.items():
-        if value in ("none", ".", "no") or value.startswith("empty"):
+        if not value or value in ("none", ".", "no") or value.startswith("empty"):
             continue
         out.append((head if value == "yes" else value).replace("_", " ").replace("-", " "))
     return out

@@ -10,7 +10,7 @@ inference share it, so the two can never disagree on what a class means. Each ga
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from vision.geometry import CellKey
@@ -31,6 +31,12 @@ COMPASS = ("N", "E", "S", "W")
 class Head:
     name: str
     classes: tuple[str, ...]
+    # What a class is called for the players (a result's captions), where its name is a code (Zen Garden's
+    # floor "B" is "cherry blossom"); "" leaves it unsaid. Classes not listed are shown as they are.
+    words: Mapping[str, str] | None = field(default=None, compare=False)
+
+    def word(self, value: str) -> str:
+        return self.words.get(value, value) if self.words is not None else value
 
 
 @dataclass(frozen=True)

@@ -317,3 +317,10 @@ def test_a_cells_caption_says_what_is_there_in_words() -> None:
     # A square: its piece in words; an empty one needs no caption.
     assert cell_words({"cell": "chess_piece"}) == ["chess piece"]
     assert cell_words({"cell": "empty"}) == [] and cell_words({"floor": "none"}) == []
+    # A head whose classes are codes says them in words: a Zen Garden tile's letters.
+    from vision.readers.zen_garden import ZenReader
+
+    heads = {h.name: h for h in ZenReader.heads}
+    tile = {"floor": "B", "path": "w", "corner": "SE", "decor": "g"}
+    words = cell_words({name: heads[name].word(value) for name, value in tile.items()})
+    assert words == ["cherry blossom", "wood path", "gate"]

@@ -20,10 +20,15 @@ class ZenReader(ReaderBase):
     game: str = zen_garden.GAME
     regions: tuple[str, ...] = ("grid", "coins")
     heads: tuple[Head, ...] = (
-        Head("floor", tuple(zen_garden.FLOOR_LETTERS)),
-        Head("path", tuple(zen_garden.PATH_LETTERS)),
-        Head("corner", tuple(zen_garden.CORNERS)),
-        Head("decor", tuple(zen_garden.DECOR_LETTERS)),
+        Head("floor", tuple(zen_garden.FLOOR_LETTERS), zen_garden.FLOOR_LETTERS),
+        Head(
+            "path",
+            tuple(zen_garden.PATH_LETTERS),
+            {k: f"{v} path" for k, v in zen_garden.PATH_LETTERS.items()},
+        ),
+        # The path's corner shows in the picture itself.
+        Head("corner", tuple(zen_garden.CORNERS), dict.fromkeys(zen_garden.CORNERS, "")),
+        Head("decor", tuple(zen_garden.DECOR_LETTERS), zen_garden.DECOR_LETTERS),
         Head("marker", (NO_COIN, COIN)),
     )
     # Read through a strided first layer (its model card): 64 pixels cost what 32 would, and read as well as
