@@ -100,29 +100,22 @@ def take(out: Path) -> list[Path]:
                 game.click()
                 driver.find_element(By.ID, "file").send_keys(str(PHOTO))
                 shots.append(save(driver, out / name))
-            set_viewport(driver, PHONE_TALL, mobile=True)
 
-            driver.get(f"{url}/result/{scored['game_id']}")
-            wait_for(
-                driver,
-                "the board picture",
-                lambda d: d.execute_script(
-                    "const img = document.querySelector('.picture img'); return img && img.complete"
-                    " && img.naturalWidth > 0;"
-                ),
-            )
-            shots.append(save(driver, out / "result-phone.png"))
-            set_viewport(driver)
-            driver.refresh()
-            wait_for(
-                driver,
-                "the board picture",
-                lambda d: d.execute_script(
-                    "const img = document.querySelector('.picture img'); return img && img.complete"
-                    " && img.naturalWidth > 0;"
-                ),
-            )
-            shots.append(save(driver, out / "result.png"))
+            for name, size in (("result-phone.png", PHONE_TALL), ("result.png", None)):
+                if size:
+                    set_viewport(driver, size, mobile=True)
+                else:
+                    set_viewport(driver)
+                driver.get(f"{url}/result/{scored['game_id']}")
+                wait_for(
+                    driver,
+                    "the board picture",
+                    lambda d: d.execute_script(
+                        "const img = document.querySelector('.picture img'); return img && img.complete"
+                        " && img.naturalWidth > 0;"
+                    ),
+                )
+                shots.append(save(driver, out / name))
 
             driver.get(f"{url}/tv")
             wait_for(driver, "the live scores", lambda d: len(d.find_elements(By.CSS_SELECTOR, ".seat")) == 2)

@@ -603,14 +603,7 @@ def router(
             raise HTTPException(
                 409, f"game {game_id} was corrected by hand: reading it again would undo the corrections"
             )
-        gone = HTTPException(
-            404,
-            f"the photos of game {game_id} are no longer kept (only the newest {results.keep} results keep "
-            "theirs): score them anew with the more photos from the home page",
-        )
-        kept = results.photos(game_id)
-        if not kept:
-            raise gone
+        kept, gone = kept_photos(game_id, "score them anew with the more photos from the home page")
         if len(record.boards) != 1:
             raise HTTPException(400, f"game {game_id} has {len(record.boards)} boards: more photos show one")
         # Corrected and several-board results were refused above: only the photos kept limit the room.
@@ -620,6 +613,19 @@ def router(
             raise HTTPException(400, full)
         more = await _read_more(request, room)
         return await read_again(record, kept, gone, more)
+
+    def kept_photos(game_id: int, then: str) -> tuple[list[Path], HTTPException]:
+        """The photos a result was read from, and the 404 to raise should they be pruned meanwhile; raised
+        now when none is kept. ``then``: what the player can do instead."""
+        gone = HTTPException(
+            404,
+            f"the photos of game {game_id} are no longer kept (only the newest {results.keep} results keep "
+            f"theirs): {then}",
+        )
+        kept = results.photos(game_id)
+        if not kept:
+            raise gone
+        return kept, gone
 
     async def read_again(
         record: GameRecord,
@@ -734,14 +740,7 @@ def router(
                 400,
                 f"game {game_id} has {len(record.boards)} boards: corners place one; photograph each alone",
             )
-        gone = HTTPException(
-            404,
-            f"the photos of game {game_id} are no longer kept (only the newest {results.keep} results keep "
-            "theirs): send the photo again from the home page",
-        )
-        kept = results.photos(game_id)
-        if not kept:
-            raise gone
+        kept, gone = kept_photos(game_id, "send the photo again from the home page")
         return await read_again(record, kept, gone, corners=np.array(placed.corners_xy, dtype=np.float64))
 
     @api.post(
@@ -765,14 +764,7 @@ def router(
             check_hand(get_entry(record.game).hand_form, entry.hand)
         except StateError as exc:
             raise HTTPException(400, str(exc)) from None
-        gone = HTTPException(
-            404,
-            f"the photos of game {game_id} are no longer kept (only the newest {results.keep} results keep "
-            "theirs): send the photo again from the home page with these",
-        )
-        kept = results.photos(game_id)
-        if not kept:
-            raise gone
+        kept, gone = kept_photos(game_id, "send the photo again from the home page with these")
         return await read_again(record, kept, gone, entered=entry.hand)
 
     @api.get(

@@ -95,25 +95,32 @@ function markerButtons(board, i) {
     const read = board.read_state ? markersAt(picker, board.read_state, key).map((p) => p.colour || p.name) : now;
     const changed = now.join() !== read.join();
     const said = `${track(picker, key)} track, space ${key[2]}: ${now.length ? now.join(" and ") : "no marker"}`;
-    const button = el(
-      "button",
-      {
-        type: "button",
-        class: ["cell", isLow(board, key) ? "low" : "", changed ? "changed" : ""].join(" "),
-        title: said,
-        "aria-label": said,
-        onclick: () => openMarkers(i, key),
-      },
-      changed ? now.join(" ") || "none" : "",
-    );
-    Object.assign(button.style, {
-      left: `${box[0] * 100}%`,
-      top: `${box[1] * 100}%`,
-      width: `${(box[2] - box[0]) * 100}%`,
-      height: `${(box[3] - box[1]) * 100}%`,
-    });
-    return button;
+    return cellButton(board, key, box, said, changed ? now.join(" ") || "none" : "", () => openMarkers(i, key));
   });
+}
+
+// One tappable cell over the board's picture, at ``box`` (shares of the picture): ``said`` to a screen
+// reader and on hover, ``shown`` on it where the player changed it.
+function cellButton(board, key, box, said, shown, onclick) {
+  const changed = shown !== "";
+  const button = el(
+    "button",
+    {
+      type: "button",
+      class: ["cell", isLow(board, key) ? "low" : "", changed ? "changed" : ""].join(" "),
+      title: said,
+      "aria-label": said,
+      onclick,
+    },
+    shown,
+  );
+  Object.assign(button.style, {
+    left: `${box[0] * 100}%`,
+    top: `${box[1] * 100}%`,
+    width: `${(box[2] - box[0]) * 100}%`,
+    height: `${(box[3] - box[1]) * 100}%`,
+  });
+  return button;
 }
 
 // Tiles of several parts (a Zen Garden tile): a cell is word c of row r, its parts' letters one after another.
@@ -160,16 +167,7 @@ function tileButtons(board, i) {
     const now = tileWord(picker, states[i], r, c);
     const read = board.read_state ? tileWord(picker, board.read_state, r, c) : now;
     const said = `row ${r + 1}, column ${c + 1}: ${tileWords(picker, now)}`;
-    const button = el("button", {
-      type: "button",
-      class: ["cell", isLow(board, key) ? "low" : "", now !== read ? "changed" : ""].join(" "),
-      title: said, "aria-label": said, onclick: () => openTile(i, r, c),
-    }, now !== read ? "changed" : "");
-    Object.assign(button.style, {
-      left: `${box[0] * 100}%`, top: `${box[1] * 100}%`,
-      width: `${(box[2] - box[0]) * 100}%`, height: `${(box[3] - box[1]) * 100}%`,
-    });
-    return button;
+    return cellButton(board, key, box, said, now !== read ? "changed" : "", () => openTile(i, r, c));
   });
 }
 
@@ -182,25 +180,8 @@ function picture(board, i) {
     const [, r, c] = key;
     const value = cellValue(picker, states[i], r, c);
     const read = board.read_state ? cellValue(picker, board.read_state, r, c) : value;
-    const changed = value !== read;
-    const button = el(
-      "button",
-      {
-        type: "button",
-        class: ["cell", isLow(board, key) ? "low" : "", changed ? "changed" : ""].join(" "),
-        title: `row ${r + 1}, column ${c + 1}: ${picker.labels[value] || value}`,
-        "aria-label": `row ${r + 1}, column ${c + 1}: ${picker.labels[value] || value}`,
-        onclick: () => openPicker(i, r, c),
-      },
-      changed ? value : "",
-    );
-    Object.assign(button.style, {
-      left: `${box[0] * 100}%`,
-      top: `${box[1] * 100}%`,
-      width: `${(box[2] - box[0]) * 100}%`,
-      height: `${(box[3] - box[1]) * 100}%`,
-    });
-    return button;
+    const said = `row ${r + 1}, column ${c + 1}: ${picker.labels[value] || value}`;
+    return cellButton(board, key, box, said, value !== read ? value : "", () => openPicker(i, r, c));
   });
   return framed(board, i, buttons);
 }

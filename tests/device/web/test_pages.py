@@ -107,11 +107,28 @@ def _score(state: Mapping[str, Any]) -> ScoreBreakdown:
     return result
 
 
-def _upload(site: Site) -> int:
-    """The example photo sent through the API (not the page); returns its result's id."""
-    with PHOTO.open("rb") as photo:
+def _example(game: str) -> tuple[Path, dict[str, Any]]:
+    """The bundled example photo of ``game`` and its truth (the first board's state)."""
+    photo = EXAMPLES_DIR / "photos" / f"{game}.jpg"
+    truth: dict[str, Any] = json.loads(photo.with_suffix(".json").read_text())["boards"][0]["state"]
+    return photo, truth
+
+
+def _form(site: Site, game: str) -> list[dict[str, Any]]:
+    """``game``'s hand-entry form as the pages get it."""
+    form: list[dict[str, Any]] = next(
+        g["hand_form"] for g in site.client.get("/api/games").json() if g["name"] == game
+    )
+    return form
+
+
+def _sent_example(site: Site, game: str, hand: Mapping[str, Any] | None = None) -> int:
+    """``game``'s example photo sent through the API (not the page) with ``hand``; its result's id."""
+    photo, _ = _example(game)
+    data = {} if hand is None else {"hand": json.dumps(hand)}
+    with photo.open("rb") as sent:
         response = site.client.post(
-            f"/api/score?game={GAME}", files={"file": (PHOTO.name, photo, "image/jpeg")}
+            f"/api/score?game={game}", files={"file": (photo.name, sent, "image/jpeg")}, data=data
         )
     assert response.status_code == 200, response.text
     return int(response.json()["game_id"])
@@ -302,7 +319,7 @@ def test_a_result_read_from_a_slanted_photo_is_read_again_with_one_added_on_its_
 
 
 def test_tapping_a_cell_of_the_picture_corrects_it_and_rescores(site: Site, driver: webdriver.Chrome) -> None:
-    game_id = _upload(site)
+    game_id = _sent_example(site, GAME)
     before = _result(site, game_id)["boards"][0]
     picker, state = before["picker"], before["board"]["state"]
     r, c = 2, 3
@@ -526,7 +543,7 @@ def test_where_no_board_is_found_the_player_places_its_corners_on_the_home_page(
 def test_a_board_found_in_the_wrong_place_is_read_again_where_its_corners_are_placed(
     site: Site, driver: webdriver.Chrome
 ) -> None:
-    game_id = _upload(site)
+    game_id = _sent_example(site, GAME)
     found = _result(site, game_id)["boards"][0]["board"]["corners_xy"]
     driver.get(f"{site.url}/result/{game_id}")
     wait = _wait(driver)
@@ -577,9 +594,8 @@ def _totals(rules_result: ScoreBreakdown | TableScore) -> list[int]:
 def test_a_new_player_scores_each_example_photo_on_a_phone_without_typing_json(
     site: Site, driver: webdriver.Chrome, game: str
 ) -> None:
-    photo = EXAMPLES_DIR / "photos" / f"{game}.jpg"
-    truth = json.loads(photo.with_suffix(".json").read_text())["boards"][0]["state"]
-    form = next(g["hand_form"] for g in site.client.get("/api/games").json() if g["name"] == game)
+    photo, truth = _example(game)
+    form = _form(site, game)
     with phone(driver):
         driver.get(f"{site.url}/")
         _choose_game(driver, game)
@@ -605,9 +621,8 @@ def test_a_new_player_scores_each_example_photo_on_a_phone_without_typing_json(
 def test_zen_gardens_set_up_is_picked_from_lists_and_reaches_the_reading(
     site: Site, driver: webdriver.Chrome
 ) -> None:
-    photo = EXAMPLES_DIR / "photos" / "zen-garden.jpg"
-    truth = json.loads(photo.with_suffix(".json").read_text())["boards"][0]["state"]
-    form = next(g["hand_form"] for g in site.client.get("/api/games").json() if g["name"] == "zen-garden")
+    photo, truth = _example("zen-garden")
+    form = _form(site, "zen-garden")
     hand = _example_hand("zen-garden", truth)
     with phone(driver):
         driver.get(f"{site.url}/")
@@ -628,7 +643,7 @@ def test_every_page_passes_an_accessibility_check(
     site: Site, driver: webdriver.Chrome, path: str, size: tuple[int, int]
 ) -> None:
     if path == "/result":
-        path = f"/result/{_upload(site)}"
+        path = f"/result/{_sent_example(site, GAME)}"
     set_viewport(driver, size, mobile=size == PHONE)
     try:
         driver.get(f"{site.url}{path}")
@@ -660,14 +675,9 @@ def test_every_page_passes_an_accessibility_check(
 def test_a_board_left_unscored_for_want_of_hand_entry_is_scored_from_its_result_page(
     site: Site, driver: webdriver.Chrome
 ) -> None:
-    photo = EXAMPLES_DIR / "photos" / "sanssouci.jpg"
-    truth = json.loads(photo.with_suffix(".json").read_text())["boards"][0]["state"]
-    with photo.open("rb") as sent:
-        response = site.client.post(
-            "/api/score?game=sanssouci", files={"file": (photo.name, sent, "image/jpeg")}
-        )
-    first = int(response.json()["game_id"])
-    form = next(g["hand_form"] for g in site.client.get("/api/games").json() if g["name"] == "sanssouci")
+    _, truth = _example("sanssouci")
+    first = _sent_example(site, "sanssouci")
+    form = _form(site, "sanssouci")
     with phone(driver):
         driver.get(f"{site.url}/result/{first}")
         headline = _wait(driver).until(
@@ -690,15 +700,10 @@ def test_a_board_left_unscored_for_want_of_hand_entry_is_scored_from_its_result_
 
 
 def test_a_shared_boards_result_names_its_winner_first(site: Site, driver: webdriver.Chrome) -> None:
-    photo = EXAMPLES_DIR / "photos" / "four-gardens.jpg"
-    truth = json.loads(photo.with_suffix(".json").read_text())["boards"][0]["state"]
-    with photo.open("rb") as sent:
-        response = site.client.post(
-            "/api/score?game=four-gardens",
-            files={"file": (photo.name, sent, "image/jpeg")},
-            data={"hand": json.dumps(_example_hand("four-gardens", truth))},
-        )
-    driver.get(f"{site.url}/result/{response.json()['game_id']}")
+    _, truth = _example("four-gardens")
+    driver.get(
+        f"{site.url}/result/{_sent_example(site, 'four-gardens', _example_hand('four-gardens', truth))}"
+    )
     headline = _wait(driver).until(lambda d: d.find_element(By.ID, "headline").text)
     rules = get_game("four-gardens")
     table = rules.score(rules.parse(truth))
@@ -734,7 +739,7 @@ def test_the_game_set_up_is_a_form_and_fills_the_home_page_in(site: Site, driver
     wait = _wait(driver)
     wait.until(ec.presence_of_element_located((By.CSS_SELECTOR, 'option[value="sanssouci"]')))
     Select(driver.find_element(By.ID, "game")).select_by_value("sanssouci")
-    form = next(g["hand_form"] for g in site.client.get("/api/games").json() if g["name"] == "sanssouci")
+    form = _form(site, "sanssouci")
     box = wait.until(ec.visibility_of_element_located((By.ID, "hand-form")))
     _fill(driver, form, box, {"missions": [2, 7], "track_score": 41})
     driver.execute_script("sessionStorage.setItem('garden-scorer-pin', arguments[0])", PIN)
@@ -754,15 +759,8 @@ def test_the_game_set_up_is_a_form_and_fills_the_home_page_in(site: Site, driver
 def test_a_marker_read_on_the_wrong_track_space_is_moved_by_tapping(
     site: Site, driver: webdriver.Chrome
 ) -> None:
-    photo = EXAMPLES_DIR / "photos" / "four-gardens.jpg"
-    truth = json.loads(photo.with_suffix(".json").read_text())["boards"][0]["state"]
-    with photo.open("rb") as sent:
-        response = site.client.post(
-            "/api/score?game=four-gardens",
-            files={"file": (photo.name, sent, "image/jpeg")},
-            data={"hand": json.dumps(_example_hand("four-gardens", truth))},
-        )
-    first = int(response.json()["game_id"])
+    _, truth = _example("four-gardens")
+    first = _sent_example(site, "four-gardens", _example_hand("four-gardens", truth))
     player = truth["players"][0]
     space = player["positions"]["red"]
     driver.get(f"{site.url}/result/{first}")
@@ -794,15 +792,8 @@ def test_a_marker_read_on_the_wrong_track_space_is_moved_by_tapping(
 
 
 def test_a_zen_tile_is_corrected_part_by_part_from_lists(site: Site, driver: webdriver.Chrome) -> None:
-    photo = EXAMPLES_DIR / "photos" / "zen-garden.jpg"
-    truth = json.loads(photo.with_suffix(".json").read_text())["boards"][0]["state"]
-    with photo.open("rb") as sent:
-        response = site.client.post(
-            "/api/score?game=zen-garden",
-            files={"file": (photo.name, sent, "image/jpeg")},
-            data={"hand": json.dumps(_example_hand("zen-garden", truth))},
-        )
-    first = int(response.json()["game_id"])
+    _, truth = _example("zen-garden")
+    first = _sent_example(site, "zen-garden", _example_hand("zen-garden", truth))
     before = _result(site, first)["boards"][0]["board"]["state"]["tiles"][0].split(" ")[0]
     # Each of the 90 tiles is unique: a floor no other tile of this path and decor has.
     used = {(w[0], w[1], w[4]) for p in truth["players"] for row in p["tiles"] for w in row.split(" ")}
