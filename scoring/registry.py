@@ -219,6 +219,53 @@ class MarkerPicker:
 
 
 @dataclass(frozen=True)
+class SpacePicker:
+    """How a tap on a garden space edits what lies there: its tile, a decoration, a character (Tang Garden).
+
+    Space (r, c) of ``region`` is word c of row r's string in the state field ``field`` (a tile's token,
+    ``empty`` for none, named by ``tile_words``; a token in the reader's edge form is named edge by edge,
+    its letters by ``edge_words``); its decoration and its character are the items of the state's
+    ``decorations`` and ``characters`` whose ``cell`` is ``[r, c]``. A tree decoration names its species,
+    which the state's ``setup.tree_species`` lists.
+    """
+
+    region: str
+    field: str
+    tile_words: Mapping[str, str]
+    edge_words: Mapping[str, str]
+    empty: str
+    decorations: tuple[str, ...]
+    characters: tuple[str, ...]
+    facings: Mapping[str, str]
+    species: tuple[str, ...]
+
+    def for_state(self, state: Mapping[str, Any]) -> SpacePicker:
+        setup = state.get("setup")
+        species = setup.get("tree_species") if isinstance(setup, Mapping) else None
+        if isinstance(species, list) and species and all(isinstance(s, str) for s in species):
+            return replace(self, species=tuple(species))
+        return self
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "kind": "spaces",
+            "region": self.region,
+            "field": self.field,
+            "tiles": dict(self.tile_words),
+            "edges": dict(self.edge_words),
+            "empty": self.empty,
+            "decorations": list(self.decorations),
+            "characters": list(self.characters),
+            "facings": dict(self.facings),
+            "species": list(self.species),
+        }
+
+
+# How a tap on a result's cell edits a game's state, whichever kind of cell it is.
+AnyPicker = Picker | TilePicker | MarkerPicker | SpacePicker
+
+
+@dataclass(frozen=True)
 class GameEntry:
     """Everything the layers above the rules ask about one game."""
 
@@ -231,9 +278,8 @@ class GameEntry:
     # The profile set-up's parser (the rulebook's open questions), raising StateError naming the bad field.
     parse_setup: Callable[[object], object]
     # How a tap on a cell of the result's picture edits the state: a cell's value, a tile's parts, or whose
-    # markers stand on a track space; None: corrected as JSON (Tang Garden's board: its tiles, decorations
-    # and characters).
-    picker: Picker | TilePicker | MarkerPicker | None = None
+    # markers stand on a track space, or what lies on a garden space; None: corrected as JSON.
+    picker: AnyPicker | None = None
     # The hand-entry fields as a form, in the rulebook's words (:mod:`scoring.hand`).
     hand_form: Form = ()
 
@@ -322,7 +368,18 @@ ENTRIES: Mapping[str, GameEntry] = {
             "tang_garden",
             ("players",),
             lambda data: tang_garden.parse_setup(data, "setup"),
-            hand_form=tang_garden.HAND_FORM,
+            SpacePicker(
+                "grid",
+                "tiles",
+                tang_garden.TILE_WORDS,
+                tang_garden.EDGE_NAMES,
+                tang_garden.NO_TILE,
+                tang_garden.DECORATION_KINDS,
+                tang_garden.CHARACTERS,
+                tang_garden.FACING_WORDS,
+                tang_garden.DEFAULT_TREE_SPECIES,
+            ),
+            tang_garden.HAND_FORM,
         ),
         GameEntry(
             BoardGame(

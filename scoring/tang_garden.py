@@ -111,6 +111,21 @@ TIEBREAK_RULE = "most landscape tokens, then most cubes in the furthest track po
 Slot = tuple[str, ...]
 
 
+# A space's tile in the players' words, for correcting one by hand: every token of terrains (``---``: a tile
+# of only footpaths and walls), the edge form aside, which only the reader writes.
+TILE_WORDS: Mapping[str, str] = {
+    "g--": "greenery",
+    "-w-": "water",
+    "--r": "rock",
+    "gw-": "greenery and water",
+    "g-r": "greenery and rock",
+    "-wr": "water and rock",
+    "gwr": "greenery, water and rock",
+    "---": "footpaths only",
+}
+FACING_WORDS: Mapping[str, str] = {"N": "north", "E": "east", "S": "south", "W": "west"}
+
+
 # What the players type in (scoring.hand): what each holds in front of them; the board is read from photos.
 HAND_FORM: Form = (
     Players(

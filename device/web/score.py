@@ -54,7 +54,7 @@ from device.web.security import json_object_field, page_response
 from device.web.setup import SetupStore
 from scoring.core import InvalidState, ScoreBreakdown, StateError, TableScore
 from scoring.hand import check as check_hand
-from scoring.registry import GAMES, Kind, MarkerPicker, Picker, TilePicker, get_entry, get_game
+from scoring.registry import GAMES, AnyPicker, Kind, get_entry, get_game
 from vision.debug import draw_reading
 from vision.geometry import Points, cell_rect_mm
 from vision.image_io import ImageError, decode_image, viewed_size
@@ -123,7 +123,7 @@ class HandEntry(BaseModel):
     hand: dict[str, Any] = Field(description="the hand-entry fields, as in an upload's hand field")
 
 
-def picker_for(game: str, state: Mapping[str, Any]) -> Picker | TilePicker | MarkerPicker | None:
+def picker_for(game: str, state: Mapping[str, Any]) -> AnyPicker | None:
     """How a tap on a cell of ``game``'s result edits ``state`` (the registry's), or None: edited as JSON."""
     entry = get_entry(game)
     return entry.picker.for_state(state) if entry.picker is not None else None

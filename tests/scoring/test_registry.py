@@ -13,11 +13,13 @@ from scoring.registry import (
     Kind,
     MarkerPicker,
     Picker,
+    SpacePicker,
     TilePicker,
     get_entry,
     get_game,
     read_state,
 )
+from scoring.tang_garden import read_tile
 from tests.support import load_example
 
 
@@ -125,7 +127,21 @@ def test_a_shared_boards_track_spaces_are_picked_by_whose_markers_stand_there() 
     assert picker == MarkerPicker("track:", "positions")
     assert picker.for_state({}) is picker
     assert picker.to_json() == {"kind": "markers", "prefix": "track:", "field": "positions"}
-    assert get_entry("tang-garden").picker is None  # corrected as JSON
+
+
+def test_a_tang_garden_space_is_picked_as_its_tile_decoration_and_character() -> None:
+    picker = get_entry("tang-garden").picker
+    assert isinstance(picker, SpacePicker)
+    drawn = picker.to_json()
+    assert drawn["kind"] == "spaces" and drawn["field"] == "tiles" and drawn["empty"] == "..."
+    # Every terrain token a player may pick is a tile the rules read, and "no tile" is the rules' empty space.
+    assert all(read_tile(token) is not None for token in drawn["tiles"]) and read_tile("...") is None
+    assert drawn["tiles"]["g-r"] == "greenery and rock" and drawn["edges"]["x"] == "wall"
+    assert "bird" in drawn["decorations"] and "poet" in drawn["characters"]
+    # A tree names its species, as the table's set-up lists them.
+    assert picker.for_state({}) is picker
+    own = picker.for_state({"setup": {"tree_species": ["oak", "ash"]}})
+    assert own.to_json()["species"] == ["oak", "ash"]
 
 
 def test_a_zen_tile_is_picked_part_by_part() -> None:

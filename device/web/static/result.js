@@ -171,10 +171,84 @@ function tileButtons(board, i) {
   });
 }
 
+// A garden space (Tang Garden): its tile (a word of the tiles' rows), and the decoration and the character
+// whose cell it is.
+const atSpace = (items, r, c) => (items || []).find((item) => item.cell[0] === r && item.cell[1] === c);
+const edgeWords = (picker, token) =>
+  `edges ${[...token].map((letter, k) => `${"NESW"[k]} ${picker.edges[letter] || "?"}`).join(", ")}`;
+const tileName = (picker, token) =>
+  !token || token === picker.empty ? "no tile" : picker.tiles[token] || edgeWords(picker, token);
+const decorationKey = (d) => (d ? (d.species ? `${d.kind}:${d.species}` : d.kind) : "");
+const decorationName = (key) => key.replace(":", " (") + (key.includes(":") ? ")" : "");
+
+function spaceWords(picker, state, r, c) {
+  const d = atSpace(state.decorations, r, c);
+  const who = atSpace(state.characters, r, c);
+  return [
+    `tile: ${tileName(picker, tileWord(picker, state, r, c))}`,
+    d ? `a ${decorationName(decorationKey(d))}` : null,
+    who ? `the ${who.name} facing ${picker.facings[who.facing] || who.facing}` : null,
+  ].filter(Boolean).join(", ");
+}
+
+function labelled(id, label, options, current) {
+  const select = el("select", { id },
+    options.map(([value, words]) => el("option", { value, selected: value === current }, words)));
+  return [el("label", { for: id }, label), select];
+}
+
+function openSpace(i, r, c) {
+  const { picker } = result.boards[i];
+  const state = states[i];
+  const token = tileWord(picker, state, r, c) || picker.empty;
+  const d = atSpace(state.decorations, r, c);
+  const who = atSpace(state.characters, r, c);
+  const tiles = [[picker.empty, "no tile"], ...Object.entries(picker.tiles)];
+  if (!(token in picker.tiles) && token !== picker.empty) tiles.unshift([token, `as read: ${tileName(picker, token)}`]);
+  const kinds = picker.decorations.flatMap((kind) =>
+    kind === "tree" ? picker.species.map((s) => `${kind}:${s}`) : [kind]);
+  const fields = [
+    labelled("space-tile", "Tile", tiles, token),
+    labelled("space-decoration", "Decoration", [["", "none"], ...kinds.map((k) => [k, decorationName(k)])],
+      decorationKey(d)),
+    labelled("space-character", "Character", [["", "none"], ...picker.characters.map((n) => [n, n])],
+      who ? who.name : ""),
+    labelled("space-facing", "Facing", Object.entries(picker.facings), who ? who.facing : "N"),
+  ];
+  const value = (id) => document.getElementById(id).value;
+  const set = el("button", { type: "button", onclick: () => {
+    setTile(picker, state, r, c, value("space-tile"));
+    const elsewhere = (items) => (items || []).filter((item) => item.cell[0] !== r || item.cell[1] !== c);
+    const [kind, species] = value("space-decoration").split(":");
+    state.decorations = [...elsewhere(state.decorations),
+      ...(kind ? [species ? { cell: [r, c], kind, species } : { cell: [r, c], kind }] : [])];
+    const name = value("space-character");
+    state.characters = [...elsewhere(state.characters),
+      ...(name ? [{ name, cell: [r, c], facing: value("space-facing") }] : [])];
+    dialog.close();
+    render();
+  } }, "Set this space");
+  document.getElementById("picker-title").textContent = `Board ${i + 1}, row ${r + 1}, column ${c + 1}`;
+  document.getElementById("choices").replaceChildren(el("div", { class: "tile-parts" }, fields.flat()), set);
+  dialog.showModal();
+}
+
+function spaceButtons(board, i) {
+  const { picker } = board;
+  return board.cells.filter((cell) => cell.key[0] === picker.region).map(({ key, box }) => {
+    const [, r, c] = key;
+    const now = spaceWords(picker, states[i], r, c);
+    const read = board.read_state ? spaceWords(picker, board.read_state, r, c) : now;
+    const said = `row ${r + 1}, column ${c + 1}: ${now}`;
+    return cellButton(board, key, box, said, now !== read ? "changed" : "", () => openSpace(i, r, c));
+  });
+}
+
 function picture(board, i) {
   const { picker } = board;
   if (picker && picker.kind === "markers") return framed(board, i, markerButtons(board, i));
   if (picker && picker.kind === "tiles") return framed(board, i, tileButtons(board, i));
+  if (picker && picker.kind === "spaces") return framed(board, i, spaceButtons(board, i));
   const cells = picker ? board.cells.filter((cell) => cell.key[0] === picker.region) : [];
   const buttons = cells.map(({ key, box }) => {
     const [, r, c] = key;
@@ -345,6 +419,9 @@ async function load() {
       ? "Tap a track space to say whose markers stand there; spaces outlined in orange were hard to read."
       : pickable.some((b) => b.picker.kind === "tiles")
         ? "Tap a tile to correct its floor, path or decoration; tiles outlined in orange were hard to read."
+        : pickable.some((b) => b.picker.kind === "spaces")
+          ? "Tap a garden space to correct its tile, decoration or character; spaces outlined in orange were " +
+            "hard to read."
         : "Tap a cell to correct it; cells outlined in orange were hard to read.";
   document.getElementById("consent").disabled = !result.photo_kept;
   document.getElementById("correct").hidden = false;

@@ -251,19 +251,22 @@ def test_a_photo_uploaded_from_the_home_page_lands_on_its_scored_result(
 
 
 def _send_tang_views(
-    site: Site, driver: webdriver.Chrome, photos: Sequence[Path], hand: Mapping[str, Any]
+    site: Site, driver: webdriver.Chrome, photos: Sequence[Path], truth: Mapping[str, Any]
 ) -> int:
-    """``photos`` of one Tang Garden board sent from the home page with ``hand``; the result page's id."""
-    driver.get(f"{site.url}/")
-    _choose_game(driver, "tang-garden")
-    driver.find_element(By.ID, "file").send_keys(str(photos[0]))
-    for photo in photos[1:]:
-        driver.find_element(By.ID, "also").send_keys(str(photo))
-    _type_hand_as_json(driver, hand)
-    driver.find_element(By.ID, "send").click()
-    _wait(driver, SCORING_S).until(
-        ec.url_matches(r"/result/\d+$"), "the upload did not reach its result page"
-    )
+    """``photos`` of one Tang Garden board sent from the home page at phone size, what the players hold
+    filled into the form from ``truth``; the result page's id."""
+    with phone(driver):
+        driver.get(f"{site.url}/")
+        _choose_game(driver, "tang-garden")
+        driver.find_element(By.ID, "file").send_keys(str(photos[0]))
+        for photo in photos[1:]:
+            driver.find_element(By.ID, "also").send_keys(str(photo))
+        form = _form(site, "tang-garden")
+        _fill(driver, form, driver.find_element(By.ID, "hand-form"), _example_hand("tang-garden", truth))
+        driver.find_element(By.ID, "send").click()
+        _wait(driver, SCORING_S).until(
+            ec.url_matches(r"/result/\d+$"), "the upload did not reach its result page"
+        )
     return _game_id_in(driver.current_url)
 
 
@@ -292,6 +295,45 @@ def test_more_photos_of_one_board_sent_from_the_home_page_are_read_together(
     (board,) = _result(site, _send_tang_views(site, driver, views, truth))["boards"]
     assert _exact("tang-garden", truth, board["board"]["state"])
     assert not _slanted(board)
+    rules = get_game("tang-garden")
+    expected = rules.score(rules.parse(truth))
+    assert isinstance(expected, TableScore)
+    assert {p["player"]: p["total"] for p in board["board"]["players"]} == {
+        p.player: p.total for p in expected.players
+    }
+
+
+def test_a_tang_garden_space_is_corrected_from_lists(
+    site: Site, driver: webdriver.Chrome, tang_views: tuple[list[Path], dict[str, Any]]
+) -> None:
+    views, truth = tang_views
+    first = _send_tang_views(site, driver, views, truth)
+    # A space showing greenery with nothing on it gets a bird, as a player who missed it would add.
+    taken = {tuple(item["cell"]) for key in ("decorations", "characters") for item in truth[key]}
+    rows = [row.split(" ") for row in truth["tiles"]]
+    r, c = next(
+        (r, c) for r, row in enumerate(rows) for c, t in enumerate(row) if "g" in t and (r, c) not in taken
+    )
+    driver.get(f"{site.url}/result/{first}")
+    wait = _wait(driver)
+    space = f'.board .cell[aria-label^="row {r + 1}, column {c + 1}: tile: "]'
+    wait.until(ec.element_to_be_clickable((By.CSS_SELECTOR, space))).click()
+    Select(wait.until(ec.visibility_of_element_located((By.ID, "space-decoration")))).select_by_value("bird")
+    driver.find_element(By.XPATH, '//dialog//button[.="Set this space"]').click()
+    cell = driver.find_element(By.CSS_SELECTOR, space)
+    assert (cell.get_attribute("aria-label") or "").endswith(", a bird")
+    assert "changed" in (cell.get_attribute("class") or "")
+    driver.find_element(By.ID, "rescore").click()
+    wait.until(lambda d: _game_id_in(d.current_url) != first, "the corrected board was not scored")
+    (board,) = _result(site, _game_id_in(driver.current_url))["boards"]
+    corrected = {**truth, "decorations": [*truth["decorations"], {"cell": [r, c], "kind": "bird"}]}
+    assert _exact("tang-garden", corrected, board["board"]["state"])
+    rules = get_game("tang-garden")
+    expected = rules.score(rules.parse(corrected))
+    assert isinstance(expected, TableScore)
+    assert {p["player"]: p["total"] for p in board["board"]["players"]} == {
+        p.player: p.total for p in expected.players
+    }
 
 
 def test_a_result_read_from_a_slanted_photo_is_read_again_with_one_added_on_its_page(
