@@ -17,8 +17,9 @@ from typing import Any
 
 from scoring.core import Problem, ScoreBreakdown, ScoreLine, require_valid
 from scoring.fields import as_int, as_list, as_object, as_str, get, item_path, reject_unknown
-from scoring.grid import components4
+from scoring.grid import cell_name, components4
 from scoring.hand import Form, Number
+from scoring.words import counted
 
 GAME = "alices-garden"
 TITLE = "Alice's Garden"
@@ -180,9 +181,9 @@ def _roses(board: AliceBoard) -> ScoreLine:
     areas = components4(board.rows, lambda ch: ch == ROSE)
     # As a player counts them: each group of roses, largest first, and what it scores.
     sizes = sorted((len(a) for a in areas), reverse=True)
-    groups = "1 group" if len(sizes) == 1 else f"{len(sizes)} groups"
+    roses = " and ".join(counted(n, "rose") for n in sizes)
     points = " + ".join(str(rose_area_points(n)) for n in sizes)
-    detail = f"{groups} of {', '.join(map(str, sizes))} roses: {points}" if sizes else "no roses"
+    detail = f"{counted(len(sizes), 'group')}, of {roses}: {points}" if sizes else "no roses"
     return ScoreLine("Roses", detail, sum(rose_area_points(len(a)) for a in areas))
 
 
@@ -215,7 +216,7 @@ def _trees(board: AliceBoard) -> ScoreLine:
 
 def _empty(board: AliceBoard) -> ScoreLine:
     areas = components4(board.rows, lambda ch: ch == EMPTY)
-    where = "; ".join(f"row {a[0][0] + 1}, column {a[0][1] + 1}" for a in areas)
+    where = "; ".join(cell_name(a[0]) for a in areas)
     detail = f"{len(areas)} empty {'area' if len(areas) == 1 else 'areas'}: at {where}" if areas else "none"
     return ScoreLine("Empty areas", detail, EMPTY_AREA_POINTS * len(areas))
 

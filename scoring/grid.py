@@ -50,5 +50,10 @@ def components4(grid: Sequence[Sequence[T]], member: Callable[[T], bool]) -> lis
 
 
 def cell_name(cell: Cell) -> str:
-    """A player-facing name: rows and columns counted from 1, as on a score sheet."""
-    return f"r{cell[0] + 1}c{cell[1] + 1}"
+    """A player-facing name: rows and columns counted from 1, as on a score sheet.
+
+    Example:
+        >>> cell_name((0, 7))
+        'row 1, column 8'
+    """
+    return f"row {cell[0] + 1}, column {cell[1] + 1}"

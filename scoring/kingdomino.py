@@ -26,6 +26,7 @@ from typing import Any
 from scoring.core import Problem, ScoreBreakdown, ScoreLine, StateError, require_valid
 from scoring.fields import as_bool, as_int, as_list, as_object, as_str, get, item_path, reject_unknown
 from scoring.grid import Cell, cell_name, components4
+from scoring.words import counted
 
 GAME = "kingdomino"
 TITLE = "Kingdomino"
@@ -156,7 +157,7 @@ def check(kingdom: Kingdom) -> tuple[Problem, ...]:
         )
     castles = _castles(kingdom)
     if len(castles) != 1:
-        where = ", ".join(cell_name(c) for c in castles) or "none"
+        where = "; ".join(cell_name(c) for c in castles) or "none"
         problems.append(Problem("castle-count", "cells", f"a kingdom has one castle, found {where}"))
     for r, row in enumerate(kingdom.cells):
         for c, cell in enumerate(row):
@@ -207,12 +208,13 @@ def score(kingdom: Kingdom) -> ScoreBreakdown:
         lines.append(
             ScoreLine(
                 TERRAIN_NAMES[terrain],
-                f"{len(area)} square(s) at {cell_name(area[0])} x {crowns} crown(s)",
+                f"{counted(len(area), 'square')} from {cell_name(area[0])} x {counted(crowns, 'crown')}",
                 len(area) * crowns,
             )
         )
     if no_crowns:
-        lines.append(ScoreLine("Properties without crowns", f"{no_crowns} propert(ies) score nothing", 0))
+        properties_none = counted(no_crowns, "property", "properties")
+        lines.append(ScoreLine("Properties without crowns", f"{properties_none} score nothing", 0))
     setup = kingdom.setup
     if setup.middle_kingdom:
         (castle,) = _castles(kingdom)

@@ -30,6 +30,7 @@ from scoring.fields import (
 )
 from scoring.grid import Cell, cell_name
 from scoring.hand import Choices, Form, Group, Number, Players, named
+from scoring.words import counted
 
 GAME = "tang-garden"
 TITLE = "Tang Garden"
@@ -825,14 +826,14 @@ def _standings(counts: Sequence[int], needs_card: bool) -> list[tuple[int, str]]
             out.append(
                 (
                     PAVILION_TIED_MOST_POOL // tied_most,
-                    f"{tied_most} tied for most: {PAVILION_TIED_MOST_POOL} // {tied_most}",
+                    f"{tied_most} tied for most, sharing {PAVILION_TIED_MOST_POOL}",
                 )
             )
         elif n == second and tied_most > 1:
             out.append((0, "second, but the most is tied so no second award"))
         elif n == second:
             k = counts.count(second)
-            place = f"{k} tied for second: {PAVILION_SECOND_POINTS} // {k}" if k > 1 else "second most"
+            place = f"{k} tied for second, sharing {PAVILION_SECOND_POINTS}" if k > 1 else "second most"
             out.append((PAVILION_SECOND_POINTS // k, place))
         else:
             out.append((0, "neither most nor second"))
@@ -869,7 +870,8 @@ def tree_sets(counts: Sequence[int]) -> tuple[int, ...]:
 
 def _pairs(rule: str, a: tuple[str, int], b: tuple[str, int]) -> ScoreLine:
     pairs = min(a[1], b[1])
-    detail = f"{a[1]} {a[0]}, {b[1]} {b[0]}: {pairs} pair(s) x {PAIR_POINTS}"
+    cards = f"{counted(a[1], a[0] + ' card')}, {counted(b[1], b[0] + ' card')}"
+    detail = f"{cards}: {counted(pairs, 'pair')} x {PAIR_POINTS}"
     return ScoreLine(rule, detail, PAIR_POINTS * pairs)
 
 
@@ -890,16 +892,17 @@ def _sight_preference(
 ) -> tuple[int, str]:
     name = character.name
     icons = [icon for slot in board.landscapes.side(character.facing) for icon in slot]
-    where = f"on the {character.facing} landscape"
+    where = f"on the {FACING_WORDS.get(character.facing, character.facing)} landscape"
     if name in TERRAIN_SIGHT:
         terrain = TERRAIN_SIGHT[name]
-        counted = [c for c in sight if setup.own_tile_counts_for_terrain or c != character.cell]
-        tiles = [tile_at(board, c) for c in counted]
+        looked_at = [c for c in sight if setup.own_tile_counts_for_terrain or c != character.cell]
+        tiles = [tile_at(board, c) for c in looked_at]
         n = sum(tile is not None and terrain in tile.terrains for tile in tiles)
         points = min(TERRAIN_TILE_POINTS * n, TERRAIN_SIGHT_CAP)
         return (
             points,
-            f"{n} {terrain} tile(s) in sight x {TERRAIN_TILE_POINTS} (max {TERRAIN_SIGHT_CAP}) = {points}",
+            f"{counted(n, terrain + ' tile')} in sight x {TERRAIN_TILE_POINTS} (at most {TERRAIN_SIGHT_CAP})"
+            f" = {points}",
         )
     if name == "empress":
         rivals = [c.name for c in board.characters if c.name in EMPRESS_RIVALS and c.cell in sight]
@@ -912,10 +915,10 @@ def _sight_preference(
         return points, f"{' and '.join(present) or 'no sun or moon'} {where} = {points}"
     if name == "officer":
         points = OFFICER_ICON_POINTS * len(icons)
-        return points, f"{len(icons)} icon(s) {where} x {OFFICER_ICON_POINTS} = {points}"
+        return points, f"{counted(len(icons), 'icon')} {where} x {OFFICER_ICON_POINTS} = {points}"
     icon, each = ICON_SIGHT[name]
     n = icons.count(icon)
-    return each * n, f"{n} {icon} icon(s) {where} x {each} = {each * n}"
+    return each * n, f"{counted(n, icon + ' icon')} {where} x {each} = {each * n}"
 
 
 def character_line(setup: TangSetup, board: TangBoard, character: Character) -> ScoreLine:
@@ -931,7 +934,8 @@ def character_line(setup: TangSetup, board: TangBoard, character: Character) -> 
     decorations = sum(d.cell in sight for d in board.decorations)
     points, preference = _sight_preference(setup, board, character, sight)
     detail = (
-        f"at {cell_name(character.cell)} facing {character.facing}: {decorations} decoration(s) in sight"
+        f"at {cell_name(character.cell)} facing {FACING_WORDS.get(character.facing, character.facing)}: "
+        f"{counted(decorations, 'decoration')} in sight"
         f" x {DECORATION_SIGHT_POINTS}; {preference}"
     )
     return ScoreLine(_title(character.name), detail, DECORATION_SIGHT_POINTS * decorations + points)
@@ -944,8 +948,10 @@ def _breakdown(table: TangTable, player: TangPlayer, pavilions: tuple[int, str])
         ScoreLine("Coins", f"{player.coins} in hand", player.coins),
         _pairs("Birds & fish", ("bird", cards.bird), ("fish", cards.fish)),
         _pairs("Lotus & peonies", ("lotus", cards.lotus), ("peony", cards.peony)),
-        ScoreLine("Bridges", f"{cards.bridge} card(s) x {BRIDGE_POINTS}", BRIDGE_POINTS * cards.bridge),
-        ScoreLine("Pavilions", f"{cards.pavilion} card(s): {pavilions[1]}", pavilions[0]),
+        ScoreLine(
+            "Bridges", f"{counted(cards.bridge, 'card')} x {BRIDGE_POINTS}", BRIDGE_POINTS * cards.bridge
+        ),
+        ScoreLine("Pavilions", f"{counted(cards.pavilion, 'card')}: {pavilions[1]}", pavilions[0]),
         _trees(cards),
     ]
     for name in player.characters:

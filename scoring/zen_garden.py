@@ -673,7 +673,7 @@ def find_walkways(
 
 
 def _cells(cells: Sequence[Cell]) -> str:
-    return ", ".join(cell_name(cell) for cell in cells)
+    return "; ".join(cell_name(cell) for cell in cells)
 
 
 def _walkway_line(tiles: Sequence[Sequence[ZenTile | None]], corners: tuple[str, str, str, str]) -> ScoreLine:

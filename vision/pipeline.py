@@ -14,6 +14,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
+from scoring.words import counted
 from vision.camera_model import CameraModel
 from vision.geometry import CellKey, Points
 from vision.locate.art import ArtColours
@@ -237,7 +238,7 @@ def _concluded(
     }
     unsure = {k for k, c in confidences.items() if c < LOW_CONFIDENCE}
     if unsure:
-        flags.append(f"{len(unsure)} cell(s) read with low confidence: check them")
+        flags.append(f"{counted(len(unsure), 'cell')} read with low confidence: check them")
     # A cell sure of itself alone that the board's facts read otherwise (a nobleman seen surely on two
     # squares of one column, a figure nobody owns): its own reading or the other cells' is wrong.
     alone = predictions.readings()
@@ -249,8 +250,9 @@ def _concluded(
     }
     if overruled:
         flags.append(
-            f"{len(overruled)} cell(s) read surely as something the rest of the board rules out (a piece "
-            "seen twice, one nobody owns, more or fewer than the cards say, against the printing): check them"
+            f"{counted(len(overruled), 'cell')} read surely as something the rest of the board rules out "
+            "(a piece seen twice, one nobody owns, more or fewer than the cards say, against the printing): "
+            "check them"
         )
     low = tuple(sorted(unsure | overruled))
     state = reader.assemble(profile, readings, entered)

@@ -33,4 +33,4 @@ def test_invalid_state_lists_problems() -> None:
 
 def test_components_on_an_empty_grid() -> None:
     assert components4([], lambda _: True) == []
-    assert cell_name((0, 7)) == "r1c8"
+    assert cell_name((0, 7)) == "row 1, column 8"

@@ -144,7 +144,10 @@ TsNEp TwNEp TtNEp TsNEb
 def test_tc_zg_1_three_walkways_and_a_mixed_loop_score_10() -> None:
     line = lines_of(from_text(WALKWAYS))["Complete walkways"]
     assert line.points == 10
-    assert line.detail == "3 at r1c3, r3c1, r3c3 = 10; mixed paths at r1c1 score nothing"
+    assert line.detail == (
+        "3 at row 1, column 3; row 3, column 1; row 3, column 3 = 10; "
+        "mixed paths at row 1, column 1 score nothing"
+    )
 
 
 def test_tc_zg_2_eight_gates_and_six_pagodas_score_7_plus_3() -> None:
@@ -284,7 +287,10 @@ def test_four_walkways_score_15() -> None:
         for r in range(4)
     )
     line = lines_of(from_text(text))["Complete walkways"]
-    assert (line.points, line.detail) == (15, "4 at r1c1, r1c3, r3c1, r3c3 = 15")
+    assert (line.points, line.detail) == (
+        15,
+        "4 at row 1, column 1; row 1, column 3; row 3, column 1; row 3, column 3 = 15",
+    )
 
 
 def test_walkway_geometry_is_configurable() -> None:

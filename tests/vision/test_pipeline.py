@@ -169,8 +169,7 @@ def test_a_cell_sure_alone_but_read_otherwise_with_the_board_is_shown_for_checki
     assert reading.state["noblemen"] == board["state"]["noblemen"]
     assert reading.readings[("terrace", 0, col)]["noble"][0] == "none"
     assert any(
-        f.startswith("1 cell(s) read surely as something the rest of the board rules out")
-        for f in reading.flags
+        f.startswith("1 cell read surely as something the rest of the board rules out") for f in reading.flags
     )
     assert ("terrace", 0, col) in reading.low_confidence
     # Read as the truth alone, nothing is overruled.
