@@ -326,8 +326,21 @@ def cmd_serve(args: argparse.Namespace) -> int:
     from examples import REPLAY_DIR
 
     get_game(args.game)
-    camera = f"replay:{REPLAY_DIR}" if args.camera == "demo" else args.camera
-    serve(state_of(args), ServeOptions(args.game, camera, args.host, args.port, args.profile, args.pin))
+    cameras = {"demo": f"replay:{REPLAY_DIR}", "none": None, "": None}
+    camera = cameras.get(args.camera, args.camera)
+    # Empty values count as not given, so that a service can pass its settings' empty ones as they are.
+    options = ServeOptions(
+        args.game,
+        camera,
+        args.host,
+        args.port,
+        args.profile,
+        tls_cert=Path(args.tls_cert) if args.tls_cert else None,
+        tls_key=Path(args.tls_key) if args.tls_key else None,
+        allowed_hosts=tuple(name for names in args.allowed_host for name in names.replace(",", " ").split()),
+        kiosk_token_file=Path(args.kiosk_token_file) if args.kiosk_token_file else None,
+    )
+    serve(state_of(args), options)
     return 0
 
 
@@ -540,13 +553,38 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("serve", help="the web app, the TV page and the live loop on a camera")
     p.add_argument(
         "--camera",
-        help="picamera, webcam:N, rtsp://..., replay:DIR, or demo (the bundled replay); none: uploads only",
+        default="none",
+        help="picamera, webcam:N, rtsp://..., replay:DIR, demo (the bundled replay), or none (the default: "
+        "no live scoring, photos are uploaded)",
     )
     p.add_argument("--game", default="alices-garden", choices=GAMES, help="the game the camera watches")
     p.add_argument("--profile", help="a stored board profile for the camera's boards")
-    p.add_argument("--host", default="127.0.0.1", help="address to listen on (0.0.0.0: the whole network)")
+    p.add_argument(
+        "--host",
+        default="127.0.0.1",
+        help="address to listen on: 127.0.0.1 (the default) keeps the app on this machine, 0.0.0.0 lets "
+        "phones on the network reach it",
+    )
     p.add_argument("--port", type=int, default=8080)
-    p.add_argument("--pin", help="the admin PIN (default: 6 random digits, shown on the TV page)")
+    p.add_argument(
+        "--tls-cert", metavar="PATH", help="serve HTTPS with this certificate (PEM; with --tls-key)"
+    )
+    p.add_argument("--tls-key", metavar="PATH", help="the certificate's private key (PEM)")
+    p.add_argument(
+        "--allowed-host",
+        metavar="NAME",
+        action="append",
+        default=[],
+        help="another name the app answers to (repeatable, or several separated by commas), besides "
+        "localhost, IP addresses and this machine's own names (HOSTNAME, HOSTNAME.local); requests for any "
+        "other name are refused",
+    )
+    p.add_argument(
+        "--kiosk-token-file",
+        metavar="PATH",
+        help="the file holding the token the TV's browser signs in with (/kiosk?token=...); default: "
+        "systemd's kiosk-token credential, else a new token each run, printed on a terminal only",
+    )
     p.set_defaults(func=cmd_serve)
 
     p = sub.add_parser(

@@ -21,8 +21,9 @@ Three layers, so that the logic is tested without threads or a camera:
   a hand: what is read under it is confirmed like any reading, its low-confidence cells flagged.
 * :class:`LiveLoop` runs a camera into a scorer on a background thread and hands the events to a
   :class:`Broadcaster`, which fans them out to any number of listeners (TV pages) without ever waiting for
-  them. A lost camera is reported and reopened with back-off. The loop reads a frame only after the last
-  one is processed, so it never falls behind: frames that arrive meanwhile are simply not seen.
+  them. A lost camera is reported and reopened with back-off; any other error is logged, shown on the TV,
+  and the loop starts over after a back-off of its own. The loop reads a frame only after the last one is
+  processed, so it never falls behind: frames that arrive meanwhile are simply not seen.
 
 Event ids rise by one per event, so a listener can tell what it missed; a listener that subscribes late is
 given the latest score and status at once.
@@ -178,7 +179,8 @@ class LiveScorer:
 
     A status payload is ``{"status", "message", "occluded"}``; ``status`` is "watching", "occluded" (the
     slots under a hand in ``occluded``), "no_board", or the code given to :meth:`interrupted` (the loop
-    uses "camera_gone" and "error"). A score payload is ``{"boards": [...], "totals": {slot: total}}``.
+    uses "camera_gone", and "error" while it restarts after one). A score payload is
+    ``{"boards": [...], "totals": {slot: total}}``.
     """
 
     def __init__(
@@ -488,13 +490,66 @@ class LiveStats:
         }
 
 
+class Backoff:
+    """How long to wait before the next retry: ``first_s``, doubling up to ``max_s`` while failures follow
+    one another, so a lasting fault costs little while a passing one is retried soon.
+
+    It starts over at ``first_s`` on :meth:`reset`, or on its own once ``healthy_s`` seconds (of ``clock``)
+    went by after the last wait without a failure; None: only on :meth:`reset`.
+    """
+
+    def __init__(
+        self,
+        first_s: float,
+        max_s: float,
+        healthy_s: float | None = None,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        if not 0 < first_s <= max_s or (healthy_s is not None and healthy_s <= 0):
+            raise ValueError(
+                "back-off: expected 0 < first_s <= max_s and healthy_s > 0, "
+                f"got {first_s}, {max_s}, {healthy_s}"
+            )
+        self.first_s = first_s
+        self.max_s = max_s
+        self.healthy_s = healthy_s
+        self._clock = clock
+        self._next = first_s
+        self._resumed: float | None = None
+
+    def next_delay(self) -> float:
+        """The wait before retrying after a failure now; the one after it is twice as long."""
+        now = self._clock()
+        if self.healthy_s is not None and self._resumed is not None and now - self._resumed >= self.healthy_s:
+            self._next = self.first_s
+        delay = self._next
+        self._next = min(delay * 2, self.max_s)
+        self._resumed = now + delay
+        return delay
+
+    def reset(self) -> None:
+        self._next = self.first_s
+        self._resumed = None
+
+
+# What the TV shows while the loop starts over after an unexpected error (the log has the details).
+RESTARTING = "the live scorer hit a problem and is restarting"
+
+
 class LiveLoop:
     """Reads ``open_camera()``'s frames into ``scorer`` on a background thread and publishes the events.
 
     A camera that cannot be opened or stops giving frames is closed, reported ("camera is gone:
     reconnecting") and opened again after ``retry_s`` seconds, doubling up to ``max_retry_s`` while it
-    keeps failing. ``fps`` in :meth:`stats` counts the frames of the last ``fps_window_s`` seconds.
-    ``record`` is given the boards of each score published (:class:`device.history.LiveRecord`).
+    keeps failing. Any other error, from the camera, the scorer or the broadcaster, is logged, shown
+    (:data:`RESTARTING`) and the loop starts over with the camera reopened, after ``restart_s`` seconds
+    doubling up to ``max_restart_s``, back to ``restart_s`` after ``healthy_s`` seconds without one: the web
+    app keeps running, so live scoring must not quietly end behind it. KeyboardInterrupt and SystemExit
+    still end it. ``clock`` (monotonic seconds) and ``wait`` (pauses for a number of seconds; by default
+    until :meth:`stop`) are for tests.
+
+    ``fps`` in :meth:`stats` counts the frames of the last ``fps_window_s`` seconds. ``record`` is given the
+    boards of each score published (:class:`device.history.LiveRecord`).
     """
 
     def __init__(
@@ -506,18 +561,26 @@ class LiveLoop:
         record: Callable[[Sequence[Mapping[str, Any]]], object] | None = None,
         retry_s: float = 0.5,
         max_retry_s: float = 10.0,
+        restart_s: float = 1.0,
+        max_restart_s: float = 60.0,
+        healthy_s: float = 300.0,
         fps_window_s: float = 5.0,
+        clock: Callable[[], float] = time.monotonic,
+        wait: Callable[[float], object] | None = None,
     ) -> None:
         self._open_camera = open_camera
         self.scorer = scorer
         self.broadcaster = broadcaster
         self.record = record
-        self.retry_s = retry_s
-        self.max_retry_s = max_retry_s
         self.fps_window_s = fps_window_s
+        self._retries = Backoff(retry_s, max_retry_s, clock=clock)
+        self._restarts = Backoff(restart_s, max_restart_s, healthy_s, clock)
+        self._clock = clock
         self._stop = threading.Event()
+        self._wait = wait or self._stop.wait
         self._thread: threading.Thread | None = None
         self._lock = threading.Lock()
+        self._device: Camera | None = None
         self._frames = 0
         self._times: deque[float] = deque()
         self._started = 0.0
@@ -525,6 +588,10 @@ class LiveLoop:
         self._camera_ok = False
         self._problem: str | None = None
         self._latest: Frame | None = None
+        # The watchdog's view (healthy()): whether run() runs, when it last finished a step, whether it waits.
+        self._running = False
+        self._beat = 0.0
+        self._pausing = False
 
     def latest_frame(self) -> Frame | None:
         """The last frame the camera gave (for the live preview); None before one or while it is gone."""
@@ -532,11 +599,11 @@ class LiveLoop:
             return self._latest if self._camera_ok else None
 
     def start(self) -> None:
+        """Runs :meth:`run` on a background thread."""
         if self._thread is not None:
             raise RuntimeError("the live loop is already running")
         self._stop.clear()
-        self._started = time.monotonic()
-        self._thread = threading.Thread(target=self._run, name="live-scoring", daemon=True)
+        self._thread = threading.Thread(target=self.run, name="live-scoring", daemon=True)
         self._thread.start()
 
     def stop(self, timeout: float = 5.0) -> None:
@@ -549,6 +616,12 @@ class LiveLoop:
                 logger.warning("the live loop did not stop within %g s", timeout)
             else:
                 self._thread = None
+
+    def healthy(self, within_s: float) -> bool:
+        """Whether the loop runs and is not stuck: it finished a step (a frame, a retry) in the last
+        ``within_s`` seconds, or is waiting on purpose before a retry. The systemd watchdog asks."""
+        with self._lock:
+            return self._running and (self._pausing or self._clock() - self._beat < within_s)
 
     def stats(self) -> LiveStats:
         now = time.monotonic()
@@ -564,57 +637,57 @@ class LiveLoop:
         while self._times and self._times[0] < cutoff:
             self._times.popleft()
 
-    def _run(self) -> None:
-        camera: Camera | None = None
-        delay = self.retry_s
+    def run(self) -> None:
+        """Reads and scores frames in the calling thread until :meth:`stop` (see the class)."""
+        with self._lock:
+            self._running = True
+            self._started = time.monotonic()
+            self._beat = self._clock()
         try:
             while not self._stop.is_set():
-                if camera is None:
-                    try:
-                        camera = self._open_camera()
-                    except CameraError as exc:
-                        self._lost(exc)
-                        self._stop.wait(delay)
-                        delay = min(delay * 2, self.max_retry_s)
-                        continue
-                    with self._lock:
-                        self._camera = camera.describe()
                 try:
-                    frame = camera.read()
-                except CameraError as exc:
-                    camera.close()
-                    camera = None
-                    self._lost(exc)
-                    self._stop.wait(delay)
-                    delay = min(delay * 2, self.max_retry_s)
-                    continue
-                # Only a frame proves the camera back: one that opens but gives nothing keeps backing off.
-                delay = self.retry_s
+                    self._step()
+                except Exception as exc:
+                    self._restart(exc)
                 with self._lock:
-                    self._frames += 1
-                    self._times.append(frame.timestamp)
-                    # Trimmed here, not only in stats(): nothing may ever ask, and a day at 30 fps would keep
-                    # 2.6 million timestamps (80 MB).
-                    self._forget_before(frame.timestamp - self.fps_window_s)
-                    self._camera_ok = True
-                    self._problem = None
-                    self._latest = frame
-                self._process(frame)
+                    self._beat = self._clock()
         finally:
-            if camera is not None:
-                camera.close()
+            self._close_camera()
             with self._lock:
                 self._camera_ok = False
+                self._running = False
+
+    def _step(self) -> None:
+        """Opens the camera if it is not open, then reads one frame into the scorer."""
+        if self._device is None:
+            try:
+                self._device = self._open_camera()
+            except CameraError as exc:
+                self._lost(exc)
+                return
+            with self._lock:
+                self._camera = self._device.describe()
+        try:
+            frame = self._device.read()
+        except CameraError as exc:
+            self._close_camera()
+            self._lost(exc)
+            return
+        # Only a frame proves the camera back: one that opens but gives nothing keeps backing off.
+        self._retries.reset()
+        with self._lock:
+            self._frames += 1
+            self._times.append(frame.timestamp)
+            # Trimmed here, not only in stats(): nothing may ever ask, and a day at 30 fps would keep
+            # 2.6 million timestamps (80 MB).
+            self._forget_before(frame.timestamp - self.fps_window_s)
+            self._camera_ok = True
+            self._problem = None
+            self._latest = frame
+        self._process(frame)
 
     def _process(self, frame: Frame) -> None:
-        try:
-            events = self.scorer.feed(frame)
-        except Exception as exc:
-            # One frame that cannot be scored must not end live scoring: report it and go on to the next.
-            events = self.scorer.interrupted("error", f"scoring failed: {type(exc).__name__}: {exc}")
-            if events:
-                logger.exception("live scoring failed")
-        for event in events:
+        for event in self.scorer.feed(frame):
             self.broadcaster.publish(event)
             if event.kind == "score" and self.record is not None:
                 try:
@@ -632,6 +705,42 @@ class LiveLoop:
             logger.warning("camera is gone: %s", exc)
         for event in events:
             self.broadcaster.publish(event)
+        self._pause(self._retries.next_delay())
+
+    def _restart(self, exc: Exception) -> None:
+        """After an unexpected error: log it, show it, close the camera and pause before starting over."""
+        delay = self._restarts.next_delay()
+        logger.error("live scoring failed; starting over in %g s", delay, exc_info=exc)
+        self._close_camera()
+        with self._lock:
+            self._camera_ok = False
+            self._problem = f"{RESTARTING} ({type(exc).__name__}: {exc})"
+        try:
+            for event in self.scorer.interrupted("error", RESTARTING):
+                self.broadcaster.publish(event)
+        except Exception:
+            logger.exception("the live scorer's problem could not be shown on the TV")
+        self._pause(delay)
+
+    def _pause(self, delay: float) -> None:
+        with self._lock:
+            self._pausing = True
+        try:
+            self._wait(delay)
+        finally:
+            with self._lock:
+                self._pausing = False
+                self._beat = self._clock()
+
+    def _close_camera(self) -> None:
+        camera, self._device = self._device, None
+        if camera is None:
+            return
+        try:
+            camera.close()
+        except Exception:
+            # A camera that fails even to close is dropped all the same: the next one is opened afresh.
+            logger.exception("the camera did not close cleanly")
 
 
 def measure_live(camera: Camera, scorer: LiveScorer, frames: int) -> dict[str, Any]:

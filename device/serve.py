@@ -7,13 +7,22 @@ learns and records lives in the state folder.
 
 from __future__ import annotations
 
+import asyncio
 import functools
-import ipaddress
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, replace
+import logging
+import os
+import re
+import secrets
+import socket
+import ssl
+import sys
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import numpy as np
+import uvicorn
 from numpy.typing import NDArray
 
 from calibration.statedir import StateDir
@@ -21,6 +30,7 @@ from calibration.store import sweep_temporaries
 from device.camera import Camera, open_camera
 from device.history import History, LiveRecord
 from device.live import Broadcaster, LiveLoop, LiveScorer
+from device.notify import Systemd, supervise
 from device.photo import ScoredBoard, profile_models, score_image, state_camera
 from device.web import AppConfig, create_app
 from scoring.registry import Kind, get_entry
@@ -31,14 +41,45 @@ REPLAY_FPS = 4.0
 REPLAY_HOLD = 12
 
 
+# systemd's name for the kiosk's token file, which LoadCredential= passes (systemd/kiosk-token.conf).
+KIOSK_TOKEN_CREDENTIAL = "kiosk-token"
+# The kiosk's token goes into the TV browser's address, so it is kept to characters a URL carries as they are.
+_KIOSK_TOKEN = re.compile(r"[A-Za-z0-9_-]{16,}")
+_HOST_LABEL = r"(?!-)[a-z0-9-]{1,63}(?<!-)"
+_HOST_NAME = re.compile(rf"{_HOST_LABEL}(\.{_HOST_LABEL})*\.?", re.IGNORECASE)
+# Once the server is asked to stop, the TV's event streams (which never end by themselves) get this long.
+GRACEFUL_STOP_S = 5
+
+
 @dataclass(frozen=True)
 class ServeOptions:
+    """What ``garden-scorer serve`` was asked for; checked when made, so a mistake is told before starting."""
+
     game: str
     camera: str | None  # a camera spec (see device.camera.open_camera), or None for uploads only
     host: str = "127.0.0.1"
     port: int = 8080
     profile: str | None = None
-    pin: str | None = None
+    tls_cert: Path | None = None
+    tls_key: Path | None = None
+    allowed_hosts: tuple[str, ...] = ()
+    """Host names the app answers to besides localhost, IP addresses and this machine's names."""
+    kiosk_token_file: Path | None = None
+    """The kiosk's token; None: systemd's kiosk-token credential if passed, else a new one for this run."""
+
+    def __post_init__(self) -> None:
+        if (self.tls_cert is None) != (self.tls_key is None):
+            raise ValueError("HTTPS needs both --tls-cert and --tls-key; give neither for plain HTTP")
+        for name in self.allowed_hosts:
+            if not _HOST_NAME.fullmatch(name):
+                raise ValueError(
+                    f"--allowed-host {name!r} is not a host name: give a name such as scorer.lan, "
+                    "without http:// or a port"
+                )
+
+    @property
+    def scheme(self) -> str:
+        return "http" if self.tls_cert is None else "https"
 
 
 def upload_scorer(state: StateDir) -> Any:
@@ -94,20 +135,101 @@ def _latest_image(loop: LiveLoop) -> NDArray[np.uint8] | None:
     return None if frame is None else frame.image
 
 
-def _is_loopback(host: str) -> bool:
+def credential(name: str) -> Path | None:
+    """The file systemd passed as credential ``name`` (LoadCredential=), if it did.
+
+    The service runs as a throw-away user that cannot read /etc/garden-scorer/; systemd copies the files
+    named in the unit into ``$CREDENTIALS_DIRECTORY`` for it.
+    """
+    folder = os.environ.get("CREDENTIALS_DIRECTORY")
+    path = Path(folder, name) if folder else None
+    return path if path is not None and path.is_file() else None
+
+
+def read_kiosk_token(path: Path) -> str:
+    """The token in ``path`` (surrounding blanks ignored); ValueError, saying what to do, when unusable."""
     try:
-        return ipaddress.ip_address(host).is_loopback
-    except ValueError:
-        return host == "localhost"
+        token = path.read_bytes().decode("ascii", "replace").strip()
+    except OSError as exc:
+        raise ValueError(f"cannot read the kiosk token file {path}: {exc.strerror or exc}") from None
+    if not _KIOSK_TOKEN.fullmatch(token):
+        raise ValueError(
+            f"the kiosk token in {path} must be 16 or more letters, digits, '-' or '_'; make one with: "
+            "python3 -c 'import secrets; print(secrets.token_urlsafe(24))'"
+        )
+    return token
+
+
+def check_tls(cert: Path, key: Path) -> None:
+    """Refuses, saying why, a certificate and key that cannot be read or do not go together, before the
+    server would fail on them at start-up."""
+    for path, what in ((cert, "certificate"), (key, "private key")):
+        try:
+            path.open("rb").close()
+        except OSError as exc:
+            raise ValueError(f"cannot read the TLS {what} {path}: {exc.strerror or exc}") from None
+    try:
+        ssl.create_default_context(ssl.Purpose.CLIENT_AUTH).load_cert_chain(cert, key)
+    except ssl.SSLError as exc:
+        raise ValueError(
+            f"the TLS certificate {cert} and key {key} cannot be used ({exc.reason or exc}): give the PEM "
+            "files of one certificate and its own private key"
+        ) from None
+
+
+def _url_host(host: str) -> str:
+    """How a browser on this machine reaches ``host`` (all addresses: the loopback one)."""
+    if host in ("0.0.0.0", "::", ""):
+        return "127.0.0.1"
+    return f"[{host}]" if ":" in host else host
+
+
+def banner(options: ServeOptions, token: str, token_file: Path | None, terminal: bool) -> list[str]:
+    """What serve prints on start. The kiosk's link carries its token, so it is printed only to a terminal,
+    never into a log (the journal), which more people can read than the token's file."""
+    base = f"{options.scheme}://{_url_host(options.host)}:{options.port}"
+    lines = [f"garden-scorer: {base}/  (TV: {base}/tv)"]
+    if options.host in ("0.0.0.0", "::"):
+        lines.append(f"On the home network: {options.scheme}://{socket.gethostname()}.local:{options.port}/")
+    if terminal:
+        lines.append(f"Kiosk (the TV's browser; keep this link to yourself): {base}/kiosk?token={token}")
+    elif token_file is not None:
+        lines.append(f"Kiosk: {base}/kiosk?token= followed by the token in {token_file}")
+    else:
+        lines.append("Kiosk: its link is printed on a terminal only (or give --kiosk-token-file)")
+    return lines
+
+
+def _health(loop: LiveLoop | None, systemd: Systemd) -> Callable[[], bool]:
+    """What the watchdog asks: whether the live loop moved within the watchdog's period (no loop: fine)."""
+    if loop is None or systemd.watchdog_s is None:
+        return lambda: True
+    return functools.partial(loop.healthy, systemd.watchdog_s)
+
+
+async def serve_supervised(server: uvicorn.Server, systemd: Systemd, healthy: Callable[[], bool]) -> None:
+    """Runs the server, telling systemd when it is ready, alive and stopping (device.notify)."""
+    finished = False
+    supervisor = asyncio.create_task(
+        supervise(systemd, lambda: server.started, lambda: finished or server.should_exit, healthy)
+    )
+    try:
+        await server.serve()
+    finally:
+        finished = True
+        await supervisor
 
 
 def serve(state: StateDir, options: ServeOptions) -> None:
-    """Run until interrupted; prints the URL and the PIN that changes set-up from other devices."""
-    import uvicorn
-
-    # Fail now, with a clear message, on a bad game, profile or calibration rather than on the first frame.
+    """Run until interrupted; prints the addresses, and the kiosk's link on a terminal only."""
+    # Fail now, with a clear message, on a bad game, profile, calibration, certificate or kiosk token rather
+    # than on the first frame or the first request.
     profile_models(state, options.game, options.profile)
     state_camera(state)
+    if options.tls_cert is not None and options.tls_key is not None:
+        check_tls(options.tls_cert, options.tls_key)
+    token_file = options.kiosk_token_file or credential(KIOSK_TOKEN_CREDENTIAL)
+    token = secrets.token_urlsafe(24) if token_file is None else read_kiosk_token(token_file)
     for path in sweep_temporaries(state.root):
         print(f"Removed {path}, left by a write cut short (power cut or kill).")
     loop = None
@@ -123,19 +245,39 @@ def serve(state: StateDir, options: ServeOptions) -> None:
             record=LiveRecord(History.open(state.history)).scored,
         )
     preview = None if loop is None else functools.partial(_latest_image, loop)
-    config = AppConfig(state, upload_scorer(state), events, preview=preview)
-    if options.pin:
-        config = replace(config, pin=options.pin)
+    config = AppConfig(
+        state,
+        upload_scorer(state),
+        events,
+        preview=preview,
+        kiosk_token=token,
+        allowed_hosts=options.allowed_hosts,
+    )
     app = create_app(config)
-    shown = "127.0.0.1" if options.host in ("0.0.0.0", "::") else options.host
-    print(f"garden-scorer: http://{shown}:{options.port}/  (TV: http://{shown}:{options.port}/tv)")
-    if not _is_loopback(options.host):
-        print(f"Other devices change set-up with the PIN {config.pin} (also shown on the TV page).")
+    # The journal then says which part spoke; uvicorn's own loggers keep their handlers.
+    logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
+    for line in banner(options, token, token_file, sys.stdout.isatty()):
+        print(line)
     print(f"State folder: {state.root}; camera: {options.camera or 'none (uploads only)'}")
+    server = uvicorn.Server(
+        uvicorn.Config(
+            app,
+            host=options.host,
+            port=options.port,
+            log_level="warning",
+            ssl_certfile=options.tls_cert,
+            ssl_keyfile=options.tls_key,
+            # Nothing stands in front of the app: an X-Forwarded-For from a local process must not pass for
+            # where a request came from.
+            proxy_headers=False,
+            timeout_graceful_shutdown=GRACEFUL_STOP_S,
+        )
+    )
+    systemd = Systemd.from_environment()
     if loop is not None:
         loop.start()
     try:
-        uvicorn.run(app, host=options.host, port=options.port, log_level="warning")
+        asyncio.run(serve_supervised(server, systemd, _health(loop, systemd)))
     finally:
         if loop is not None:
             loop.stop()

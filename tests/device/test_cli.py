@@ -150,3 +150,58 @@ def test_score_exits_non_zero_when_no_board_could_be_scored(
     assert board["total"] is None and code == 1
     code = main(["score", photo, "--game", "sanssouci", "--set", "missions=[1,6]", "--set", "track_score=50"])
     assert code == 0 and "Total" in capsys.readouterr().out
+
+
+def _serve(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], tmp_path: Path, *argv: str
+) -> tuple[int, list[object], str]:
+    """Runs ``serve`` up to starting the server (not started): the exit code, the options it got, stderr."""
+    import device.serve
+
+    started: list[object] = []
+    monkeypatch.setattr(device.serve, "serve", lambda _state, options: started.append(options))
+    code, _, err = run(capsys, "--state-dir", str(tmp_path), "serve", *argv)
+    return code, started, err
+
+
+def test_serve_without_a_camera_serves_uploads_only(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    from device.serve import ServeOptions
+    from examples import REPLAY_DIR
+
+    for argv in ((), ("--camera", "none"), ("--camera", "")):
+        code, started, _ = _serve(monkeypatch, capsys, tmp_path, *argv)
+        assert code == 0 and started == [ServeOptions("alices-garden", None)]
+    _, started, _ = _serve(monkeypatch, capsys, tmp_path, "--camera", "demo")
+    assert started == [ServeOptions("alices-garden", f"replay:{REPLAY_DIR}")]
+
+
+def test_serve_takes_tls_host_names_and_a_kiosk_token_file_and_no_pin(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    from device.serve import ServeOptions
+
+    names = ("--allowed-host", "scorer.lan, garden.home", "--allowed-host", "tv.lan")
+    files = ("--tls-cert", "c.pem", "--tls-key", "k.pem", "--kiosk-token-file", "token")
+    _, started, _ = _serve(monkeypatch, capsys, tmp_path, *names, *files)
+    assert started == [
+        ServeOptions(
+            "alices-garden",
+            None,
+            tls_cert=Path("c.pem"),
+            tls_key=Path("k.pem"),
+            allowed_hosts=("scorer.lan", "garden.home", "tv.lan"),
+            kiosk_token_file=Path("token"),
+        )
+    ]
+    # The service passes its settings as they are: empty ones mean not given.
+    empty = ("--tls-cert", "", "--tls-key", "", "--allowed-host", "", "--kiosk-token-file", "")
+    _, started, _ = _serve(monkeypatch, capsys, tmp_path, *empty)
+    assert started == [ServeOptions("alices-garden", None)]
+    code, started, err = _serve(monkeypatch, capsys, tmp_path, "--tls-cert", "c.pem")
+    assert (code, started) == (2, [])
+    assert "error: HTTPS needs both --tls-cert and --tls-key" in err
+    with pytest.raises(SystemExit):
+        _serve(monkeypatch, capsys, tmp_path, "--pin", "123456")
+    assert "unrecognized arguments: --pin" in capsys.readouterr().err

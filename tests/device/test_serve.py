@@ -1,16 +1,34 @@
-"""The serve wiring: the demo replay camera through the live scorer, and uploads with a profile."""
+"""The serve wiring: the demo replay camera through the live scorer, uploads with a profile, the options
+for listening (TLS, host names, the kiosk's token) and telling systemd when the server is ready."""
 
 from __future__ import annotations
 
+import asyncio
 import json
+import shutil
+import socket
+import subprocess
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
 
 from calibration.statedir import StateDir
 from device.camera import ReplayCamera
-from device.serve import live_scorer, open_live_camera, upload_scorer
+from device.notify import Systemd
+from device.serve import (
+    KIOSK_TOKEN_CREDENTIAL,
+    ServeOptions,
+    banner,
+    check_tls,
+    credential,
+    live_scorer,
+    open_live_camera,
+    read_kiosk_token,
+    serve_supervised,
+    upload_scorer,
+)
 from examples import REPLAY_DIR
 from scoring.registry import get_game
 from vision.camera_model import CameraModel
@@ -73,3 +91,114 @@ def test_uploads_use_the_table_cameras_calibration_only_for_its_own_photos(
     # A phone's photo is of another size: the table camera's lens is not its lens.
     score(np.zeros((3024, 4032, 3), np.uint8), "alices-garden", {}, None)
     assert seen == [table, None]
+
+
+# Listening, TLS, the kiosk's token and systemd
+
+
+def test_options_want_both_tls_files_and_plain_host_names() -> None:
+    with pytest.raises(ValueError, match="both --tls-cert and --tls-key"):
+        ServeOptions("alices-garden", None, tls_cert=Path("cert.pem"))
+    for bad in ("http://scorer.lan", "scorer.lan:8080", "-scorer", "a..b", "*.lan"):
+        with pytest.raises(ValueError, match="is not a host name"):
+            ServeOptions("alices-garden", None, allowed_hosts=(bad,))
+    options = ServeOptions("alices-garden", None, allowed_hosts=("scorer.lan", "Garden-Pi", "pi.home.arpa."))
+    assert options.scheme == "http"
+
+
+def test_the_kiosk_token_is_read_from_its_file_and_refused_when_unusable(tmp_path: Path) -> None:
+    path = tmp_path / "kiosk-token"
+    path.write_text("  AbCdEfGhIjKlMnOp_-0123456789\n")
+    assert read_kiosk_token(path) == "AbCdEfGhIjKlMnOp_-0123456789"
+    for bad in ("", "\n", "short", "sixteen letters!", "with space in the middle of it"):
+        path.write_text(bad)
+        with pytest.raises(
+            ValueError, match=r"must be 16 or more letters, digits, '-' or '_'; make one with"
+        ):
+            read_kiosk_token(path)
+    with pytest.raises(ValueError, match=r"cannot read the kiosk token file .*gone: No such file"):
+        read_kiosk_token(tmp_path / "gone")
+
+
+def test_the_kiosk_token_may_come_as_a_systemd_credential(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("CREDENTIALS_DIRECTORY", raising=False)
+    assert credential(KIOSK_TOKEN_CREDENTIAL) is None
+    monkeypatch.setenv("CREDENTIALS_DIRECTORY", str(tmp_path))
+    assert credential(KIOSK_TOKEN_CREDENTIAL) is None  # not passed: the unit has no LoadCredential for it
+    (tmp_path / "kiosk-token").write_text("x" * 32)
+    assert credential(KIOSK_TOKEN_CREDENTIAL) == tmp_path / "kiosk-token"
+
+
+def _certificate(folder: Path, name: str) -> tuple[Path, Path]:
+    """A self-signed certificate and its key, made as install.sh --tls makes them (a smaller key)."""
+    if shutil.which("openssl") is None:
+        pytest.skip("openssl is not installed")
+    cert, key = folder / f"{name}.crt", folder / f"{name}.key"
+    key_type = ["-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes", "-days", "1"]
+    subject = ["-subj", "/CN=garden.local", "-addext", "subjectAltName=DNS:garden.local"]
+    subprocess.run(
+        ["openssl", "req", "-x509", *key_type, *subject, "-keyout", str(key), "-out", str(cert)],
+        check=True,
+        capture_output=True,
+    )
+    return cert, key
+
+
+def test_tls_files_are_checked_before_serving(tmp_path: Path) -> None:
+    cert, key = _certificate(tmp_path, "one")
+    check_tls(cert, key)
+    with pytest.raises(ValueError, match=r"cannot read the TLS private key .*gone\.key: No such file"):
+        check_tls(cert, tmp_path / "gone.key")
+    with pytest.raises(ValueError, match="cannot read the TLS certificate"):
+        check_tls(tmp_path, key)  # a folder
+    _, other_key = _certificate(tmp_path, "two")
+    with pytest.raises(ValueError, match=r"cannot be used .*one certificate and its own private key"):
+        check_tls(cert, other_key)
+
+
+def test_the_kiosk_link_and_its_token_are_printed_to_a_terminal_only() -> None:
+    token = "T0ken-for-the-kiosk-only"
+    plain = ServeOptions("alices-garden", None, host="0.0.0.0")
+    shown = banner(plain, token, None, terminal=True)
+    assert shown[0] == "garden-scorer: http://127.0.0.1:8080/  (TV: http://127.0.0.1:8080/tv)"
+    assert f"http://127.0.0.1:8080/kiosk?token={token}" in shown[-1]
+    logged = banner(plain, token, None, terminal=False)
+    assert not any(token in line for line in logged)
+    assert logged[-1] == "Kiosk: its link is printed on a terminal only (or give --kiosk-token-file)"
+    tls = ServeOptions("alices-garden", None, port=8443, tls_cert=Path("c"), tls_key=Path("k"))
+    logged = banner(tls, token, Path("/run/credentials/garden-scorer.service/kiosk-token"), terminal=False)
+    assert logged == [
+        "garden-scorer: https://127.0.0.1:8443/  (TV: https://127.0.0.1:8443/tv)",
+        "Kiosk: https://127.0.0.1:8443/kiosk?token= followed by the token in "
+        "/run/credentials/garden-scorer.service/kiosk-token",
+    ]
+    assert not any("PIN" in line for line in shown + logged)
+
+
+def test_the_server_tells_systemd_when_it_is_ready_and_when_it_stops(tmp_path: Path) -> None:
+    import uvicorn
+
+    async def app(scope: dict[str, Any], receive: Any, send: Any) -> None:
+        raise AssertionError("no request is made")
+
+    server = uvicorn.Server(
+        uvicorn.Config(app, host="127.0.0.1", port=0, lifespan="off", log_level="warning")
+    )
+    with socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM) as systemd_end:
+        systemd_end.bind(str(tmp_path / "notify"))
+        systemd_end.setblocking(False)
+
+        async def run() -> None:
+            async def stop_once_started() -> None:
+                while not server.started:
+                    await asyncio.sleep(0.01)
+                server.should_exit = True
+
+            stopper = asyncio.create_task(stop_once_started())
+            await serve_supervised(server, Systemd(str(tmp_path / "notify"), None), lambda: True)
+            await stopper
+
+        asyncio.run(run())
+        assert [systemd_end.recv(100), systemd_end.recv(100)] == [b"READY=1", b"STOPPING=1"]
