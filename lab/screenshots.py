@@ -34,6 +34,7 @@ from device.live import Broadcaster, LiveEvent  # noqa: E402
 from device.serve import upload_scorer  # noqa: E402
 from device.web import AppConfig, create_app  # noqa: E402
 from lab.browser import CHROMEDRIVER, CHROMIUM, PHONE, chromium, serve_in_thread, set_viewport  # noqa: E402
+from lab.pairing import KIOSK_TOKEN  # noqa: E402
 from scoring.core import ScoreBreakdown  # noqa: E402
 from scoring.registry import get_game  # noqa: E402
 
@@ -41,7 +42,6 @@ PHOTO = ROOT / "examples" / "photos" / "alices-garden.jpg"
 GAME = "alices-garden"
 FORM_GAME = "sanssouci"  # the home page shown with its hand-entry form
 PHONE_TALL = (390, 1500)  # the whole form, as a player scrolls it
-PIN = "123456"
 T = TypeVar("T")
 
 
@@ -65,7 +65,7 @@ def take(out: Path) -> list[Path]:
     with tempfile.TemporaryDirectory(prefix="garden-shots-") as tmp:
         state = StateDir(Path(tmp) / "state")
         events = Broadcaster()
-        app = create_app(AppConfig(state, upload_scorer(state), events=events, pin=PIN))
+        app = create_app(AppConfig(state, upload_scorer(state), events=events, kiosk_token=KIOSK_TOKEN))
         with serve_in_thread(app) as url, chromium(Path(tmp) / "chromium") as driver:
             with PHOTO.open("rb") as photo:
                 response = httpx.post(
@@ -117,8 +117,10 @@ def take(out: Path) -> list[Path]:
                 )
                 shots.append(save(driver, out / name))
 
-            driver.get(f"{url}/tv")
+            # As the TV's kiosk, signed in with its token: it shows the pairing code too.
+            driver.get(f"{url}/kiosk?token={KIOSK_TOKEN}")
             wait_for(driver, "the live scores", lambda d: len(d.find_elements(By.CSS_SELECTOR, ".seat")) == 2)
+            wait_for(driver, "the pairing code", lambda d: d.find_element(By.ID, "pair-code").text)
             shots.append(save(driver, out / "tv.png"))
     return shots
 

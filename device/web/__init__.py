@@ -3,7 +3,9 @@
 ``create_app(AppConfig(...))`` builds it; binding it to an address is the CLI's job. One router per area:
 ``score`` (upload, result page, corrections), ``tv`` (TV page, Server-Sent Events), ``history`` (pages,
 JSON, exports), ``setup`` (the game set-up) and ``calibrate`` (camera, board profiles, enrolment, seats);
-``security`` holds the admin PIN, the body limit and the pages' headers. Pages are static HTML and plain
+``pairing`` (pairing a phone, the kiosk's sign-in, the paired devices); ``auth`` says who is asking and
+guards the owner's actions; ``security`` holds the Host and Origin checks, the body limit and the headers.
+Pages are static HTML and plain
 JavaScript in ``static/`` (no build step, nothing fetched from elsewhere) calling the JSON API under ``/api``;
 FastAPI's OpenAPI docs are at ``/docs``.
 """
@@ -21,14 +23,25 @@ from fastapi_offline import FastAPIOffline
 
 from calibration.statedir import StateDir
 from device.history import History
-from device.web import calibrate, history, score, setup, tv
+from device.web import calibrate, history, pairing, score, setup, tv
+from device.web.auth import (
+    AdminGuard,
+    Attempts,
+    DeviceLogin,
+    Devices,
+    PairingCode,
+    check_kiosk_token,
+    new_kiosk_token,
+)
 from device.web.reteach import Reteacher
 from device.web.score import ResultStore, ScoreFn
-from device.web.security import MAX_UPLOAD_BYTES, STATIC_DIR, AdminGuard, BodyLimit, check_pin, new_pin
+from device.web.security import MAX_UPLOAD_BYTES, STATIC_DIR, BodyLimit, RequestChecks, own_names
 from device.web.setup import SetupStore
 from device.web.tv import EventSource, Preview
 
 DOCS_ASSETS = "/docs-assets"
+DEVICES_FILE = "devices.json"
+ATTEMPTS_FILE = "sign-in-attempts.json"
 
 
 @dataclass(frozen=True)
@@ -43,13 +56,13 @@ class AppConfig:
     """The live camera's latest picture (BGR), for the set-up page's preview; None without a camera."""
     max_upload_bytes: int = MAX_UPLOAD_BYTES
     """The largest request body accepted, photo and form together."""
-    pin: str = field(default_factory=new_pin)
-    """The admin PIN (shown on the TV page); random 6 digits by default, so the CLI should print it."""
-    trust_localhost: bool = True
-    """Let loopback clients use admin endpoints without the PIN (see security.py)."""
+    kiosk_token: str = field(default_factory=new_kiosk_token)
+    """What the TV's browser opens ``/kiosk?token=`` with, to be shown the pairing code (see auth.py)."""
+    allowed_hosts: tuple[str, ...] = ()
+    """Host names the app answers to besides IP addresses, localhost and this machine's names."""
 
     def __post_init__(self) -> None:
-        check_pin(self.pin)
+        check_kiosk_token(self.kiosk_token)
         if self.max_upload_bytes < 1:
             raise ValueError(f"max_upload_bytes must be positive, got {self.max_upload_bytes}")
 
@@ -59,7 +72,9 @@ def create_app(config: AppConfig) -> FastAPI:
     records = History.open(config.state.history)
     results = ResultStore(config.state)
     game_setup = SetupStore.open(config.state)
-    admin = AdminGuard(config.pin, config.trust_localhost)
+    devices = Devices(config.state.root / DEVICES_FILE)
+    attempts = Attempts(config.state.root / ATTEMPTS_FILE)
+    admin = AdminGuard()
 
     @asynccontextmanager
     async def lifespan(_: FastAPI) -> AsyncIterator[None]:
@@ -75,10 +90,15 @@ def create_app(config: AppConfig) -> FastAPI:
         static_url=DOCS_ASSETS,
     )
     app.add_middleware(BodyLimit, max_bytes=config.max_upload_bytes)
+    app.add_middleware(DeviceLogin, devices=devices, kiosk_token=config.kiosk_token)
+    # Added last, so it runs first: a request for another site's name or from another site's page goes no
+    # further.
+    app.add_middleware(RequestChecks, names=own_names(config.allowed_hosts))
     # Enrolments, from the calibration page or in the background, one at a time.
     reteacher = Reteacher(config.state, threading.Lock())
     app.include_router(score.router(config.score, config.state, records, results, game_setup, reteacher))
-    app.include_router(tv.router(config.events, records, config.pin, config.preview))
+    app.include_router(tv.router(config.events, records, config.preview))
+    app.include_router(pairing.router(devices, attempts, PairingCode(), config.kiosk_token, admin))
     app.include_router(history.router(records, results, admin))
     app.include_router(setup.router(config.state, game_setup, admin, reteacher))
     app.include_router(calibrate.router(config.state, records, admin, config.max_upload_bytes, reteacher))

@@ -44,9 +44,10 @@ from device.history import GameNotFound, History
 from device.learn import check_enrolment_state, enrolment_profile, make_profile, read_one_board, teach_profile
 from device.photo import load_segmenter, parse_pair, state_camera
 from device.statefile import load_state_json
+from device.web.auth import NEEDS_PAIRING, AdminGuard
 from device.web.reteach import Reteacher
 from device.web.score import INBOX_DIR, INBOX_ITEM, InboxItem, inbox_items, retire_items
-from device.web.security import AdminGuard, json_object_field, page_response
+from device.web.security import json_object_field, page_response
 from device.web.setup import picture_url
 from scoring.core import StateError
 from scoring.registry import get_game
@@ -313,9 +314,8 @@ def _camera(state: StateDir) -> CameraModel | None:
 
 
 _ADMIN_ERRORS: dict[int | str, dict[str, Any]] = {
-    403: {"description": "a client other than the scorer itself did not send the PIN"},
+    403: NEEDS_PAIRING,
     413: {"description": "the request body is over the upload limit"},
-    429: {"description": "too many wrong PINs from this client"},
 }
 
 

@@ -9,8 +9,9 @@ from fastapi import APIRouter, Depends, HTTPException, Query, Response
 from fastapi.responses import HTMLResponse
 
 from device.history import GameNotFound, History
+from device.web.auth import NEEDS_PAIRING, AdminGuard
 from device.web.score import NO_SUCH_GAME, GameId, ResultStore
-from device.web.security import NEEDS_PIN, AdminGuard, page_response
+from device.web.security import page_response
 
 
 def router(history: History, results: ResultStore, admin: AdminGuard) -> APIRouter:
@@ -54,7 +55,7 @@ def router(history: History, results: ResultStore, admin: AdminGuard) -> APIRout
         "/api/history/{game_id}",
         status_code=204,
         dependencies=[Depends(admin)],
-        responses={403: NEEDS_PIN, 404: NO_SUCH_GAME},
+        responses={403: NEEDS_PAIRING, 404: NO_SUCH_GAME},
     )
     def delete_game(game_id: GameId) -> None:
         try:

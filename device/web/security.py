@@ -1,14 +1,14 @@
-"""What the app enforces on every request, whoever binds it: the admin PIN, the body limit, page headers.
+"""What the app enforces on every request, whoever binds it: the names it answers to, where state-changing
+requests come from, the body limit, and the headers of every response.
 
-The PIN: a non-loopback client calling an admin endpoint (changing the game set-up, deleting history,
-calibration) must send the PIN in the ``X-Garden-PIN`` header or a form field ``pin``. The TV page shows it:
-the TV is the trusted screen in the room, so the PIN proves that whoever sends it can see the table. That is
-all it proves: any client on the network can load ``/tv`` too, so the PIN keeps out passers-by on the
-network and mistaken taps, not a determined attacker on it; keep the scorer on a trusted network.
-``trust_localhost`` lets loopback clients (the kiosk browser on the Pi) skip it; turn it off when a reverse
-proxy on the same machine forwards other people's requests, as they would all arrive from loopback.
-Wrong PINs are counted per client address: after ``MAX_FAILURES`` within ``FAILURE_WINDOW_S`` that client is
-refused (429) until the window has passed, so the million PINs cannot be tried in a night.
+The Host check: a request must name the scorer by an IP address, ``localhost``, this machine's host name (also
+with ``.local``, as mDNS gives it) or a name the settings add; any other name is a page on another site whose
+domain was pointed at the scorer's address (DNS rebinding), answered 421.
+
+The Origin check: a browser says which site sent a request. A state-changing request (not GET, HEAD or
+OPTIONS) whose ``Origin``, or failing that ``Referer``, is not the scorer itself is refused with 403, so no
+page of another site, in the kiosk's browser or a phone's, can act for its user. A request with neither comes
+from a program, not from a page; it still needs a paired device's login for the owner's actions (auth.py).
 
 The body limit is checked from ``Content-Length`` before anything is read and again while reading, so a huge
 or lying upload costs neither memory nor a decode.
@@ -16,32 +16,24 @@ or lying upload costs neither memory nor a decode.
 
 from __future__ import annotations
 
-import hmac
 import ipaddress
 import json
-import secrets
-import time
-from collections import deque
+import socket
+from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import cache
 from html import escape
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
-from fastapi import HTTPException, Request
+from fastapi import HTTPException
 from fastapi.responses import HTMLResponse, JSONResponse
-from starlette.datastructures import Headers
+from starlette.datastructures import Headers, MutableHeaders
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-PIN_HEADER = "X-Garden-PIN"
-PIN_DIGITS = 6
-MAX_FAILURES = 10
-FAILURE_WINDOW_S = 300.0
 MAX_UPLOAD_BYTES = 20 * 1024 * 1024
-# The answers of a route behind the admin guard, for its OpenAPI entry.
-NEEDS_PIN: dict[str, Any] = {
-    "description": "from another device without the PIN shown on the TV (429: too many tries)"
-}
+SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
 
 STATIC_DIR = Path(__file__).resolve().parent / "static"
 # Pages run only this app's own files: no inline script, nothing fetched from elsewhere. Images may also be
@@ -51,82 +43,105 @@ PAGE_HEADERS = {
         "default-src 'self'; img-src 'self' data: blob:; object-src 'none'; base-uri 'none'; "
         "form-action 'self'; frame-ancestors 'none'"
     ),
-    "X-Content-Type-Options": "nosniff",
-    "Referrer-Policy": "no-referrer",
     "Cache-Control": "no-cache",
 }
 
 
-def new_pin() -> str:
-    """A random PIN of ``PIN_DIGITS`` digits, leading zeros kept."""
-    return f"{secrets.randbelow(10**PIN_DIGITS):0{PIN_DIGITS}d}"
+# Every response's headers, pages or not: no sniffing, no framing, no referrer leaving the scorer. A page adds
+# its own Content-Security-Policy (PAGE_HEADERS); anything else gets the strictest that still lets FastAPI's
+# docs page run its inline start-up script.
+EVERY_RESPONSE = {
+    "X-Content-Type-Options": "nosniff",
+    "Referrer-Policy": "no-referrer",
+    "X-Frame-Options": "DENY",
+    "Cross-Origin-Opener-Policy": "same-origin",
+    "Cross-Origin-Resource-Policy": "same-origin",
+}
+OTHER_CSP = "default-src 'none'; frame-ancestors 'none'"
+DOCS_CSP = (
+    "default-src 'self'; script-src 'self' 'unsafe-inline'; style-src 'self' 'unsafe-inline'; "
+    "img-src 'self' data:; frame-ancestors 'none'"
+)
+DOCS_PATHS = ("/docs", "/redoc")
+HSTS = "max-age=31536000"
 
 
-def check_pin(pin: str) -> str:
-    if not (pin.isascii() and pin.isdigit() and 4 <= len(pin) <= 12):
-        raise ValueError(f"PIN {pin!r}: use 4 to 12 digits, so it can be typed on a phone")
-    return pin
+def own_names(extra: Iterable[str] = ()) -> frozenset[str]:
+    """The host names the scorer answers to besides IP addresses: localhost, this machine's names and
+    ``extra`` (the settings'), lower case."""
+    host = socket.gethostname().lower()
+    names = {"localhost", host, f"{host}.local", socket.getfqdn().lower()}
+    return frozenset(n.strip().rstrip(".").lower() for n in (*names, *extra) if n.strip())
 
 
-def is_loopback(host: str | None) -> bool:
-    """Whether ``host`` is a loopback address (a host name, e.g. TestClient's "testclient", is not)."""
-    if host is None:
-        return False
+def _host_name(netloc: str) -> str:
+    """The host of ``host[:port]`` (IPv6 in brackets), lower case, without a trailing dot."""
+    if netloc.startswith("["):
+        return netloc[1 : netloc.find("]")].lower() if "]" in netloc else ""
+    return (
+        netloc.rsplit(":", 1)[0].rstrip(".").lower() if netloc.count(":") == 1 else netloc.rstrip(".").lower()
+    )
+
+
+def _is_ip(name: str) -> bool:
     try:
-        address = ipaddress.ip_address(host)
+        ipaddress.ip_address(name)
     except ValueError:
         return False
-    if isinstance(address, ipaddress.IPv6Address) and address.ipv4_mapped is not None:
-        # A dual-stack socket reports IPv4 clients as ::ffff:a.b.c.d.
-        return address.ipv4_mapped.is_loopback
-    return address.is_loopback
+    return True
 
 
-class AdminGuard:
-    """A FastAPI dependency: passes loopback clients (when trusted) and clients that send the right PIN."""
+class RequestChecks:
+    """ASGI middleware: the Host and Origin checks of the module doc, and the headers of every response."""
 
-    def __init__(self, pin: str, trust_localhost: bool = True) -> None:
-        self.pin = check_pin(pin)
-        self.trust_localhost = trust_localhost
-        self._failures: dict[str, deque[float]] = {}
+    def __init__(self, app: ASGIApp, names: frozenset[str]) -> None:
+        self.app = app
+        self.names = names
 
-    async def __call__(self, request: Request) -> None:
-        host = request.client.host if request.client else None
-        if self.trust_localhost and is_loopback(host):
+    def _known(self, netloc: str) -> bool:
+        name = _host_name(netloc)
+        # An IP address cannot be a rebound domain; a name must be one of ours.
+        return bool(name) and (_is_ip(name) or name in self.names)
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
             return
-        key = host or "?"
-        now = time.monotonic()
-        recent = self._recent(key, now)
-        if len(recent) >= MAX_FAILURES:
-            wait = round(recent[0] + FAILURE_WINDOW_S - now)
-            raise HTTPException(429, f"too many wrong PINs from {key}; try again in {wait} s")
-        given = request.headers.get(PIN_HEADER) or await _form_pin(request)
-        if not given:
-            raise HTTPException(
-                403, f"this needs the PIN shown on the TV screen (header {PIN_HEADER} or form field pin)"
-            )
-        if not hmac.compare_digest(given.encode(), self.pin.encode()):
-            recent.append(now)
-            self._failures[key] = recent
-            raise HTTPException(403, "wrong PIN: use the one shown on the TV screen")
+        headers = Headers(scope=scope)
+        host = headers.get("host", "")
+        refusal = None
+        if not self._known(host):
+            named = _host_name(host) or "no name"
+            said = f"this scorer does not answer to {named!r}: open it by its address or its own name"
+            refusal = JSONResponse({"detail": f"{said} (the owner may add a name to the settings)"}, 421)
+        elif scope["method"] not in SAFE_METHODS:
+            origin = headers.get("origin")
+            sender = origin if origin is not None else headers.get("referer")
+            if sender is not None:
+                parts = urlsplit(sender)
+                same = parts.scheme in ("http", "https") and parts.netloc.lower() == host.lower()
+                if not same:
+                    said = "refused: this request came from a page of another site, not the scorer's"
+                    refusal = JSONResponse({"detail": said}, 403)
+        https = scope.get("scheme") == "https"
+        path = scope.get("path", "")
 
-    def _recent(self, key: str, now: float) -> deque[float]:
-        # Stale entries of every client go too, so the table cannot grow with addresses that gave up.
-        for other in list(self._failures):
-            times = self._failures[other]
-            while times and times[0] < now - FAILURE_WINDOW_S:
-                times.popleft()
-            if not times:
-                del self._failures[other]
-        return self._failures.get(key, deque())
+        async def with_headers(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                out = MutableHeaders(scope=message)
+                for name, value in EVERY_RESPONSE.items():
+                    out.setdefault(name, value)
+                out.setdefault(
+                    "Content-Security-Policy", DOCS_CSP if path.startswith(DOCS_PATHS) else OTHER_CSP
+                )
+                if https:
+                    out.setdefault("Strict-Transport-Security", HSTS)
+            await send(message)
 
-
-async def _form_pin(request: Request) -> str | None:
-    content_type = request.headers.get("content-type", "")
-    if not content_type.startswith(("application/x-www-form-urlencoded", "multipart/form-data")):
-        return None
-    value = (await request.form()).get("pin")
-    return value if isinstance(value, str) else None
+        if refusal is not None:
+            await refusal(scope, receive, with_headers)
+            return
+        await self.app(scope, receive, with_headers)
 
 
 class BodyLimit:
@@ -178,6 +193,7 @@ PAGES = {
     "history.html": Page("History", "history.js", "/history"),
     "setup.html": Page("Game set-up", "setup.js", "/setup", owner=True),
     "calibrate.html": Page("Calibration", "calibrate.js", "/calibrate", owner=True),
+    "pair.html": Page("Pair this phone", "pair.js", None),
 }
 API_DOCS = ("/docs", "API")
 

@@ -20,8 +20,9 @@ from calibration import teaching
 from calibration.profiles import PICTURE_FILE, list_profiles, load_bundle
 from calibration.statedir import StateDir
 from calibration.store import StoreError, read_versioned, write_json_atomic
+from device.web.auth import NEEDS_PAIRING, AdminGuard
 from device.web.reteach import Reteacher
-from device.web.security import NEEDS_PIN, AdminGuard, page_response
+from device.web.security import page_response
 from scoring.core import StateError
 from scoring.hand import check as check_hand
 from scoring.hand import form_json
@@ -206,7 +207,7 @@ def router(state: StateDir, store: SetupStore, admin: AdminGuard, reteacher: Ret
         dependencies=[Depends(admin)],
         responses={
             400: {"description": "a game that does not exist, or a hand entry its form would refuse"},
-            403: NEEDS_PIN,
+            403: NEEDS_PAIRING,
         },
     )
     def put_setup(setup: GameSetup) -> GameSetup:

@@ -4,13 +4,12 @@
 event's id and ``data:`` its JSON. FastAPI sends a keep-alive comment while the source is quiet. A browser
 that reconnects sends ``Last-Event-ID``; events with a numeric id up to that one are skipped, so a source
 that replays its latest events to a new subscriber resumes the stream exactly. On every (re)connect the
-page loads ``GET /api/tv`` (the admin PIN and the latest result in the history) and shows that result until
-a live score arrives. With no live source, ``/api/events`` answers 404 and the page polls ``/api/tv``,
-showing the latest uploaded result.
+page loads ``GET /api/tv`` (whether live events flow, and the latest result in the history) and shows that
+result until a live score arrives. With no live source, ``/api/events`` answers 404 and the page polls
+``/api/tv``, showing the latest uploaded result. At most :data:`MAX_TV_CLIENTS` streams are open at once;
+more are answered 503, to retry later. The kiosk's page also shows the pairing code (pairing.py).
 
 ``GET /api/preview.mjpg`` is the live camera itself as Motion JPEG, for aiming it on the set-up page.
-
-The PIN is on the TV page on purpose: see security.py.
 """
 
 from __future__ import annotations
@@ -34,6 +33,8 @@ from scoring.registry import GAMES
 WAIT_S = 30.0
 # Asks the browser to reconnect soon after the service restarts.
 RETRY_MS = 3000
+# TVs and set-up pages at once: a home has a few; each open stream holds a task and a queue.
+MAX_TV_CLIENTS = 16
 
 
 class LiveEvent(Protocol):
@@ -88,10 +89,9 @@ def _preview_jpeg(image: NDArray[np.uint8]) -> bytes:
     return bytes(data)
 
 
-def router(
-    events: EventSource | None, history: History, pin: str, preview: Preview | None = None
-) -> APIRouter:
+def router(events: EventSource | None, history: History, preview: Preview | None = None) -> APIRouter:
     api = APIRouter(tags=["tv"])
+    streams = 0  # open event streams
 
     @api.get("/api/preview.mjpg", responses={404: {"description": "no camera"}})
     async def preview_stream() -> StreamingResponse:
@@ -122,6 +122,12 @@ def router(
     def live_source() -> EventSource:
         if events is None:
             raise HTTPException(404, "no live camera on this scorer: /tv shows the latest uploaded result")
+        if streams >= MAX_TV_CLIENTS:
+            raise HTTPException(
+                503,
+                f"{MAX_TV_CLIENTS} screens are already following the live scores; close one",
+                headers={"Retry-After": str(RETRY_MS // 1000)},
+            )
         return events
 
     @api.get("/tv", include_in_schema=False)
@@ -130,23 +136,30 @@ def router(
 
     @api.get("/api/tv")
     def tv_state() -> dict[str, Any]:
-        """The admin PIN, whether live events flow, and the latest result in the history."""
+        """Whether live events flow, and the latest result in the history."""
         latest = history.list(limit=1)
         record = latest[0].to_json() if latest else None
         if record is not None:
             rules = GAMES.get(record["game"])
             record["title"] = rules.title if rules else record["game"]
-        return {"pin": pin, "live": events is not None, "latest": record}
+        return {"live": events is not None, "latest": record}
 
     # As a dependency, the 404 is sent before the stream starts; in the stream it would come too late.
-    @api.get("/api/events", response_class=EventSourceResponse, dependencies=[Depends(live_source)])
+    @api.get(
+        "/api/events",
+        response_class=EventSourceResponse,
+        dependencies=[Depends(live_source)],
+        responses={503: {"description": "too many screens following"}},
+    )
     async def stream(
         last_event_id: Annotated[str | None, Header()] = None,
     ) -> AsyncIterator[ServerSentEvent]:
         """Live results and status messages as Server-Sent Events."""
+        nonlocal streams
         source = live_source()
         after = _number(last_event_id) if last_event_id is not None else None
         sub = source.subscribe()
+        streams += 1
         try:
             while True:
                 event = await source.next(sub, WAIT_S)
@@ -159,6 +172,7 @@ def router(
                     data=dict(event.payload), event=event.kind, id=str(event.id), retry=RETRY_MS
                 )
         finally:
+            streams -= 1
             source.unsubscribe(sub)
 
     return api

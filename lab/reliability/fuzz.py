@@ -101,7 +101,6 @@ CASE_LIMIT_S = 10.0
 REAL_PIPELINE_LIMIT_S = 120.0
 # One upload case in this many goes through the real reading pipeline instead of the fake scorer.
 REAL_PIPELINE_EVERY = 50
-PIN = "424242"
 MAX_LISTED_FAILURES = 50
 
 TARGETS = (
@@ -852,10 +851,15 @@ def _client(ctx: Context, real: bool) -> Any:
         from fastapi.testclient import TestClient
 
         from device.web import AppConfig, create_app
+        from lab.pairing import KIOSK_TOKEN, pair
 
         state = StateDir(ctx.root / ("web-real" if real else "web-fake"))
-        app = create_app(AppConfig(state, _real_score if real else _fake_score, pin=PIN))
-        ctx.clients[real] = ctx.stack.enter_context(TestClient(app, client=("127.0.0.1", 50000)))
+        app = create_app(AppConfig(state, _real_score if real else _fake_score, kiosk_token=KIOSK_TOKEN))
+        url = "http://127.0.0.1"
+        client = ctx.stack.enter_context(TestClient(app, base_url=url, client=("127.0.0.1", 50000)))
+        # The owner's phone: the fuzzed requests reach the owner's routes too.
+        pair(client, TestClient(app, base_url=url, client=("127.0.0.1", 50000)))
+        ctx.clients[real] = client
     return ctx.clients[real]
 
 

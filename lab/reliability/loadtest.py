@@ -306,11 +306,12 @@ def run_schemathesis(max_examples: int, *, negative: bool = True, score: Any = N
     """Schemathesis's generated requests for every operation of the app's OpenAPI schema, in process.
 
     Each operation gets ``max_examples`` valid requests and, with ``negative``, as many invalid ones, sent
-    with the admin PIN so the admin endpoints are reached. The app has no live source (its two endless
+    from a paired device so the owner's endpoints are reached. The app has no live source (its two endless
     streams answer 404; the load test covers the event stream) and ``score`` (default: the real upload
     scorer). Counts answers by status, the 5xx ones (there must be none) and every other failed check.
     """
     import schemathesis
+    from fastapi.testclient import TestClient
     from hypothesis import HealthCheck, Phase, given, settings
     from hypothesis.errors import Unsatisfiable
     from schemathesis import GenerationMode
@@ -320,7 +321,7 @@ def run_schemathesis(max_examples: int, *, negative: bool = True, score: Any = N
     from calibration.statedir import StateDir
     from device.serve import upload_scorer
     from device.web import AppConfig, create_app
-    from device.web.security import PIN_HEADER
+    from lab.pairing import KIOSK_TOKEN, pair
 
     modes = [GenerationMode.POSITIVE, *([GenerationMode.NEGATIVE] if negative else [])]
     statuses: dict[str, int] = {}
@@ -333,10 +334,15 @@ def run_schemathesis(max_examples: int, *, negative: bool = True, score: Any = N
     # Invalid multipart headers are what negative cases are made of: the parser's warning for each is noise.
     with quiet("python_multipart.multipart"), tempfile.TemporaryDirectory(prefix="schemathesis-") as tmp:
         state = StateDir(Path(tmp))
-        config = AppConfig(state, score or upload_scorer(state))
+        # Schemathesis calls the app by the name "testserver", which it must answer to here.
+        config = AppConfig(
+            state, score or upload_scorer(state), kiosk_token=KIOSK_TOKEN, allowed_hosts=("testserver",)
+        )
         app = create_app(config)
         schema = schemathesis.openapi.from_asgi("/openapi.json", app)
-        headers = {PIN_HEADER: config.pin}
+        url = "http://127.0.0.1"
+        login = pair(TestClient(app, base_url=url), TestClient(app, base_url=url))
+        headers = {"Authorization": f"Bearer {login}"}
 
         def check(case: Any) -> None:
             try:

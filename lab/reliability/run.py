@@ -34,11 +34,11 @@ PLAYER_ACTIONS = frozenset(
         ("POST", "/api/result/{game_id}/also"),
         ("POST", "/api/result/{game_id}/corners"),
         ("POST", "/api/result/{game_id}/hand"),
+        ("POST", "/api/pair"),  # how a phone becomes the owner's: open to all, limited by tries
     }
 )
 MUTATING = frozenset({"POST", "PUT", "PATCH", "DELETE"})
 TRAVERSALS = ("..", "../../etc/passwd", "..%2F..%2Fetc%2Fpasswd", "%2e%2e", "/etc/passwd", "a/../../b")
-AUDIT_PIN = "135790"
 # Addresses the audit's requests come from: the scorer's own screen, and a phone on the same network.
 LOCAL = ("127.0.0.1", 50000)
 REMOTE = ("192.168.1.20", 5000)
@@ -90,12 +90,14 @@ def _no_boards(
 
 
 def audit_app(root: Path) -> FastAPI:
-    """The app as ``garden-scorer serve`` builds it, over an empty state folder, with a known PIN; uploads
-    are decoded and checked as for real but find no board (the audit is about the doors, not the reading)."""
+    """The app as ``garden-scorer serve`` builds it, over an empty state folder, with the lab's kiosk token;
+    uploads are decoded and checked as for real but find no board (the audit is about the doors, not the
+    reading)."""
     from calibration.statedir import StateDir
     from device.web import AppConfig, create_app
+    from lab.pairing import KIOSK_TOKEN
 
-    return create_app(AppConfig(StateDir(root), _no_boards, pin=AUDIT_PIN))
+    return create_app(AppConfig(StateDir(root), _no_boards, kiosk_token=KIOSK_TOKEN))
 
 
 def routes(app: FastAPI) -> Iterator[tuple[str, str]]:
@@ -125,9 +127,11 @@ def _png_claiming(width: int, height: int) -> bytes:
 class SecurityAudit:
     admin_routes: int = 0
     """Published operations that change the scorer's set-up (every mutating one but the players')."""
-    refused_remote_without_pin: int = 0
-    passed_locally: int = 0
-    passed_with_pin: int = 0
+    refused_unpaired: int = 0
+    """Refused to a phone on the network that is not paired."""
+    refused_on_loopback: int = 0
+    """Refused to a client on the scorer itself that is not paired: loopback is not trusted."""
+    passed_paired: int = 0
     player_actions_open: int = 0
     traversal_attempts: int = 0
     traversals_refused: int = 0
@@ -140,47 +144,55 @@ class SecurityAudit:
         return asdict(self)
 
 
-def audit_security(app: FastAPI, pin: str = AUDIT_PIN, max_upload_bytes: int | None = None) -> SecurityAudit:
-    """Walks every published route: set-up changes need the PIN from another device and pass without it on
-    the scorer itself; players' actions need none; no path parameter reaches a file; the upload limits hold
-    before any decoding. ``pin`` and ``max_upload_bytes`` (default: the shipped limit) are the app's own.
-    ``problems`` lists every door found open."""
+def audit_security(app: FastAPI, max_upload_bytes: int | None = None) -> SecurityAudit:
+    """Walks every published route: set-up changes need a paired device, from the network and on the scorer
+    itself alike, and pass with one; players' actions need none; no path parameter reaches a file; the
+    upload limits hold before any decoding. ``app`` is built with the lab's kiosk token; ``max_upload_bytes``
+    (default: the shipped limit) is its own. ``problems`` lists every door found open."""
     from fastapi.testclient import TestClient
 
-    from device.web.security import MAX_UPLOAD_BYTES, PIN_HEADER
+    from device.web.security import MAX_UPLOAD_BYTES
+    from lab.pairing import pair
 
     audit = SecurityAudit(problems=[])
     problems: list[str] = []
     published = list(routes(app))
     admin = sorted((m, p) for m, p in published if m in MUTATING and (m, p) not in PLAYER_ACTIONS)
     audit.admin_routes = len(admin)
-    with TestClient(app, client=REMOTE) as remote, TestClient(app, client=LOCAL) as local:
+    url = "http://127.0.0.1"
+    with (
+        TestClient(app, base_url=url, client=REMOTE) as remote,
+        TestClient(app, base_url=url, client=LOCAL) as local,
+        TestClient(app, base_url=url, client=REMOTE) as owner,
+    ):
+        pair(owner, TestClient(app, base_url=url, client=LOCAL))
         for method, path in admin:
-            refused = remote.request(method, fill(path))
-            if refused.status_code == 403 and "PIN" in refused.json().get("detail", ""):
-                audit.refused_remote_without_pin += 1
+            for client, who in ((remote, "a phone on the network"), (local, "a client on the scorer itself")):
+                refused = client.request(method, fill(path))
+                if refused.status_code == 403 and "pair this phone" in refused.json().get("detail", ""):
+                    if client is remote:
+                        audit.refused_unpaired += 1
+                    else:
+                        audit.refused_on_loopback += 1
+                else:
+                    problems.append(f"{method} {path} from {who}, not paired: {refused.status_code}")
+            # Whatever the scorer answers past the guard is about the request, not the login.
+            if owner.request(method, fill(path)).status_code != 403:
+                audit.passed_paired += 1
             else:
-                problems.append(f"{method} {path} from another device without the PIN: {refused.status_code}")
-            # Whatever the scorer answers past the guard is about the request, not the PIN.
-            if local.request(method, fill(path)).status_code != 403:
-                audit.passed_locally += 1
-            else:
-                problems.append(f"{method} {path} on the scorer itself was refused for want of a PIN")
-            if remote.request(method, fill(path), headers={PIN_HEADER: pin}).status_code != 403:
-                audit.passed_with_pin += 1
-            else:
-                problems.append(f"{method} {path} with the PIN was still refused")
+                problems.append(f"{method} {path} from a paired device was still refused")
         for method, path in sorted(PLAYER_ACTIONS):
             if (method, path) not in published:
                 problems.append(f"{method} {path}, a player's action, is not published")
             elif remote.request(method, fill(path)).status_code != 403:
                 audit.player_actions_open += 1
             else:
-                problems.append(f"{method} {path}, a player's action, asks for the PIN")
+                problems.append(f"{method} {path}, a player's action, asks for pairing")
         for method, path in [(m, p) for m, p in published if "{" in p]:
             for bad in TRAVERSALS:
                 audit.traversal_attempts += 1
-                response = local.request(method, fill(path, bad))
+                # From the owner's device, so that every route reaches its parameter's own check.
+                response = owner.request(method, fill(path, bad))
                 # Refused as a malformed or unknown id: never served, never a server error.
                 if response.status_code in (400, 404, 405, 422) and b"root:" not in response.content:
                     audit.traversals_refused += 1
@@ -207,9 +219,15 @@ def audit_security(app: FastAPI, pin: str = AUDIT_PIN, max_upload_bytes: int | N
 
 
 def run_security() -> dict[str, Any]:
-    """:func:`audit_security` of the app over an empty state folder, as JSON-ready figures."""
-    with tempfile.TemporaryDirectory() as folder:
-        return audit_security(audit_app(Path(folder))).to_json()
+    """:func:`audit_security` of the app over an empty state folder, and the attack suite against a real
+    server (:mod:`lab.reliability.attacks`), as JSON-ready figures."""
+    from lab.reliability.attacks import attacks_json, run_attacks
+
+    with tempfile.TemporaryDirectory() as audited, tempfile.TemporaryDirectory() as attacked:
+        return {
+            **audit_security(audit_app(Path(audited))).to_json(),
+            **attacks_json(run_attacks(Path(attacked))),
+        }
 
 
 # --- the whole run --------------------------------------------------------------------------------------
@@ -317,10 +335,11 @@ def rows(results: dict[str, Any]) -> list[Row]:
         ),
         Row(
             "security",
-            f"{sec['refused_remote_without_pin']}/{sec['admin_routes']} set-up routes refused without the "
-            f"PIN, {sec['traversals_refused']}/{sec['traversal_attempts']} traversals refused, "
+            f"{sec['refused_unpaired']}/{sec['admin_routes']} owner's routes refused unpaired (loopback: "
+            f"{sec['refused_on_loopback']}), {sec['traversals_refused']}/{sec['traversal_attempts']} "
+            f"traversals refused, {sec['refused']}/{sec['attacks']} attacks refused, "
             f"{sec['limits_enforced']}/2 upload limits",
-            not sec["problems"],
+            not sec["problems"] and sec["refused"] == sec["attacks"],
         ),
     ]
 

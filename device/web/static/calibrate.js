@@ -107,7 +107,7 @@ document.getElementById("camera-form").addEventListener("submit", (event) => {
     data.append("pattern", document.getElementById("pattern").value);
     data.append("size", document.getElementById("pattern-size").value.trim().toLowerCase());
     data.append("square_mm", document.getElementById("square-mm").value);
-    showCamera(await adminApi("/api/calibrate/camera", { method: "POST", body: data }));
+    showCamera(await api("/api/calibrate/camera", { method: "POST", body: data }));
   });
 });
 
@@ -168,7 +168,7 @@ document.getElementById("locate-form").addEventListener("submit", (event) => {
     if (name) data.append("name", name);
     data.append("setup", document.getElementById("profile-setup").value);
     data.append("stickers", document.getElementById("profile-stickers").checked);
-    const answer = await adminApi("/api/calibrate/profile/locate", { method: "POST", body: data });
+    const answer = await api("/api/calibrate/profile/locate", { method: "POST", body: data });
     // Not found: a square in the middle to drag onto the board's corners.
     located = { ...answer, found: answer.corners_xy || middleSquare(answer.size_wh) };
     document.getElementById("corners-hint").textContent = answer.corners_xy
@@ -199,7 +199,7 @@ document.getElementById("save-profile").addEventListener("click", () => {
       throw new Error(`Game set-up fields: ${error.message}`);
     }
     const name = document.getElementById("profile-name").value.trim();
-    const made = await adminApi("/api/calibrate/profile", {
+    const made = await api("/api/calibrate/profile", {
       method: "POST",
       headers: { "Content-Type": "application/json" },
       body: JSON.stringify({
@@ -324,7 +324,7 @@ document.getElementById("enrol-button").addEventListener("click", () => {
       ? { profile: document.getElementById("enrol-name").value.trim(), game: enrolGame(), items }
       : { profile: chosen, items };
     body.stickers = document.getElementById("enrol-stickers").checked;
-    const done = await adminApi("/api/calibrate/enrol", {
+    const done = await api("/api/calibrate/enrol", {
       method: "POST",
       headers: { "Content-Type": "application/json" },
       body: JSON.stringify(body),
@@ -382,7 +382,7 @@ document.getElementById("seats-form").addEventListener("submit", (event) => {
     for (const name of lines("seats-names")) data.append("names", name);
     for (const player of lines("seats-players")) data.append("players", player);
     data.append("stickers", document.getElementById("seats-stickers").checked);
-    const made = await adminApi("/api/calibrate/seats", { method: "POST", body: data });
+    const made = await api("/api/calibrate/seats", { method: "POST", body: data });
     target.replaceChildren(
       el("p", {}, el("strong", {}, `Saved ${made.seats.length} seat(s)`), ` for ${titles[made.game] || made.game}.`),
       seatsView(made, made.picture, made.size_wh, made.boards),
@@ -409,6 +409,7 @@ function showSeatsNow(table) {
 async function start() {
   const problems = document.getElementById("camera-result");
   try {
+    await pairingNotice();
     const [gameList, stored, status] = await Promise.all([api("/api/games"), api("/api/setup"), api("/api/calibrate")]);
     games = gameList;
     titles = Object.fromEntries(games.map((g) => [g.name, g.title]));

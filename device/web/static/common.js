@@ -1,7 +1,5 @@
-// Shared by every page: the JSON API, the admin PIN and a small DOM builder (text only, never HTML).
+// Shared by every page: the JSON API, the pairing notice and a small DOM builder (text only, never HTML).
 "use strict";
-
-const PIN_KEY = "garden-scorer-pin";
 
 // Calls the JSON API; a failure throws an Error carrying the server's "detail" message.
 async function api(url, options = {}) {
@@ -21,23 +19,18 @@ async function api(url, options = {}) {
   return body;
 }
 
-// An admin call: sends the PIN remembered for this tab, and asks for it once when the server wants it.
-async function adminApi(url, options = {}) {
-  const attempt = () => {
-    const headers = new Headers(options.headers || {});
-    const pin = sessionStorage.getItem(PIN_KEY);
-    if (pin) headers.set("X-Garden-PIN", pin);
-    return api(url, { ...options, headers });
-  };
-  try {
-    return await attempt();
-  } catch (error) {
-    if (error.status !== 403) throw error;
-    const pin = window.prompt(`${error.message}\n\nPIN (shown on the TV screen):`);
-    if (!pin) throw error;
-    sessionStorage.setItem(PIN_KEY, pin.trim());
-    return attempt();
-  }
+// On the table owner's pages: a line at the top saying how to pair this phone when it is not paired yet, for
+// the owner's changes need a paired device (its login cookie goes with every call by itself).
+async function pairingNotice() {
+  const me = await api("/api/me");
+  if (me.paired) return me;
+  const back = encodeURIComponent(window.location.pathname);
+  const notice = el("p", { class: "notice", role: "note" },
+    "Changes here are for the table's owner: ",
+    el("a", { href: `/pair?next=${back}` }, "pair this phone"),
+    " once, with the code the TV shows.");
+  document.querySelector("main").prepend(notice);
+  return me;
 }
 
 // el("p", {class: "x", onclick: f}, "text", child) builds an element; strings become text nodes.

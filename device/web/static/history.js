@@ -17,7 +17,7 @@ function scores(game) {
 async function remove(game, row) {
   if (!window.confirm(`Delete the ${titles[game.game] || game.game} game of ${localTime(game.played_at)}?`)) return;
   try {
-    await adminApi(`/api/history/${game.id}`, { method: "DELETE" });
+    await api(`/api/history/${game.id}`, { method: "DELETE" });
     row.remove();
   } catch (error) {
     showError(message, error);

@@ -27,8 +27,28 @@ function fill(setup) {
   showForm();
 }
 
+async function showDevices() {
+  const devices = await api("/api/devices");
+  const unpair = (device) => async () => {
+    if (!window.confirm(`Unpair “${device.name}”?`)) return;
+    try {
+      await api(`/api/devices/${device.id}`, { method: "DELETE" });
+      await (device.this ? window.location.reload() : showDevices());
+    } catch (error) {
+      showError(message, error);
+    }
+  };
+  document.getElementById("devices").replaceChildren(
+    ...devices.map((d) =>
+      el("li", {}, el("span", {}, `${d.name}${d.this ? " (this phone)" : ""}, paired ${localTime(d.paired_at)}`),
+        el("button", { type: "button", class: "danger", onclick: unpair(d) }, "Unpair"))),
+  );
+  document.getElementById("devices-section").hidden = false;
+}
+
 async function start() {
   try {
+    if ((await pairingNotice()).paired) await showDevices();
     const [known, setup, profiles] = await Promise.all([api("/api/games"), api("/api/setup"), api("/api/profiles")]);
     games = known;
     for (const g of games) gameSelect.append(el("option", { value: g.name }, g.title));
@@ -65,7 +85,7 @@ document.getElementById("setup").addEventListener("submit", async (event) => {
   };
   try {
     fill(
-      await adminApi("/api/setup", {
+      await api("/api/setup", {
         method: "PUT",
         headers: { "Content-Type": "application/json" },
         body: JSON.stringify(body),

@@ -83,7 +83,6 @@ function showStatus(text) {
 
 async function refresh() {
   const state = await api("/api/tv");
-  document.getElementById("pin").textContent = state.pin;
   if (state.latest && !liveShown) {
     show(state.latest.title, state.latest.boards, new Date(state.latest.played_at));
   }
@@ -111,7 +110,22 @@ function listen() {
   source.addEventListener("error", () => showStatus("Lost the connection to the scorer: reconnecting…"));
 }
 
+// Only the kiosk on the TV is told the pairing code; on any other screen the line stays hidden.
+async function showPairing() {
+  try {
+    const pairing = await api("/api/tv/pairing");
+    document.getElementById("pair-at").textContent = pairing.address;
+    document.getElementById("pair-code").textContent = pairing.code;
+    document.getElementById("pairing").hidden = false;
+    setTimeout(showPairing, Math.min(pairing.expires_in_s + 1, 60) * 1000);
+  } catch (error) {
+    document.getElementById("pairing").hidden = true;
+    if (error.status !== 403) setTimeout(showPairing, POLL_MS);
+  }
+}
+
 async function start() {
+  showPairing();
   try {
     titles = await gameTitles();
     setup = await api("/api/setup");

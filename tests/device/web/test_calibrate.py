@@ -3,7 +3,8 @@ the real library code behind each (what the matching commands run)."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -24,12 +25,11 @@ from device.history import History
 from device.photo import ScoredBoard
 from device.web import AppConfig, create_app
 from device.web.score import INBOX_DIR, save_for_enrolment
-from device.web.security import PIN_HEADER
-from tests.conftest import LOCAL
+from lab.pairing import KIOSK_TOKEN, pair
+from tests.conftest import BASE_URL, LOCAL
 from tests.support import ALICE_PHOTO, ALICE_TRUTH, charuco_photos
 from vision.camera_model import CameraModel
 
-PIN = "424242"
 GAME = "alices-garden"
 
 
@@ -46,9 +46,18 @@ def _not_scoring(
     raise AssertionError("the calibration pages never score")
 
 
+@contextmanager
+def _paired_client(state: StateDir) -> Iterator[TestClient]:
+    """A client of a new app over ``state``, paired as the owner's phone."""
+    app = create_app(AppConfig(state, _not_scoring, kiosk_token=KIOSK_TOKEN))
+    with TestClient(app, base_url=BASE_URL, client=LOCAL) as client:
+        pair(client, TestClient(app, base_url=BASE_URL, client=LOCAL))
+        yield client
+
+
 @pytest.fixture
 def app(tmp_path: Path) -> FastAPI:
-    return create_app(AppConfig(StateDir(tmp_path), _not_scoring, pin=PIN))
+    return create_app(AppConfig(StateDir(tmp_path), _not_scoring, kiosk_token=KIOSK_TOKEN))
 
 
 def _png(image: NDArray[np.uint8]) -> bytes:
@@ -186,7 +195,7 @@ def _inbox_pair(state: StateDir) -> str:
 def test_enrolment_from_the_inbox(tmp_path: Path) -> None:
     state = StateDir(tmp_path)
     suffix = _inbox_pair(state)
-    with TestClient(create_app(AppConfig(state, _not_scoring, pin=PIN)), client=LOCAL) as local:
+    with _paired_client(state) as local:
         inbox = local.get("/api/calibrate/inbox").json()
         assert [(i["game"], i["board"], i["id"].endswith(suffix)) for i in inbox] == [(GAME, 1, True)]
         request = {"profile": "table1", "game": GAME, "items": [inbox[0]["id"]]}
@@ -211,7 +220,7 @@ def test_enrolment_names_the_heads_it_left_to_the_model(
     monkeypatch.setattr(calibrate_web, "teach_profile", lambda *args: (left, None))
     state = StateDir(tmp_path)
     item = _inbox_pair(state)
-    with TestClient(create_app(AppConfig(state, _not_scoring, pin=PIN)), client=LOCAL) as local:
+    with _paired_client(state) as local:
         (listed,) = local.get("/api/calibrate/inbox").json()
         assert listed["id"].endswith(item)
         enrolled = local.post(
@@ -222,17 +231,16 @@ def test_enrolment_names_the_heads_it_left_to_the_model(
     assert unchanged_note(left).startswith("facing, icon-moon: corrected from some of the photos")
 
 
-def test_seats_from_a_photo_of_the_table(remote: TestClient, tmp_path: Path) -> None:
+def test_seats_from_a_photo_of_the_table(local: TestClient, tmp_path: Path) -> None:
     from lab.synth.camera import PhotoOptions
     from lab.synth.render import RenderSpec, render_photo
 
     spec = RenderSpec((GAME,), 3, boards=2, options=PhotoOptions(max_tilt_deg=10))
     photo = render_photo(spec, 2)  # two whole boards side by side
-    made = remote.post(
+    made = local.post(
         "/api/calibrate/seats",
         files={"file": ("table.png", _png(photo.decode()), "image/png")},
         data={"game": GAME, "players": ["Ann", "Bob"]},
-        headers={PIN_HEADER: PIN},
     )
     assert made.status_code == 200, made.text
     result = made.json()
@@ -244,13 +252,12 @@ def test_seats_from_a_photo_of_the_table(remote: TestClient, tmp_path: Path) -> 
         "seat 1",
         "seat 2",
     ]
-    assert remote.get("/api/calibrate").json()["seats"]["seats"][0]["player"] == "Ann"
-    assert remote.get(result["picture"]).status_code == 200
-    one_name = remote.post(
+    assert local.get("/api/calibrate").json()["seats"]["seats"][0]["player"] == "Ann"
+    assert local.get(result["picture"]).status_code == 200
+    one_name = local.post(
         "/api/calibrate/seats",
         files={"file": ("table.png", _png(photo.decode()), "image/png")},
         data={"game": GAME, "names": ["window"]},
-        headers={PIN_HEADER: PIN},
     )
     assert one_name.status_code == 422 and "one per board" in one_name.text
 
@@ -265,10 +272,11 @@ def test_seats_from_a_photo_of_the_table(remote: TestClient, tmp_path: Path) -> 
         "/api/calibrate/seats",
     ],
 )
-def test_every_change_needs_the_pin_from_another_machine(remote: TestClient, path: str) -> None:
+def test_every_change_needs_a_paired_device(remote: TestClient, path: str) -> None:
     refused = remote.post(path)
-    assert refused.status_code == 403 and "PIN" in refused.json()["detail"]
-    assert remote.post(path, headers={PIN_HEADER: "000000"}).status_code == 403
+    assert refused.status_code == 403 and "pair this phone" in refused.json()["detail"]
+    # A device login that is not one of the paired devices' is no login.
+    assert remote.post(path, headers={"Authorization": "Bearer made-up"}).status_code == 403
 
 
 def test_names_and_tokens_cannot_leave_the_state_folder(local: TestClient) -> None:

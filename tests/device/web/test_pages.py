@@ -52,13 +52,13 @@ from selenium.webdriver.support.wait import WebDriverWait  # noqa: E402
 
 from examples import EXAMPLES_DIR  # noqa: E402
 from lab.browser import PHONE, chromium, phone, serve_in_thread, set_viewport  # noqa: E402
+from lab.pairing import KIOSK_TOKEN, pair, pairing_code  # noqa: E402
 
 axe_core = pytest.importorskip("axe_core_python", reason="the accessibility check needs axe-core-python")
 AXE = Path(axe_core.__file__).with_name("axe.min.js")
 PHOTO = EXAMPLES_DIR / "photos" / "alices-garden.jpg"
 TRUTH = json.loads(PHOTO.with_suffix(".json").read_text())["boards"][0]["state"]
 GAME = "alices-garden"
-PIN = "123456"
 # What the test types into the home page's hand-entry box.
 HAND = {"unplaced_bonus_tiles": 1}
 # Reading the photo (the first upload also loads the models) and page loads on a slow CI machine.
@@ -78,8 +78,10 @@ class Site:
 def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Site]:
     state = StateDir(tmp_path_factory.mktemp("pages-state"))
     events = Broadcaster()
-    app = create_app(AppConfig(state, upload_scorer(state), events=events, pin=PIN))
+    app = create_app(AppConfig(state, upload_scorer(state), events=events, kiosk_token=KIOSK_TOKEN))
     with serve_in_thread(app) as url, httpx.Client(base_url=url, timeout=SCORING_S) as client:
+        with httpx.Client(base_url=url) as kiosk:
+            pair(client, kiosk, "the tests' own client")
         yield Site(url, events, client, state.root)
 
 
@@ -159,6 +161,24 @@ def _shown_total(driver: webdriver.Chrome) -> str:
         lambda d: d.find_element(By.CSS_SELECTOR, ".board .total").text, "no total on the result page"
     )
     return total
+
+
+def _pair_the_browser(site: Site, driver: webdriver.Chrome) -> None:
+    """Pairs the browser as the owner does, unless it is already: the pairing page, and the code the TV shows
+    (read here by a client signed in as the kiosk)."""
+    driver.get(f"{site.url}/pair")
+    wait = _wait(driver)
+    if wait.until(lambda d: d.execute_script("return fetch('/api/me').then((r) => r.json())"))["paired"]:
+        return
+    with httpx.Client(base_url=site.url) as kiosk:
+        code = pairing_code(kiosk)
+    typed = wait.until(ec.visibility_of_element_located((By.ID, "code")))
+    typed.send_keys(code)
+    name = driver.find_element(By.ID, "name")
+    name.clear()
+    name.send_keys("Test phone")
+    driver.find_element(By.CSS_SELECTOR, "#pair button[type=submit]").click()
+    wait.until(ec.text_to_be_present_in_element((By.ID, "message"), "paired as “Test phone”"))
 
 
 def _game_id_in(url: str) -> int:
@@ -445,10 +465,17 @@ def _tv_scores(driver: webdriver.Chrome) -> list[tuple[str, str]]:
     return [(name, points) for name, points in seats]
 
 
-def test_the_tv_shows_live_scores_and_status_messages(site: Site, driver: webdriver.Chrome) -> None:
-    driver.get(f"{site.url}/tv")
+def _open_tv_as_the_kiosk(site: Site, driver: webdriver.Chrome) -> WebDriverWait[webdriver.Chrome]:
+    """The TV page as the kiosk opens it, signed in with its token: it shows the pairing code, once loaded."""
+    driver.get(f"{site.url}/kiosk?token={KIOSK_TOKEN}")
     wait = _wait(driver)
-    wait.until(ec.text_to_be_present_in_element((By.ID, "pin"), PIN), "the TV page did not load its state")
+    code = wait.until(lambda d: d.find_element(By.ID, "pair-code").text, "the TV page did not load")
+    assert code.replace(" ", "").isdigit() and len(code) == 9
+    return wait
+
+
+def test_the_tv_shows_live_scores_and_status_messages(site: Site, driver: webdriver.Chrome) -> None:
+    wait = _open_tv_as_the_kiosk(site, driver)
 
     _publish(site, "score", _live_boards(("north", "Alice", 41), ("south", "Bob", 37)))
     wait.until(lambda d: _tv_scores(d) == [("Alice", "41"), ("Bob", "37")], "the live score was not shown")
@@ -471,14 +498,10 @@ def test_the_tv_names_the_players_and_shows_the_leaders_breakdown(
     site: Site, driver: webdriver.Chrome
 ) -> None:
     # The game set-up names the players in the boards' reading order; the camera's boards have no seats.
-    put = site.client.put(
-        "/api/setup", json={"game": GAME, "players": ["Ann", "Bo"]}, headers={"X-Garden-PIN": PIN}
-    )
+    put = site.client.put("/api/setup", json={"game": GAME, "players": ["Ann", "Bo"]})
     assert put.status_code == 200, put.text
     try:
-        driver.get(f"{site.url}/tv")
-        wait = _wait(driver)
-        wait.until(ec.text_to_be_present_in_element((By.ID, "pin"), PIN), "the TV page did not load")
+        wait = _open_tv_as_the_kiosk(site, driver)
         boards = _live_boards(("board 1", "", 30), ("board 2", "", 45))
         for board, rule in zip(boards["boards"], ("Roses", "Trees"), strict=True):
             del board["player"]
@@ -504,12 +527,26 @@ def test_the_tv_names_the_players_and_shows_the_leaders_breakdown(
         _publish(site, "score", {"boards": [shared], "totals": {"board 1": None}})
         wait.until(lambda d: _tv_scores(d) == [("Cy", "20"), ("Di", "26")], "the shared board's players")
     finally:
-        site.client.put("/api/setup", json={}, headers={"X-Garden-PIN": PIN})
+        site.client.put("/api/setup", json={})
+
+
+def test_a_phone_is_paired_with_the_code_the_tv_shows_and_then_may_change_the_set_up(
+    site: Site, driver: webdriver.Chrome
+) -> None:
+    _pair_the_browser(site, driver)
+    driver.get(f"{site.url}/setup")
+    wait = _wait(driver)
+    mine = wait.until(
+        ec.visibility_of_element_located((By.XPATH, '//ul[@id="devices"]/li[contains(., "(this phone)")]'))
+    )
+    assert "Test phone" in mine.text
+    assert not driver.find_elements(By.CSS_SELECTOR, "p.notice")
 
 
 def test_the_board_found_for_a_profile_can_be_dragged_then_saved(
     site: Site, driver: webdriver.Chrome
 ) -> None:
+    _pair_the_browser(site, driver)
     driver.get(f"{site.url}/calibrate")
     wait = _wait(driver)
     wait.until(ec.presence_of_element_located((By.CSS_SELECTOR, f'#profile-game option[value="{GAME}"]')))
@@ -777,6 +814,7 @@ def test_the_camera_calibration_is_judged_in_words(site: Site, driver: webdriver
 
 
 def test_the_game_set_up_is_a_form_and_fills_the_home_page_in(site: Site, driver: webdriver.Chrome) -> None:
+    _pair_the_browser(site, driver)
     driver.get(f"{site.url}/setup")
     wait = _wait(driver)
     wait.until(ec.presence_of_element_located((By.CSS_SELECTOR, 'option[value="sanssouci"]')))
@@ -784,7 +822,6 @@ def test_the_game_set_up_is_a_form_and_fills_the_home_page_in(site: Site, driver
     form = _form(site, "sanssouci")
     box = wait.until(ec.visibility_of_element_located((By.ID, "hand-form")))
     _fill(driver, form, box, {"missions": [2, 7], "track_score": 41})
-    driver.execute_script("sessionStorage.setItem('garden-scorer-pin', arguments[0])", PIN)
     driver.find_element(By.CSS_SELECTOR, "#setup button[type=submit]").click()
     wait.until(ec.text_to_be_present_in_element((By.ID, "saved"), "Saved"))
     try:
@@ -795,7 +832,7 @@ def test_the_game_set_up_is_a_form_and_fills_the_home_page_in(site: Site, driver
         shown = driver.execute_script("return hand.read()")
         assert shown == {"missions": [2, 7], "track_score": 41}
     finally:
-        site.client.put("/api/setup", json={}, headers={"X-Garden-PIN": PIN})
+        site.client.put("/api/setup", json={})
 
 
 def test_a_marker_read_on_the_wrong_track_space_is_moved_by_tapping(

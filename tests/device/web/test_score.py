@@ -28,17 +28,16 @@ from device.history import CSV_FIELDS
 from device.photo import ScoredBoard, score_image
 from device.web import AppConfig, create_app
 from device.web.score import MAX_ALSO, ResultStore, enrolment_state, rescore
-from device.web.security import MAX_FAILURES, PIN_HEADER
+from lab.pairing import KIOSK_TOKEN
 from scoring.core import ScoreBreakdown, TableScore
 from scoring.registry import get_game, read_state
-from tests.conftest import LOCAL, REMOTE
+from tests.conftest import BASE_URL, LOCAL, REMOTE
 from tests.support import EXAMPLES
 from vision.image_io import read_image
 from vision.pipeline import NoBoardError
 
 PHOTO = EXAMPLES / "photos" / "alices-garden.jpg"
 TRUTH = json.loads((EXAMPLES / "photos" / "alices-garden.json").read_text())["boards"][0]
-PIN = "424242"
 
 
 def _alice_total(state: Mapping[str, Any]) -> int:
@@ -118,7 +117,9 @@ AppFactory = Callable[..., FastAPI]
 @pytest.fixture
 def make_app(tmp_path: Path) -> AppFactory:
     def make(score: FakeScore | None = None, **options: Any) -> FastAPI:
-        return create_app(AppConfig(StateDir(tmp_path), score or FakeScore(), pin=PIN, **options))
+        return create_app(
+            AppConfig(StateDir(tmp_path), score or FakeScore(), kiosk_token=KIOSK_TOKEN, **options)
+        )
 
     return make
 
@@ -390,7 +391,7 @@ def test_the_real_pipeline_gives_what_score_json_prints(
     ) -> list[ScoredBoard]:
         return score_image(image, game, hand, corners_xy=corners, also=also)
 
-    with TestClient(make_app(real), client=LOCAL) as client:
+    with TestClient(make_app(real), base_url=BASE_URL, client=LOCAL) as client:
         response = _upload(client, PHOTO.read_bytes())
     assert response.status_code == 200, response.text
     assert main(["score", str(PHOTO), "--game", "alices-garden", "--json"]) == 0
@@ -456,7 +457,7 @@ def test_no_board_and_scorer_errors_are_4xx(local: TestClient, fake: FakeScore) 
 
 
 def test_too_large_bodies_are_refused_before_decoding(make_app: AppFactory, fake: FakeScore) -> None:
-    with TestClient(make_app(fake, max_upload_bytes=10_000), client=LOCAL) as client:
+    with TestClient(make_app(fake, max_upload_bytes=10_000), base_url=BASE_URL, client=LOCAL) as client:
         declared = _upload(client, bytes(20_000))
         assert declared.status_code == 413 and "10000-byte limit" in declared.json()["detail"]
 
@@ -591,36 +592,18 @@ def test_history_lists_and_exports(local: TestClient) -> None:
     assert local.get("/api/result/0").status_code == 422
 
 
-def test_admin_endpoints_need_the_pin_from_another_machine(
+def test_the_owners_tasks_need_a_paired_device_and_players_upload_without(
     local: TestClient, remote: TestClient, tmp_path: Path
 ) -> None:
     game_id = _upload(remote, _jpeg()).json()["game_id"]  # scoring is for everyone
     assert (tmp_path / "web-results" / str(game_id)).is_dir()
     url = f"/api/history/{game_id}"
     refused = remote.delete(url)
-    assert refused.status_code == 403 and "PIN shown on the TV" in refused.json()["detail"]
-    assert remote.delete(url, headers={PIN_HEADER: "000000"}).status_code == 403
+    assert refused.status_code == 403 and "pair this phone" in refused.json()["detail"]
     assert remote.put("/api/setup", json={"game": "sanssouci"}).status_code == 403
-    assert remote.delete(url, headers={PIN_HEADER: PIN}).status_code == 204
+    assert (tmp_path / "web-results" / str(game_id)).is_dir()
+    assert local.delete(url).status_code == 204  # the owner's paired phone
     assert not (tmp_path / "web-results" / str(game_id)).exists()
-    other = _upload(local, _jpeg()).json()["game_id"]
-    assert local.delete(f"/api/history/{other}").status_code == 204  # the kiosk on the Pi itself
-
-
-def test_wrong_pins_lock_a_client_out(remote: TestClient) -> None:
-    for _ in range(MAX_FAILURES):
-        assert remote.delete("/api/history/1", headers={PIN_HEADER: "111111"}).status_code == 403
-    assert remote.delete("/api/history/1", headers={PIN_HEADER: PIN}).status_code == 429
-
-
-def test_localhost_needs_the_pin_when_not_trusted(make_app: AppFactory) -> None:
-    with TestClient(make_app(trust_localhost=False), client=LOCAL) as client:
-        assert client.put("/api/setup", json={}).status_code == 403
-        assert client.put("/api/setup", json={}, headers={PIN_HEADER: PIN}).status_code == 200
-        assert client.put("/api/setup", data={"pin": "1234"}).status_code == 403
-        assert (
-            client.put("/api/setup", data={"pin": PIN}).status_code == 422
-        )  # the PIN passes; no set-up sent
 
 
 def test_the_game_setup_is_stored_and_used_by_uploads(
@@ -633,7 +616,7 @@ def test_the_game_setup_is_stored_and_used_by_uploads(
     game_id = _upload(local, _jpeg()).json()["game_id"]
     assert fake.calls[-1][2] == {"unplaced_bonus_tiles": 2}
     assert local.get(f"/api/history/{game_id}").json()["boards"][0]["player"] == "Ann"
-    with TestClient(make_app(), client=LOCAL) as restarted:
+    with TestClient(make_app(), base_url=BASE_URL, client=LOCAL) as restarted:
         assert restarted.get("/api/setup").json() == {**setup, "players": ["Ann"]}
     bad = local.put("/api/setup", json={"game": "chess"})
     assert bad.status_code == 422 and "unknown game" in bad.text
@@ -668,7 +651,7 @@ def test_events_stream_live_results_and_resume(make_app: AppFactory, monkeypatch
             FakeEvent(2, "score", {"game": "alices-garden", "boards": [{"player": "Ann", "total": 31}]}),
         ]
     )
-    with TestClient(make_app(events=events), client=REMOTE) as client:
+    with TestClient(make_app(events=events), base_url=BASE_URL, client=REMOTE) as client:
         lines = _sse_lines(client, {}, 7)
         assert lines[0] == "event: status" and lines[2] == "id: 1"
         assert json.loads(lines[1].removeprefix("data: ")) == events.backlog[0].payload
@@ -690,17 +673,17 @@ def test_events_come_from_the_live_loops_broadcaster(
     hub = Broadcaster()
     board = {"game": "alices-garden", "seat": "seat 1", "player": "Ann", "total": 31}
     hub.publish(LiveEvent("score", 7, 0.0, {"boards": [board], "totals": {"seat 1": 31}}))
-    with TestClient(make_app(events=hub), client=REMOTE) as client:
+    with TestClient(make_app(events=hub), base_url=BASE_URL, client=REMOTE) as client:
         lines = _sse_lines(client, {}, 3)
     assert lines[0] == "event: score" and lines[2] == "id: 7"
     assert json.loads(lines[1].removeprefix("data: "))["boards"] == [board]
 
 
-def test_the_tv_shows_the_pin_and_the_latest_upload_without_a_live_source(
+def test_the_tv_shows_the_latest_upload_without_a_live_source(
     remote: TestClient, alice_boards: list[ScoredBoard]
 ) -> None:
     assert remote.get("/api/events").status_code == 404
-    assert remote.get("/api/tv").json() == {"pin": PIN, "live": False, "latest": None}
+    assert remote.get("/api/tv").json() == {"live": False, "latest": None}
     game_id = _upload(remote, _jpeg()).json()["game_id"]
     tv = remote.get("/api/tv").json()
     assert tv["latest"]["id"] == game_id and tv["latest"]["title"] == "Alice's Garden"
@@ -738,7 +721,7 @@ def test_only_the_newest_results_keep_their_folder(alice_boards: list[ScoredBoar
 
 def test_the_live_preview_streams_the_cameras_latest_picture(make_app: AppFactory) -> None:
     picture = np.full((1296, 2304, 3), (40, 120, 200), np.uint8)
-    with TestClient(make_app(preview=lambda: picture)) as client:
+    with TestClient(make_app(preview=lambda: picture), base_url=BASE_URL) as client:
         with client.stream("GET", "/api/preview.mjpg") as response:
             assert response.headers["content-type"] == "multipart/x-mixed-replace; boundary=frame"
             head = b""
@@ -749,7 +732,7 @@ def test_the_live_preview_streams_the_cameras_latest_picture(make_app: AppFactor
         assert head.startswith(b"--frame\r\nContent-Type: image/jpeg\r\n")
         jpeg = head[head.index(b"\r\n\r\n") + 4 :]
         assert jpeg.startswith(b"\xff\xd8")
-    assert TestClient(make_app()).get("/api/preview.mjpg").status_code == 404
+    assert TestClient(make_app(), base_url=BASE_URL).get("/api/preview.mjpg").status_code == 404
 
 
 def test_the_api_docs_need_no_internet(local: TestClient) -> None:

@@ -22,7 +22,7 @@ from device.web import AppConfig, create_app
 from lab.reliability.fuzz import CLEAR, CRASH, FAILURES, OK, TARGETS, crafted_png, fuzz
 from scoring.core import StateError
 from scoring.fields import as_float
-from tests.conftest import LOCAL
+from tests.conftest import BASE_URL, LOCAL
 from vision.image_io import ImageError, decode_image
 
 FAST_CASES = 400
@@ -159,8 +159,8 @@ def test_hand_fields_json_cannot_escape_as_a_server_error(tmp_path: Path) -> Non
     def score(*_: Any, **__: Any) -> list[Any]:
         return []
 
-    app = create_app(AppConfig(StateDir(tmp_path), score, pin="424242"))
-    with TestClient(app, client=LOCAL) as client:
+    app = create_app(AppConfig(StateDir(tmp_path), score))
+    with TestClient(app, base_url=BASE_URL, client=LOCAL) as client:
         for hand in ('{"a": ' + "9" * 5000 + "}", '{"a": ' + "[" * 100_000 + "]" * 100_000 + "}"):
             response = client.post(
                 "/api/score?game=alices-garden",

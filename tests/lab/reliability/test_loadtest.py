@@ -11,7 +11,9 @@ from fastapi.testclient import TestClient
 
 from calibration.statedir import StateDir
 from device.web import AppConfig, create_app
+from lab.pairing import KIOSK_TOKEN, pair
 from lab.reliability.loadtest import multipart, run_load, run_schemathesis
+from tests.conftest import BASE_URL
 
 
 def test_concurrent_uploads_and_tvs_see_no_errors() -> None:
@@ -42,9 +44,10 @@ def test_a_multipart_body_carries_the_photo_and_the_hand() -> None:
 
 def test_a_game_id_too_large_for_the_history_is_refused_not_a_server_error(tmp_path: Path) -> None:
     """Found by schemathesis: ids beyond SQLite's integers failed the query with a 500."""
-    app = create_app(AppConfig(StateDir(tmp_path), _no_scoring))
+    app = create_app(AppConfig(StateDir(tmp_path), _no_scoring, kiosk_token=KIOSK_TOKEN))
     huge = 2**63
-    with TestClient(app, client=("127.0.0.1", 50000)) as client:
+    with TestClient(app, base_url=BASE_URL, client=("127.0.0.1", 50000)) as client:
+        pair(client, TestClient(app, base_url=BASE_URL))  # the owner's: past the guard, to the id's check
         for method, path in [
             ("GET", f"/api/history/{huge}"),
             ("DELETE", f"/api/history/{huge}"),

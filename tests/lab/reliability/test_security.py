@@ -1,5 +1,5 @@
 """Security checks over the whole app, route by route (``lab.reliability.run.audit_security``), so a route
-added later is covered without a new test: what changes the scorer's set-up needs the PIN off this machine,
+added later is covered without a new test: what changes the scorer's set-up needs a paired device,
 no path parameter reaches a file, and the upload limits hold."""
 
 from __future__ import annotations
@@ -11,22 +11,17 @@ from fastapi import FastAPI
 from fastapi.testclient import TestClient
 
 from lab.reliability.run import PLAYER_ACTIONS, audit_app, audit_security, fill
-from tests.conftest import LOCAL
+from tests.conftest import BASE_URL, LOCAL
 
 
-def test_every_set_up_change_needs_the_pin_off_this_machine_and_no_parameter_reaches_a_file(
+def test_every_set_up_change_needs_a_paired_device_and_no_parameter_reaches_a_file(
     tmp_path: Path,
 ) -> None:
     audit = audit_security(audit_app(tmp_path))
     assert audit.problems == []
     # The app has set-up routes and file-naming parameters to guard: none would make this pass for nothing.
     assert audit.admin_routes >= 5
-    assert (
-        audit.refused_remote_without_pin
-        == audit.passed_locally
-        == audit.passed_with_pin
-        == audit.admin_routes
-    )
+    assert audit.refused_unpaired == audit.refused_on_loopback == audit.passed_paired == audit.admin_routes
     assert audit.player_actions_open == len(PLAYER_ACTIONS)
     assert audit.traversal_attempts >= 30
     assert audit.traversals_refused == audit.traversal_attempts
@@ -41,7 +36,7 @@ def test_the_audit_finds_a_set_up_route_left_unguarded(tmp_path: Path) -> None:
         return {"deleted": name}
 
     audit = audit_security(app)
-    assert "DELETE /api/profiles/{name}/everything from another device without the PIN: 200" in (
+    assert "DELETE /api/profiles/{name}/everything from a phone on the network, not paired: 200" in (
         audit.problems or []
     )
 
@@ -60,7 +55,7 @@ def test_the_audit_finds_a_parameter_that_reaches_a_file(tmp_path: Path) -> None
 
     problems = audit_security(app).problems or []
     # The route does serve a file outside its folder, so the audit is right to flag it.
-    with TestClient(app, client=LOCAL) as local:
+    with TestClient(app, base_url=BASE_URL, client=LOCAL) as local:
         assert "root:" in local.get(fill("/api/files/{name}", "..%2Fetc%2Fpasswd")).text
     # Plain "../" segments are resolved by the client before they are sent (as a browser does): the encoded
     # ones reach the route.

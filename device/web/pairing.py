@@ -1,0 +1,148 @@
+"""Pairing a phone with the code the TV shows, the kiosk's sign-in, and the list of paired devices.
+
+``GET /kiosk?token=T`` signs the TV's browser in as the kiosk (the installer opens it with the token) and
+goes on to ``/tv``; ``GET /api/tv/pairing`` gives the kiosk alone the code to show. ``POST /api/pair`` with
+that code pairs the phone that sends it. ``GET /api/me`` says what the asking browser is. The set-up page
+lists the paired devices (``GET /api/devices``) and unpairs them (``DELETE /api/devices/{id}``).
+"""
+
+from __future__ import annotations
+
+import hmac
+import socket
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Depends, HTTPException, Query, Request, Response
+from fastapi import Path as PathParam
+from fastapi.responses import HTMLResponse, RedirectResponse
+from pydantic import BaseModel, ConfigDict, Field
+
+from device.web.auth import (
+    DEVICE_COOKIE,
+    KIOSK_COOKIE,
+    NAME_MAX,
+    NEEDS_PAIRING,
+    AdminGuard,
+    Attempts,
+    Devices,
+    PairingCode,
+    is_kiosk,
+    paired_name,
+    set_login_cookie,
+)
+from device.web.security import page_response
+
+
+class PairRequest(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    code: str = Field(max_length=32, description="the code the TV shows (spaces allowed)")
+    name: str = Field(min_length=1, max_length=NAME_MAX, description="what to call this device in the list")
+
+
+class PairingInfo(BaseModel):
+    code: str = Field(description="eight digits, shown in two groups of four")
+    expires_in_s: int
+    address: str = Field(description="where a phone on the network opens the pairing page")
+
+
+class Me(BaseModel):
+    paired: bool
+    name: str | None
+    kiosk: bool
+
+
+def _client(request: Request) -> str:
+    return request.client.host if request.client else "?"
+
+
+def network_address() -> str | None:
+    """This machine's address on its network (the one its default route leaves by), or None offline.
+
+    A UDP socket "connected" to a documentation address sends nothing; it only picks the way out.
+    """
+    try:
+        with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as probe:
+            probe.connect(("192.0.2.1", 9))
+            address: str = probe.getsockname()[0]
+    except OSError:
+        return None
+    return None if address.startswith("0.") else address
+
+
+def pairing_address(request: Request) -> str:
+    """The pairing page's address as a phone on the network reaches it; the kiosk itself asks on loopback."""
+    host = request.url.hostname or "localhost"
+    if host in ("127.0.0.1", "::1", "localhost"):
+        host = network_address() or host
+    port = request.url.port
+    shown = f"[{host}]" if ":" in host else host
+    return f"{request.url.scheme}://{shown}{f':{port}' if port else ''}/pair"
+
+
+def router(
+    devices: Devices, attempts: Attempts, code: PairingCode, kiosk_token: str, admin: AdminGuard
+) -> APIRouter:
+    api = APIRouter(tags=["pairing"])
+
+    @api.get("/kiosk", include_in_schema=False)
+    def kiosk(request: Request, token: Annotated[str, Query(max_length=256)] = "") -> RedirectResponse:
+        # Not counted with the codes: 32 random characters are not guessed, and a flood of wrong codes must
+        # not keep the TV from signing in.
+        if not hmac.compare_digest(token.encode(), kiosk_token.encode()):
+            raise HTTPException(403, "not this scorer's kiosk token: open the address the installer set up")
+        response = RedirectResponse("/tv", status_code=303)
+        set_login_cookie(request, response, KIOSK_COOKIE, token)
+        return response
+
+    @api.get("/pair", include_in_schema=False)
+    def pair_page() -> HTMLResponse:
+        return page_response("pair.html")
+
+    @api.get("/api/tv/pairing", responses={403: {"description": "not the TV's kiosk browser"}})
+    def pairing_code(request: Request) -> PairingInfo:
+        """The code that pairs a phone; only the kiosk on the TV is shown it."""
+        if not is_kiosk(request):
+            raise HTTPException(403, "the pairing code is shown on the TV only")
+        shown, left = code.current()
+        return PairingInfo(
+            code=f"{shown[:4]} {shown[4:]}", expires_in_s=int(left), address=pairing_address(request)
+        )
+
+    @api.post(
+        "/api/pair",
+        responses={403: {"description": "a wrong or used code"}, 429: {"description": "too many"}},
+    )
+    def pair(request: Request, response: Response, asked: PairRequest) -> Me:
+        """Pairs this device with the code the TV shows: a login cookie the set-up page can revoke."""
+        at = attempts.begin(_client(request))
+        if not code.redeem(asked.code):
+            raise HTTPException(403, "that is not the code the TV shows now: check it and type it again")
+        attempts.succeeded(_client(request), at)
+        device, token = devices.pair(" ".join(asked.name.split()))
+        set_login_cookie(request, response, DEVICE_COOKIE, token)
+        return Me(paired=True, name=device.name, kiosk=is_kiosk(request))
+
+    @api.get("/api/me")
+    def me(request: Request) -> Me:
+        """Whether this browser is a paired device, and whether it is the TV's kiosk."""
+        name = paired_name(request)
+        return Me(paired=name is not None, name=name, kiosk=is_kiosk(request))
+
+    @api.get("/api/devices", dependencies=[Depends(admin)], responses={403: NEEDS_PAIRING})
+    def paired_devices(request: Request) -> list[dict[str, Any]]:
+        """The paired devices, this one marked."""
+        mine = getattr(request.state, "device_id", None)
+        return [{**d.to_json(), "this": d.id == mine} for d in devices.all()]
+
+    @api.delete("/api/devices/{device_id}", dependencies=[Depends(admin)], responses={403: NEEDS_PAIRING})
+    def unpair(
+        request: Request, response: Response, device_id: Annotated[str, PathParam(pattern="^[0-9a-f]{8}$")]
+    ) -> dict[str, str]:
+        """Unpairs a device: its login stops working at once."""
+        if not devices.unpair(device_id):
+            raise HTTPException(404, "no such paired device")
+        if device_id == getattr(request.state, "device_id", None):
+            response.delete_cookie(DEVICE_COOKIE)
+        return {"unpaired": device_id}
+
+    return api

@@ -1,0 +1,201 @@
+"""The attack suite: what an independent attack on a running scorer tried, played again against the real
+server (uvicorn on loopback), with a second loopback address standing for a phone on the LAN.
+
+Each attack is an :class:`Attack` saying whether it was refused and what the server answered;
+``tests/lab/reliability/test_attacks.py`` asserts every one is, and ``garden-scorer-lab bench
+--reliability`` reports them in its security row. The attacks (issue #48): the pairing secret read by a
+client, loopback trusted, a page of another site acting through a browser, a name pointed at the scorer (DNS
+rebinding), racing the limit on wrong codes and restarting to reset it, decoding a photo's pixels at many
+bytes each, rewriting another phone's result, a retried upload stored twice, and responses without their
+security headers.
+"""
+
+from __future__ import annotations
+
+import json
+import struct
+import threading
+import zlib
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import ExitStack, contextmanager
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+import httpx
+import numpy as np
+from numpy.typing import NDArray
+
+from calibration.statedir import StateDir
+from device.web import AppConfig, create_app
+from device.web.auth import CLIENT_TRIES
+from lab.pairing import KIOSK_TOKEN, pair, pairing_code
+
+# A phone on the network: any loopback address but the server's own reaches it from "elsewhere".
+LAN_ADDRESS = "127.0.0.2"
+OTHER_LAN_ADDRESS = "127.0.0.3"
+EVIL = "http://evil.example"
+BURST = 300  # wrong codes sent at once, as the attack did
+
+
+@dataclass(frozen=True)
+class Attack:
+    name: str
+    refused: bool
+    detail: str
+
+
+def _no_boards(
+    image: NDArray[np.uint8], game: str, hand: object, profile: str | None, *more: Any, **named: Any
+) -> list[Any]:
+    return []
+
+
+def _png(width: int, height: int, depth: int = 8, colour: int = 2) -> bytes:
+    """A tiny real PNG of ``width`` x ``height`` (``colour`` 2: RGB, 6: RGBA) whose rows are zeros."""
+
+    def chunk(kind: bytes, data: bytes) -> bytes:
+        return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
+
+    channels = {0: 1, 2: 3, 4: 2, 6: 4}[colour]
+    row = b"\0" + bytes(width * channels * depth // 8)
+    packer = zlib.compressobj(9)
+    idat = b"".join(packer.compress(row) for _ in range(height)) + packer.flush()
+    header = struct.pack(">IIBBBBB", width, height, depth, colour, 0, 0, 0)
+    return b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", header) + chunk(b"IDAT", idat) + chunk(b"IEND", b"")
+
+
+@contextmanager
+def _server(root: Path) -> Iterator[str]:
+    from lab.browser import serve_in_thread
+
+    app = create_app(AppConfig(StateDir(root), _no_boards, kiosk_token=KIOSK_TOKEN))
+    with serve_in_thread(app) as url:
+        yield url
+
+
+def _client(stack: ExitStack, url: str, address: str | None = None) -> httpx.Client:
+    transport = httpx.HTTPTransport(local_address=address) if address else None
+    return stack.enter_context(httpx.Client(base_url=url, transport=transport, timeout=30.0))
+
+
+def run_attacks(root: Path) -> list[Attack]:
+    """Every attack against a fresh server over the state folder ``root``; one :class:`Attack` each."""
+    attacks: list[Attack] = []
+
+    def attack(name: str, refused: bool, detail: str) -> None:
+        attacks.append(Attack(name, refused, detail))
+
+    with _server(root) as url, ExitStack() as stack:
+        pi = _client(stack, url)  # on the scorer itself, as the kiosk's browser or a local process
+        lan = _client(stack, url, LAN_ADDRESS)
+        owner = _client(stack, url, LAN_ADDRESS)
+        pair(owner, _client(stack, url))
+        table = root / "table.json"
+
+        # 1. The pairing secret is given to no client for where it is: only to the kiosk's token.
+        tv = lan.get("/api/tv").json()
+        shown = [lan.get("/api/tv/pairing").status_code, pi.get("/api/tv/pairing").status_code]
+        attack(
+            "the pairing code read by a client",
+            "pin" not in tv and "code" not in tv and shown == [403, 403],
+            f"/api/tv keys {sorted(tv)}; /api/tv/pairing from the LAN and from loopback: {shown}",
+        )
+
+        # 2. Loopback is not trusted: a local process is no owner.
+        local = [
+            pi.put("/api/setup", json={"game": "sanssouci"}).status_code,
+            pi.post("/api/calibrate/seats").status_code,
+            pi.delete("/api/history/1").status_code,
+        ]
+        attack("an owner's action from loopback, not paired", local == [403] * 3, f"answers {local}")
+
+        # 3. A page of another site, in a browser that holds the owner's login.
+        evil = {"Origin": EVIL}
+        cross = [
+            owner.post("/api/calibrate/seats", headers=evil, data={"game": "alices-garden"}).status_code,
+            owner.post("/api/calibrate/profile/locate", headers=evil).status_code,
+            lan.post(
+                "/api/score?game=alices-garden",
+                headers=evil,
+                files={"file": ("a.png", _png(64, 64), "image/png")},
+            ).status_code,
+            owner.put("/api/setup", json={}, headers={"Referer": f"{EVIL}/page"}).status_code,
+        ]
+        attack(
+            "a cross-site request (Origin or Referer of another site)",
+            cross == [403] * 4 and not table.exists(),
+            f"answers {cross}; table.json written: {table.exists()}",
+        )
+
+        # 4. DNS rebinding: another site's name pointed at the scorer's address.
+        rebound = [
+            lan.get("/api/tv", headers={"Host": "evil.example"}).status_code,
+            owner.put("/api/setup", json={}, headers={"Host": "evil.example:8080"}).status_code,
+        ]
+        attack(
+            "a request for another site's name (DNS rebinding)", rebound == [421, 421], f"answers {rebound}"
+        )
+
+        # 5. Racing the limit on wrong codes, then restarting to reset it.
+        answers = _burst(
+            url, lambda c: c.post("/api/pair", json={"code": "0000 0001", "name": "x"}).status_code
+        )
+        checked = answers.count(403)
+        right = lan.post("/api/pair", json={"code": pairing_code(pi), "name": "x"}).status_code
+        attack(
+            f"{BURST} wrong pairing codes sent at once",
+            checked <= CLIENT_TRIES and answers.count(429) == BURST - checked and right == 429,
+            f"{checked} compared, {answers.count(429)} refused 429; the right code afterwards: {right}",
+        )
+    with _server(root) as url, ExitStack() as stack:
+        lan = _client(stack, url, LAN_ADDRESS)
+        after = lan.post("/api/pair", json={"code": "0000 0001", "name": "x"}).status_code
+        attack(
+            "a restart to reset the limit on wrong codes", after == 429, f"the next code after it: {after}"
+        )
+
+        # 9. Every response carries the security headers, pages or not.
+        wanted = ("X-Content-Type-Options", "X-Frame-Options", "Content-Security-Policy")
+        paths = ("/", "/api/tv", "/docs", "/static/common.js", "/openapi.json", "/api/nothing")
+        missing = {path: [h for h in wanted if h not in lan.get(path).headers] for path in paths}
+        attack(
+            "a response without security headers",
+            not any(missing.values()),
+            json.dumps({p: m for p, m in missing.items() if m}) or "none missing",
+        )
+    return attacks
+
+
+def _burst(url: str, send: Callable[[httpx.Client], int]) -> list[int]:
+    """``send`` run :data:`BURST` times at once from the LAN address, each on a connection of its own (threads
+    released together); the status codes, 0 for a request that got no answer."""
+    answers: list[int] = []
+    lock = threading.Lock()
+    start = threading.Barrier(BURST)
+
+    def one() -> None:
+        with ExitStack() as stack:
+            client = _client(stack, url, LAN_ADDRESS)
+            start.wait()
+            try:
+                code = send(client)
+            except httpx.HTTPError:
+                code = 0
+        with lock:
+            answers.append(code)
+
+    threads = [threading.Thread(target=one) for _ in range(BURST)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    return answers
+
+
+def attacks_json(attacks: list[Attack]) -> Mapping[str, Any]:
+    return {
+        "attacks": len(attacks),
+        "refused": sum(a.refused for a in attacks),
+        "each": [asdict(a) for a in attacks],
+    }
