@@ -2,7 +2,11 @@
 
 A game is one photo or one live result: when it was played (UTC), which game, where the score came from
 ("upload", "live", "cli", ...) and one row per board with the board's JSON (as ``ScoredBoard.to_json``
-gives it), its total (None when the board was not scored) and the player's name if one was given.
+gives it), its total (None when the board was not scored) and the player's name if one was given. An
+uploaded game also keeps who sent it (the browser's anonymous player id, so that it alone, or a paired
+device, may change the result) and its request's Idempotency-Key (so that a retry of an upload whose answer
+was lost is answered with the game stored, not stored twice); every change made to a result since is noted
+with who made it and when. All three follow a game when a correction replaces it under a new id.
 
 Durability: the database runs in WAL mode with ``synchronous=FULL``, so every commit is on the card before
 ``record`` returns (WAL's default, NORMAL, may drop the last commits on a power cut), and each call writes in
@@ -26,8 +30,8 @@ import sqlite3
 import threading
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass
-from datetime import UTC, datetime
+from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from types import TracebackType
 from typing import Any, Self, TextIO
@@ -52,8 +56,36 @@ _MIGRATIONS: tuple[tuple[str, ...], ...] = (
             PRIMARY KEY (game_id, seat)
         ) WITHOUT ROWID""",
     ),
+    (
+        """CREATE TABLE uploaders (
+            game_id INTEGER NOT NULL REFERENCES games (id) ON DELETE CASCADE,
+            player TEXT NOT NULL,
+            PRIMARY KEY (game_id, player)
+        ) WITHOUT ROWID""",
+        """CREATE TABLE upload_keys (
+            key TEXT NOT NULL,
+            player TEXT NOT NULL,
+            address TEXT NOT NULL,
+            sent_at TEXT NOT NULL,
+            game_id INTEGER NOT NULL REFERENCES games (id) ON DELETE CASCADE
+        )""",
+        "CREATE INDEX upload_keys_by_key ON upload_keys (key)",
+        "CREATE INDEX upload_keys_by_game ON upload_keys (game_id)",
+        """CREATE TABLE changes (
+            game_id INTEGER NOT NULL REFERENCES games (id) ON DELETE CASCADE,
+            changed_at TEXT NOT NULL,
+            who TEXT NOT NULL,
+            what TEXT NOT NULL
+        )""",
+        "CREATE INDEX changes_by_game ON changes (game_id, changed_at)",
+    ),
 )
 SCHEMA_VERSION = len(_MIGRATIONS)
+_TABLES = frozenset({"games", "boards", "uploaders", "upload_keys", "changes"})
+# What a game keeps of its upload and its changes: moved to the game that replaces it.
+_FOLLOW_THE_GAME = ("uploaders", "upload_keys", "changes")
+# A retry comes within minutes of the request whose answer it lost; a day is ample.
+KEY_KEPT = timedelta(days=1)
 
 # Long enough for another process's write (a few milliseconds) to finish, short enough to report a stuck one.
 BUSY_TIMEOUT_S = 10.0
@@ -73,6 +105,39 @@ class HistoryError(Exception):
 
 class GameNotFound(HistoryError, LookupError):
     """No game with that id is in the history (perhaps it was deleted)."""
+
+
+class AlreadyRecorded(HistoryError):
+    """A request with the same Idempotency-Key stored game ``game_id`` already: this one is its retry."""
+
+    def __init__(self, game_id: int) -> None:
+        super().__init__(f"game {game_id} was stored by this request already")
+        self.game_id = game_id
+
+
+@dataclass(frozen=True)
+class Sender:
+    """Who sent photos to be read (:meth:`History.record`), as the web app knows them."""
+
+    player: str
+    """The browser's anonymous player id: it may change the results it sent."""
+    address: str
+    """Its network address: a retry that lost the first answer, and with it the new player cookie, comes
+    from it still."""
+    key: str | None = None
+    """The request's Idempotency-Key, the same in each retry of one upload; None: not given."""
+
+
+@dataclass(frozen=True)
+class Change:
+    """A change made to a stored result: what was done, by whom (in words) and when."""
+
+    what: str
+    who: str
+    at: datetime = field(default_factory=lambda: datetime.now(UTC))
+
+    def to_json(self) -> dict[str, Any]:
+        return {"what": self.what, "who": self.who, "at": self.at.isoformat()}
 
 
 @dataclass(frozen=True)
@@ -225,12 +290,17 @@ class History:
         players: Sequence[str] | None = None,
         when: datetime | None = None,
         replaces: int | None = None,
+        sender: Sender | None = None,
+        change: Change | None = None,
     ) -> int:
         """Store one scored game with all its boards, all or nothing; returns its id.
 
         ``players``, if given, names the player of each board in order. ``when`` defaults to now and must
         carry a time zone. ``replaces`` (a corrected result) removes that game in the same transaction, so a
-        power cut leaves either the old game or the new one, never both.
+        power cut leaves either the old game or the new one, never both; the new one keeps its uploaders, keys
+        and changes. ``sender``: who sent the photos, the uploader of a new game (one that replaces another
+        keeps that one's); where a request with its key stored a game already, nothing is stored and
+        :class:`AlreadyRecorded` names that game. ``change`` is noted with the game.
         """
         if players is not None and len(players) != len(boards):
             raise ValueError(f"{len(players)} player name(s) for {len(boards)} board(s)")
@@ -241,6 +311,10 @@ class History:
             for seat, (board, name) in enumerate(zip(boards, names, strict=True))
         ]
         with self._transaction() as conn:
+            # Checked in the transaction that stores it: two retries at once store one game.
+            first = _sent(conn, sender) if sender is not None else None
+            if first is not None:
+                raise AlreadyRecorded(first)
             cursor = conn.execute(
                 "INSERT INTO games (played_at, game, source) VALUES (?, ?, ?)", (played_at, game, source)
             )
@@ -250,12 +324,57 @@ class History:
                 "INSERT INTO boards (game_id, seat, player, total, data) VALUES (?, ?, ?, ?, ?)",
                 [(game_id, *row) for row in rows],
             )
-            if (
-                replaces is not None
-                and conn.execute("DELETE FROM games WHERE id = ?", (replaces,)).rowcount == 0
-            ):
-                raise GameNotFound(f"no game {replaces} in the history {self.path}")
+            if replaces is not None:
+                for table in _FOLLOW_THE_GAME:
+                    conn.execute(f"UPDATE {table} SET game_id = ? WHERE game_id = ?", (game_id, replaces))
+                if conn.execute("DELETE FROM games WHERE id = ?", (replaces,)).rowcount == 0:
+                    raise GameNotFound(f"no game {replaces} in the history {self.path}")
+            elif sender is not None:
+                conn.execute(
+                    "INSERT INTO uploaders (game_id, player) VALUES (?, ?)", (game_id, sender.player)
+                )
+            if sender is not None and sender.key is not None:
+                _keep_key(conn, sender, game_id)
+            if change is not None:
+                conn.execute(
+                    "INSERT INTO changes (game_id, changed_at, who, what) VALUES (?, ?, ?, ?)",
+                    (game_id, _timestamp(change.at), change.who, change.what),
+                )
         return game_id
+
+    def replay(self, sender: Sender) -> int | None:
+        """The game a request with ``sender``'s Idempotency-Key stored, if any, to answer its retry with.
+        The retry's browser may change that game from now on: holding the key, it sent the photos (it may
+        have lost the first answer, and with it the player cookie given then)."""
+        if sender.key is None:
+            return None
+        with self._transaction() as conn:
+            game_id = _sent(conn, sender)
+            if game_id is not None:
+                conn.execute(
+                    "INSERT OR IGNORE INTO uploaders (game_id, player) VALUES (?, ?)",
+                    (game_id, sender.player),
+                )
+        return game_id
+
+    def uploaders(self, game_id: int) -> frozenset[str]:
+        """The player ids of the browsers that sent the game's photos; none for a game not uploaded (the live
+        camera's, the command line's) or uploaded before uploaders were kept."""
+        with self._lock, _sqlite_errors(self.path):
+            rows = self._conn.execute("SELECT player FROM uploaders WHERE game_id = ?", (game_id,)).fetchall()
+        return frozenset(str(row[0]) for row in rows)
+
+    def changes(self, game_id: int) -> builtins.list[Change]:
+        """The changes made to the game's result, oldest first."""
+        with self._lock, _sqlite_errors(self.path):
+            rows = self._conn.execute(
+                "SELECT changed_at, who, what FROM changes WHERE game_id = ? ORDER BY changed_at, rowid",
+                (game_id,),
+            ).fetchall()
+        try:
+            return [Change(str(what), str(who), datetime.fromisoformat(at)) for at, who, what in rows]
+        except (TypeError, ValueError):
+            raise _damaged(self.path, f"a change of game {game_id} has no readable time") from None
 
     def get(self, game_id: int) -> GameRecord:
         found = self._select("SELECT * FROM games WHERE id = ?", (game_id,), "DESC")
@@ -272,7 +391,7 @@ class History:
         return self._select(games_sql, [*params, limit, offset], "DESC")
 
     def delete(self, game_id: int) -> None:
-        """Remove a game and its boards."""
+        """Remove a game and all it keeps: boards, uploaders, keys and changes."""
         with self._transaction() as conn:
             if conn.execute("DELETE FROM games WHERE id = ?", (game_id,)).rowcount == 0:
                 raise GameNotFound(f"no game {game_id} in the history {self.path}")
@@ -305,6 +424,27 @@ class History:
                         json.dumps(b.data.get("state"), separators=(",", ":")),
                     ]
                 )
+
+
+def _sent(conn: sqlite3.Connection, sender: Sender) -> int | None:
+    """The game stored with ``sender``'s key from the same browser or the same address, if any."""
+    if sender.key is None:
+        return None
+    row = conn.execute(
+        "SELECT game_id FROM upload_keys WHERE key = ? AND (player = ? OR address = ?)",
+        (sender.key, sender.player, sender.address),
+    ).fetchone()
+    return None if row is None else int(row[0])
+
+
+def _keep_key(conn: sqlite3.Connection, sender: Sender, game_id: int) -> None:
+    """Note ``sender``'s key as having stored ``game_id``; keys older than KEY_KEPT go."""
+    now = datetime.now(UTC)
+    conn.execute("DELETE FROM upload_keys WHERE sent_at < ?", (_timestamp(now - KEY_KEPT),))
+    conn.execute(
+        "INSERT INTO upload_keys (key, player, address, sent_at, game_id) VALUES (?, ?, ?, ?, ?)",
+        (sender.key, sender.player, sender.address, _timestamp(now), game_id),
+    )
 
 
 def _damaged(path: Path, detail: str) -> HistoryError:
@@ -352,7 +492,7 @@ def _check_tables(conn: sqlite3.Connection, path: Path) -> None:
     # A file of the current version that lost a table (a page of the schema damaged, a hand edit) would
     # otherwise open fine and fail at the first game scored.
     tables = {row[0] for row in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
-    missing = sorted({"games", "boards"} - tables)
+    missing = sorted(_TABLES - tables)
     if missing:
         raise _damaged(path, f"table(s) {', '.join(missing)} missing")
 

@@ -247,6 +247,8 @@ def score_image(
     ``also``: more photos of the same one board, taken from other sides, read with the first (see
     :func:`vision.pipeline.read_together`): what one photo sees hidden behind a miniature, another shows.
     Each photo must then show that board alone; ``corners_xy`` and ``known_boards`` place it in the first.
+    They are taken one at a time, each let go before the next: a sequence that decodes each as it is taken
+    (the web app's) then holds one at a time.
     ``art``: the colours of boards found by their grid, by reader (a profile's own; else the shipped ones);
     ``pictures``: the profiles' remembered pictures, by profile name, to find and orient their boards by."""
     hand = hand or {}
@@ -287,9 +289,10 @@ def score_image(
     if also:
         # One board each: read() refuses photos of several.
         views, unread = {1: readings[0]}, []
-        for number, photo in enumerate(also, start=2):
+        # Taken by index: no name (nor an iterator) holds a photo while the next is taken.
+        for number in range(2, len(also) + 2):
             try:
-                (views[number],) = read(photo, number)
+                (views[number],) = read(also[number - 2], number)
             except NoBoardError as exc:
                 # The board is read all the same, from the photos that show it.
                 unread.append(f"photo {number} was not read: {exc}")

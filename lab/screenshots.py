@@ -117,6 +117,12 @@ def take(out: Path) -> list[Path]:
                 )
                 shots.append(save(driver, out / name))
 
+            set_viewport(driver, PHONE, mobile=True)
+            driver.get(f"{url}/pair")
+            wait_for(driver, "the pairing page", lambda d: d.find_element(By.ID, "code"))
+            shots.append(save(driver, out / "pair-phone.png"))
+            set_viewport(driver)
+
             # As the TV's kiosk, signed in with its token: it shows the pairing code too.
             driver.get(f"{url}/kiosk?token={KIOSK_TOKEN}")
             wait_for(driver, "the live scores", lambda d: len(d.find_elements(By.CSS_SELECTOR, ".seat")) == 2)

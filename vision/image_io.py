@@ -1,6 +1,12 @@
 """Decoding photos safely, and as their viewers show them: size limits are checked from the file header
 before any pixel is decoded, and a JPEG is turned as its EXIF Orientation tag says.
 
+A decode costs memory by the bytes it holds, not by the pixels: a 16-bit RGBA PNG holds 8 bytes a pixel where
+a JPEG gives 3, and OpenCV holds a PNG twice while it decodes it. So the limit counts the bytes of the pixels
+as the file stores them, or as the 8-bit BGR every later stage reads, whichever is more, times the copies the
+decoder holds. Decodes take turns, one at a time in the whole process, so that several uploads at once cost
+one decode's memory, not several.
+
 A phone writes the picture as its sensor saw it and an Orientation tag (EXIF, in the JPEG's APP1 segment)
 saying how to turn it for viewing; every viewer does, so a photo is read, and corners a player marks on it
 are taken, the way the player sees it. Only JPEG and PNG are accepted (what phones upload and cameras write).
@@ -10,14 +16,34 @@ Every failure raises :class:`ImageError` saying what is wrong and what to do.
 from __future__ import annotations
 
 import struct
+import threading
+from dataclasses import dataclass
 
 import cv2
 import numpy as np
 from numpy.typing import NDArray
 
-# A 64-megapixel phone photo is the largest thing a player may reasonably upload.
-MAX_PIXELS = 64_000_000
+# A 64-megapixel phone photo is the largest thing a player may reasonably upload; as phone makers count them
+# (a 9248 x 6936 sensor is 64.1 million pixels).
+MAX_PIXELS = 64 * 2**20
 MAX_BYTES = 60_000_000
+# What decoding may hold: such a photo as 8-bit BGR (201 MB). A file of larger samples (16-bit, alpha) is
+# counted at its own size, as a decoder may hold it so, and a PNG twice (below): the largest PNG is 33
+# megapixels of 8-bit colour, 12 of 16-bit RGBA.
+BGR_BYTES = 3
+MAX_DECODED_BYTES = MAX_PIXELS * BGR_BYTES
+# OpenCV decodes a PNG into a buffer of its own, then copies it out: it holds the image twice (measured).
+_PNG_COPIES = 2
+# OpenCV's flags reading 8-bit BGR at 1/1, 1/2, 1/4 and 1/8 of the size (libjpeg scales a JPEG while it
+# decodes, at a fraction of the cost; a PNG is decoded whole, then scaled), the orientation left to us.
+_REDUCED = {
+    1: cv2.IMREAD_COLOR,
+    2: cv2.IMREAD_REDUCED_COLOR_2,
+    4: cv2.IMREAD_REDUCED_COLOR_4,
+    8: cv2.IMREAD_REDUCED_COLOR_8,
+}
+# A decode holds the whole image for a moment (a PNG twice over): one at a time in the process.
+_DECODING = threading.Lock()
 
 _PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 # JPEG start-of-frame markers that carry the image size (baseline, progressive, lossless, ...).
@@ -25,43 +51,73 @@ _SOF_MARKERS = {0xC0, 0xC1, 0xC2, 0xC3, 0xC5, 0xC6, 0xC7, 0xC9, 0xCA, 0xCB, 0xCD
 _APP1 = 0xE1
 _EXIF = b"Exif\0\0"
 _ORIENTATION_TAG = 0x0112
+# Samples a pixel of each PNG colour type holds: grey, RGB, palette (given as RGB), grey + alpha, RGBA.
+_PNG_CHANNELS = {0: 1, 2: 3, 3: 3, 4: 2, 6: 4}
+_PNG_DEPTHS = {1, 2, 4, 8, 16}
 
 
 class ImageError(ValueError):
     """A photo could not be used: not an image, corrupt, or too large."""
 
 
+@dataclass(frozen=True)
+class _Header:
+    size: tuple[int, int]
+    """``(width, height)`` as stored."""
+    turn: int
+    """The EXIF orientation."""
+    pixel_bytes: int
+    """What a pixel takes as the file stores it: its samples times their bytes (a 16-bit RGBA PNG: 8)."""
+    copies: int = 1
+    """How many copies of the image the decoder holds at once."""
+
+
 def image_size(data: bytes) -> tuple[int, int]:
     """``(width, height)`` of the pixels as stored, read from a JPEG or PNG header without decoding them
     (a JPEG whose :func:`orientation` turns it a quarter is shown ``(height, width)``)."""
-    return _header(data)[0]
+    return _header(data).size
 
 
 def orientation(data: bytes) -> int:
     """The EXIF Orientation of a JPEG or PNG (1-8, as the EXIF standard numbers them; 1 where it names
     none): how a viewer turns the stored pixels to show them."""
-    return _header(data)[1]
+    return _header(data).turn
 
 
 def viewed_size(data: bytes) -> tuple[int, int]:
     """``(width, height)`` of the photo as viewers show it (its EXIF orientation applied), from its header."""
-    w, h = image_size(data)
-    return (h, w) if orientation(data) in (5, 6, 7, 8) else (w, h)
+    return _viewed(_header(data))
 
 
-def _header(data: bytes) -> tuple[tuple[int, int], int]:
+def _viewed(header: _Header) -> tuple[int, int]:
+    w, h = header.size
+    return (h, w) if header.turn in (5, 6, 7, 8) else (w, h)
+
+
+def _header(data: bytes) -> _Header:
     if data.startswith(_PNG_SIGNATURE):
-        if len(data) < 24 or data[12:16] != b"IHDR":
-            raise ImageError("the PNG is truncated before its header; export or upload it again")
-        width, height = struct.unpack(">II", data[16:24])
-        return (int(width), int(height)), 1
+        return _png_header(data)
     if data.startswith(b"\xff\xd8"):
         return _jpeg_header(data)
     raise ImageError("not a JPEG or PNG image; send a photo as .jpg or .png")
 
 
-def _jpeg_header(data: bytes) -> tuple[tuple[int, int], int]:
-    """The stored size and the EXIF orientation, from the segments before the first frame."""
+def _png_header(data: bytes) -> _Header:
+    """The size and pixel layout, from the IHDR chunk (which a PNG must begin with)."""
+    if len(data) < 26 or data[12:16] != b"IHDR":
+        raise ImageError("the PNG is truncated before its header; export or upload it again")
+    width, height, depth, colour = struct.unpack(">IIBB", data[16:26])
+    if colour not in _PNG_CHANNELS or depth not in _PNG_DEPTHS:
+        raise ImageError(
+            f"the PNG's header is corrupt (bit depth {depth}, colour type {colour}); export or upload it "
+            "again"
+        )
+    pixel_bytes = _PNG_CHANNELS[colour] * (2 if depth == 16 else 1)
+    return _Header((int(width), int(height)), 1, pixel_bytes, _PNG_COPIES)
+
+
+def _jpeg_header(data: bytes) -> _Header:
+    """The stored size, pixel layout and EXIF orientation, from the segments before the first frame."""
     turn = 1
     i = 2
     while i + 4 <= len(data):
@@ -76,10 +132,11 @@ def _jpeg_header(data: bytes) -> tuple[tuple[int, int], int]:
             continue
         (length,) = struct.unpack(">H", data[i + 2 : i + 4])
         if marker in _SOF_MARKERS:
-            if i + 9 > len(data):
+            if i + 10 > len(data):
                 break
-            height, width = struct.unpack(">HH", data[i + 5 : i + 9])
-            return (int(width), int(height)), turn
+            # Sample precision (8 or 12 bits, 16 lossless), size, and components (grey 1, colour 3, CMYK 4).
+            precision, height, width, components = struct.unpack(">BHHB", data[i + 4 : i + 10])
+            return _Header((int(width), int(height)), turn, components * (2 if precision > 8 else 1))
         if length < 2:
             raise ImageError("the JPEG is corrupt (bad segment length); take or upload the photo again")
         if marker == _APP1 and data[i + 4 : i + 10] == _EXIF:
@@ -126,19 +183,21 @@ def _as_viewed(image: NDArray[np.uint8], turn: int) -> NDArray[np.uint8]:
     return image
 
 
-def decode_image(data: bytes, max_pixels: int = MAX_PIXELS) -> NDArray[np.uint8]:
-    """An 8-bit BGR image from JPEG or PNG bytes as viewers show it (EXIF orientation applied), refusing
-    huge, empty and corrupt files before decoding them.
+def check_image(data: bytes, max_pixels: int = MAX_PIXELS) -> tuple[int, int]:
+    """``(width, height)`` of the photo as viewed, once its header shows that :func:`decode_image` may decode
+    it: a JPEG or PNG, not empty, within the limits. Refuses a bad photo before any work is spent on it."""
+    return _viewed(_checked(data, max_pixels))
 
-    16-bit and alpha PNGs are reduced to 8-bit BGR (alpha dropped), as every later stage expects.
-    """
+
+def _checked(data: bytes, max_pixels: int) -> _Header:
     if not data:
         raise ImageError("the file is empty; send a photo")
     if len(data) > MAX_BYTES:
         raise ImageError(
             f"the file is {len(data)} bytes, over the {MAX_BYTES}-byte limit; send a smaller photo"
         )
-    (width, height), turn = _header(data)
+    header = _header(data)
+    width, height = header.size
     if width < 1 or height < 1:
         raise ImageError(f"the image claims a size of {width}x{height}; it is corrupt")
     if width * height > max_pixels:
@@ -146,22 +205,47 @@ def decode_image(data: bytes, max_pixels: int = MAX_PIXELS) -> NDArray[np.uint8]
             f"the image is {width}x{height} = {width * height} pixels, over the {max_pixels}-pixel limit; "
             "send a smaller photo"
         )
-    buf = np.frombuffer(data, np.uint8)
-    # As stored (IMREAD_UNCHANGED ignores the orientation), so that the header's size checks the pixels.
-    image = cv2.imdecode(buf, cv2.IMREAD_UNCHANGED)
-    if image is None:
-        raise ImageError("the image could not be decoded (corrupt or truncated); take or upload it again")
-    if image.dtype == np.uint16:
-        image = (image >> 8).astype(np.uint8)
-    if image.dtype != np.uint8:
-        raise ImageError(f"unsupported pixel type {image.dtype}; send an 8- or 16-bit photo")
-    if image.ndim == 2:
-        image = cv2.cvtColor(image, cv2.COLOR_GRAY2BGR)
-    elif image.shape[2] == 4:
-        image = cv2.cvtColor(image, cv2.COLOR_BGRA2BGR)
-    if image.shape[0] != height or image.shape[1] != width:
-        raise ImageError("the decoded image does not match its header; the file is corrupt")
-    return np.ascontiguousarray(_as_viewed(image, turn), dtype=np.uint8)
+    # The whole image, even where it is decoded reduced: a PNG is decoded whole before it is scaled.
+    needed = width * height * max(header.pixel_bytes, BGR_BYTES) * header.copies
+    if needed > MAX_DECODED_BYTES:
+        raise ImageError(
+            f"the image is {width}x{height}: decoding it takes {needed} bytes, over the "
+            f"{MAX_DECODED_BYTES}-byte limit; send a smaller photo, or save it as a JPEG"
+        )
+    return header
+
+
+def _reduction(width: int, height: int, long_side: int | None) -> int:
+    """The largest of 1, 2, 4 and 8 that leaves the image's long side at least ``long_side``."""
+    if long_side is None:
+        return 1
+    fits = [s for s in _REDUCED if max(width, height) // s >= long_side and min(width, height) >= s]
+    return max(fits, default=1)
+
+
+def decode_image(
+    data: bytes, max_pixels: int = MAX_PIXELS, long_side: int | None = None
+) -> NDArray[np.uint8]:
+    """An 8-bit BGR image from JPEG or PNG bytes as viewers show it (EXIF orientation applied), refusing
+    huge, empty and corrupt files before decoding them.
+
+    16-bit and alpha PNGs are reduced to 8-bit BGR (alpha dropped), as every later stage expects. With
+    ``long_side``, a photo of twice, four or eight times that on its long side is decoded halved, quartered
+    or eighthed (the image is then that much smaller than :func:`viewed_size` says).
+    """
+    header = _checked(data, max_pixels)
+    width, height = header.size
+    scale = _reduction(width, height, long_side)
+    with _DECODING:
+        # As stored (the orientation ignored), so that the header's size checks the pixels.
+        image = cv2.imdecode(np.frombuffer(data, np.uint8), _REDUCED[scale] | cv2.IMREAD_IGNORE_ORIENTATION)
+        if image is None:
+            raise ImageError("the image could not be decoded (corrupt or truncated); take or upload it again")
+        # Scaled, a side is rounded up (JPEG) or down (PNG).
+        if abs(image.shape[0] * scale - height) >= scale or abs(image.shape[1] * scale - width) >= scale:
+            raise ImageError("the decoded image does not match its header; the file is corrupt")
+        # Turned under the lock too: a quarter turn copies the whole image.
+        return np.ascontiguousarray(_as_viewed(image, header.turn), dtype=np.uint8)
 
 
 def read_image(path: str, max_pixels: int = MAX_PIXELS) -> NDArray[np.uint8]:

@@ -15,6 +15,15 @@ older result still shows its breakdown from the history, without picture, cell p
 A correction is scored by the game's rules (scoring.registry) and replaces the result in the history under
 a new id, with the original time; the folder moves with it. More photos of a result's one board
 (``POST /api/result/GAME_ID/also``) are read with those it kept, and that reading replaces the result so.
+Only the phone that sent a result's photo (its player cookie, ``device.web.auth``) or a paired device may
+change it, and the history notes who did and when.
+
+Each request costs a bounded share of a Pi: at most ``MAX_WAITING`` requests wait to read photos or are
+reading them (more are turned away, 503, before their body is read), they read one at a time, a photo is
+decoded reduced where it is larger than the reader needs, and the more photos of a board are decoded one
+after another as they are read. A request that stores a result may carry an ``Idempotency-Key`` (the pages
+send one, the same in each retry): a retry of one whose answer was lost is answered with the result stored
+then, not stored twice.
 """
 
 from __future__ import annotations
@@ -23,18 +32,20 @@ import json
 import logging
 import os
 import re
+import secrets
 import shutil
 import tempfile
 import threading
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Annotated, Any, Protocol
+from typing import Annotated, Any, Protocol, overload
 
 import cv2
 import numpy as np
-from fastapi import APIRouter, HTTPException, Request
+from fastapi import APIRouter, Header, HTTPException, Request, Response
 from fastapi import Path as PathParam
 from fastapi.concurrency import run_in_threadpool
 from fastapi.responses import FileResponse, HTMLResponse
@@ -46,9 +57,10 @@ from calibration import teaching
 from calibration.profiles import profile_exists
 from calibration.statedir import StateDir, check_name
 from calibration.store import StoreError, write_json_atomic
-from device.history import GameNotFound, GameRecord, History
+from device.history import AlreadyRecorded, Change, GameNotFound, GameRecord, History, Sender
 from device.photo import ScoredBoard, table_state
 from device.report import breakdown_json, result_json
+from device.web.auth import give_player_id, is_admin, player_id, who
 from device.web.reteach import Reteacher
 from device.web.security import json_object_field, page_response
 from device.web.setup import SetupStore
@@ -57,7 +69,7 @@ from scoring.hand import check as check_hand
 from scoring.registry import GAMES, AnyPicker, Kind, get_entry, get_game
 from vision.debug import draw_reading
 from vision.geometry import Points, cell_rect_mm
-from vision.image_io import ImageError, decode_image, viewed_size
+from vision.image_io import ImageError, check_image, decode_image, viewed_size
 from vision.pipeline import BoardReading, NoBoardError
 
 log = logging.getLogger(__name__)
@@ -73,24 +85,52 @@ INBOX_ITEM = (
 )
 META_FILE = "result.json"
 _ALSO_FILE = re.compile(r"also-(\d+)\.(?:jpg|png)")
+# What ResultStore.save names a result's folder while it writes it.
+_TEMP_FOLDER = re.compile(r"\.\d+\..+")
 KEEP_RESULTS = 20
 CORRECTED = "corrected by hand"
-# Photos of one board from other sides, read with the first (device.photo.score_image ``also``). Each is
-# decoded whole before any is read, so the limit is what a Pi holds at once (a 12-megapixel photo: 36 MB).
+# Photos of one board from other sides, read with the first (device.photo.score_image ``also``), each decoded
+# as it is read: what one more costs is the time to read it.
 MAX_ALSO = 3
+# The reader redraws a board at 2 px/mm (vision.read.rectify): the largest, 420 mm, needs 840 px, which a
+# photo 3000 px long gives where the board spans 28% of it. A photo twice as long or more is decoded reduced
+# (a 64-megapixel one, 9248 px, to a quarter of its pixels); the Pi cameras' (4056, 4608 px) stay whole, so
+# their calibration holds.
+READ_LONG_SIDE = 3000
+# Requests waiting to read photos or reading them, at most; more are turned away before their body is read,
+# so that a crowd of uploads costs neither memory (each waiting one holds its body) nor the TV's answers.
+MAX_WAITING = 4
+RETRY_AFTER_S = 5
+BUSY = "the scorer is busy reading other photos; try again in a few seconds"
+# What the history notes of each change to a result, as "Corrected by WHO on WHEN".
+CHANGE_CORRECTED = "corrected"
+CHANGE_HAND = "read again with what the photo cannot show"
+CHANGE_CORNERS = "read again where its corners were placed"
+CHANGE_MORE = "read again with more photos"
+NOT_YOURS = "only the phone that sent this photo, or a paired phone, can change this result"
+NOT_A_PHONES = "this result did not come from a phone's photo: only a paired phone can change it"
 # The files, the hand-entry fields, and room for a browser's extras; more is not a photo upload.
 MAX_FORM_FIELDS = 5 + MAX_ALSO
 
 # The history's ids are SQLite integers: a larger one in a URL would fail the query with a 500, not a 422.
 SQLITE_MAX_INT = 2**63 - 1
 GameId = Annotated[int, PathParam(ge=1, le=SQLITE_MAX_INT, description="the game's id in the history")]
+IdempotencyKey = Annotated[
+    str | None,
+    Header(
+        alias="Idempotency-Key",
+        pattern=r"^[A-Za-z0-9_-]{16,64}$",
+        description="a random id, the same in each retry of one request: a retry of one that stored a "
+        "result (its answer lost) is answered with that result, not stored twice",
+    ),
+]
 
 
 class ScoreFn(Protocol):
     """Reads and scores every board of ``game`` in a decoded BGR photo (``also``: more photos of its one
-    board, read with it; ``corners``: the one board's corners in the photo, TL, TR, BR, BL, where the player
-    placed them); the CLI passes the real pipeline (with the state dir's camera calibration and
-    ``profile``'s enrolment), tests a fake."""
+    board, read with it, each decoded as it is taken: let one go before taking the next; ``corners``: the one
+    board's corners in the photo, TL, TR, BR, BL, where the player placed them); the CLI passes the real
+    pipeline (with the state dir's camera calibration and ``profile``'s enrolment), tests a fake."""
 
     def __call__(
         self,
@@ -147,6 +187,23 @@ class ResultStore:
     def __init__(self, state: StateDir, keep: int = KEEP_RESULTS) -> None:
         self.root = state.root / RESULTS_DIR
         self.keep = keep
+        self.sweep()
+
+    def sweep(self) -> list[Path]:
+        """Removes the folders that saves cut short (a kill, a power cut) left half written; returns them.
+
+        Run as the app starts, when no save of its own is under way: only the app writes here, and a save
+        writes its folder as ``.GAME_ID.RANDOM`` and renames it whole into place, so such a folder is never
+        a result."""
+        if not self.root.is_dir():
+            return []
+        swept = []
+        for path in self.root.iterdir():
+            if _TEMP_FOLDER.fullmatch(path.name) and path.is_dir() and not path.is_symlink():
+                shutil.rmtree(path, ignore_errors=True)
+                log.warning("removed %s, a result's folder left half written (power cut or kill)", path)
+                swept.append(path)
+        return swept
 
     def folder(self, game_id: int) -> Path:
         return self.root / str(int(game_id))
@@ -401,6 +458,10 @@ _UPLOAD_ERRORS: dict[int | str, dict[str, Any]] = {
     413: {"description": "the request body is over the upload limit"},
     415: {"description": "not a multipart/form-data upload of an image"},
     422: {"description": "no board found in the photo"},
+    503: {"description": "busy reading other photos: try again after the Retry-After header's seconds"},
+}
+NOT_YOURS_ANSWER: dict[str, Any] = {
+    "description": "from a phone other than the one that sent the photo, and not paired"
 }
 
 
@@ -476,6 +537,74 @@ async def _read_more(request: Request, most: int) -> list[bytes]:
         return [await a.read() for a in also]
 
 
+class Waiting:
+    """Counts the requests waiting to read photos or reading them, and turns away (503) those beyond
+    ``most``: the check comes before a request's body is read, so one turned away costs nothing."""
+
+    def __init__(self, most: int) -> None:
+        if most < 1:
+            raise ValueError(f"at least one request must be let in to read photos, not {most}")
+        self.most = most
+        self._count = 0
+        self._lock = threading.Lock()
+
+    @contextmanager
+    def place(self) -> Iterator[None]:
+        """A place for one request, held while the block runs; HTTPException 503 when all are taken."""
+        with self._lock:
+            if self._count >= self.most:
+                raise HTTPException(503, BUSY, headers={"Retry-After": str(RETRY_AFTER_S)})
+            self._count += 1
+        try:
+            yield
+        finally:
+            with self._lock:
+                self._count -= 1
+
+
+class _Decoded(Sequence[NDArray[np.uint8]]):
+    """Photos decoded as they are taken, and not kept: a reader that lets each go before it takes the next
+    holds one at a time."""
+
+    def __init__(self, photos: Sequence[bytes]) -> None:
+        self._photos = photos
+
+    def __len__(self) -> int:
+        return len(self._photos)
+
+    @overload
+    def __getitem__(self, index: int) -> NDArray[np.uint8]: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> _Decoded: ...
+
+    def __getitem__(self, index: int | slice) -> NDArray[np.uint8] | _Decoded:
+        if isinstance(index, slice):
+            return _Decoded(self._photos[index])
+        return decode_image(self._photos[index], long_side=READ_LONG_SIDE)
+
+    def __iter__(self) -> Iterator[NDArray[np.uint8]]:
+        # Not the mixin's loop, which holds each photo until the next is decoded.
+        return (self[i] for i in range(len(self)))
+
+
+def _in_photo(board: ScoredBoard, scale: NDArray[np.float64]) -> ScoredBoard:
+    """``board`` read from a photo decoded reduced by ``scale`` (x, y), its corners in the photo's pixels."""
+    return replace(board, reading=replace(board.reading, corners_xy=board.reading.corners_xy * scale))
+
+
+def _answer(record: GameRecord) -> ScoreResult:
+    """A stored result as its upload was answered."""
+    return ScoreResult(game_id=record.id, boards=[dict(b.data) for b in record.boards])
+
+
+def _sender(request: Request, response: Response, key: str | None) -> Sender:
+    """Who sent ``request``: its browser's player id (given now, as a cookie with ``response``, to a browser
+    that has none), its address and its Idempotency-Key."""
+    address = request.client.host if request.client else "an unknown address"
+    return Sender(give_player_id(request, response), address, key)
+
+
 def router(
     score: ScoreFn,
     state: StateDir,
@@ -483,10 +612,13 @@ def router(
     results: ResultStore,
     setup: SetupStore,
     reteacher: Reteacher,
+    most_waiting: int = MAX_WAITING,
 ) -> APIRouter:
+    """``most_waiting``: how many requests may wait to read photos or read them at once."""
     api = APIRouter(tags=["score"])
-    # One photo at a time: decoding a 64-megapixel photo takes 200 MB, more than a Pi has to spare twice.
+    # One photo read at a time: the reader uses the Pi's every core, and its memory is for one photo.
     scoring = threading.Lock()
+    queue = Waiting(most_waiting)
 
     def score_photo(
         data: bytes,
@@ -496,48 +628,83 @@ def router(
         profile: str | None,
         corners: Points | None = None,
     ) -> list[ScoredBoard]:
+        # Every photo's header first: a bad one is refused before any is read.
+        width, height = check_image(data)
+        for photo in also:
+            check_image(photo)
+        if corners is not None and not np.all((corners >= -1) & (corners <= [width, height])):
+            raise ValueError(
+                f"corners: each must lie in the photo ({width} x {height} pixels as it is viewed); drag them "
+                "onto the board's corners"
+            )
         with scoring:
-            image = decode_image(data)
-            if corners is not None:
-                h, w = image.shape[:2]
-                if not np.all((corners >= -1) & (corners <= [w, h])):
-                    raise ValueError(
-                        f"corners: each must lie in the photo ({w} x {h} pixels as it is viewed); drag them "
-                        "onto the board's corners"
-                    )
-            more = [decode_image(photo) for photo in also]
-            return score(image, game, hand, profile, more, corners=corners)
+            image = decode_image(data, long_side=READ_LONG_SIDE)
+            # Corners go between the photo as viewed and the image decoded, where it is reduced.
+            scale = np.array([width / image.shape[1], height / image.shape[0]])
+            placed = None if corners is None else corners / scale
+            boards = score(image, game, hand, profile, _Decoded(also), corners=placed)
+        return [_in_photo(board, scale) for board in boards]
 
-    def keep(
+    def read_and_keep(
         game: str,
         photos: Sequence[bytes],
-        boards: list[ScoredBoard],
         hand: Mapping[str, Any],
         profile: str | None,
+        sender: Sender,
+        corners: Points | None = None,
         replaces: GameRecord | None = None,
+        change: Change | None = None,
     ) -> ScoreResult:
-        """Record ``boards``, read from ``photos``, and keep their folder; in place of ``replaces`` when
-        given (its time and players kept)."""
+        """Read ``photos`` (more of the first's one board after it) and keep the result, in place of
+        ``replaces`` when given (its time and players kept)."""
+        first, *also = photos
+        try:
+            boards = score_photo(first, also, game, hand, profile, corners)
+        except NoBoardError as exc:
+            raise HTTPException(422, str(exc)) from None
+        except ValueError as exc:  # ImageError, StateError, StoreError: each says what to do
+            raise HTTPException(400, str(exc)) from None
         data = [b.to_json() for b in boards]
-        if replaces is None:
-            game_id = history.record(game, data, "upload", setup.players_for(game, len(boards)))
-        else:
+        players, when, old = setup.players_for(game, len(boards)), None, None
+        if replaces is not None:
             names = [b.player for b in replaces.boards if b.player is not None]
             players = names if len(names) == len(boards) else None
-            try:
-                game_id = history.record(
-                    game, data, "upload", players, when=replaces.played_at, replaces=replaces.id
-                )
-            except GameNotFound:
-                gone = f"game {replaces.id} was changed or deleted meanwhile: reload"
-                raise HTTPException(409, gone) from None
-            results.delete(replaces.id)
-        first, *also = photos
+            when, old = replaces.played_at, replaces.id
+        try:
+            game_id = history.record(
+                game, data, "upload", players, when=when, replaces=old, sender=sender, change=change
+            )
+        except AlreadyRecorded as exc:
+            # A retry of this request, sent while it was read, stored the result: answered with it.
+            history.replay(sender)
+            return _answer(_record(history, exc.game_id))
+        except GameNotFound:
+            raise HTTPException(409, f"game {old} was changed or deleted meanwhile: reload") from None
+        if old is not None:
+            results.delete(old)
         try:
             results.save(game_id, first, boards, hand, profile, also)
         except OSError:
             log.exception("result %d: picture and photo not kept (the score is in the history)", game_id)
         return ScoreResult(game_id=game_id, boards=data)
+
+    def replayed(sender: Sender) -> ScoreResult | None:
+        """The answer to a retry of a request that stored a result (its Idempotency-Key), if this is one."""
+        game_id = history.replay(sender)
+        return None if game_id is None else _answer(_record(history, game_id))
+
+    def refusal(request: Request, game_id: int) -> str | None:
+        """Why ``request`` may not change the result ``game_id``, or None: it may (the phone that sent its
+        photo, or a paired device)."""
+        if is_admin(request):
+            return None
+        uploaders = history.uploaders(game_id)
+        if not uploaders:
+            return NOT_A_PHONES
+        mine = player_id(request)
+        if mine is None or not any(secrets.compare_digest(mine, p) for p in uploaders):
+            return NOT_YOURS
+        return None
 
     def more_photos(record: GameRecord) -> int:
         """How many more photos the result's board may be read again with (:func:`add_photos`): none for a
@@ -556,49 +723,62 @@ def router(
         return page_response("result.html")
 
     @api.post("/api/score", openapi_extra=_UPLOAD_BODY, responses=_UPLOAD_ERRORS)
-    async def upload(request: Request, game: str, profile: str | None = None) -> ScoreResult:
+    async def upload(
+        request: Request,
+        response: Response,
+        game: str,
+        profile: str | None = None,
+        idempotency_key: IdempotencyKey = None,
+    ) -> ScoreResult:
         """Read and score every board of ``game`` in the photo (with the ``also`` photos of its one board,
-        read together); ``profile`` names a stored board profile."""
+        read together); ``profile`` names a stored board profile. The phone that sends it (its player
+        cookie, set now if it has none) may change the result."""
         try:
             get_game(game)
             if profile is not None:
                 check_name(profile)
         except (StateError, StoreError) as exc:
             raise HTTPException(400, str(exc)) from None
-        photo, also, hand_text, corners_text = await _read_upload(request)
-        corners = _corners_field(corners_text) if corners_text and corners_text.strip() else None
-        hand = (
-            json_object_field(hand_text, "hand", '{"track_score": 38}')
-            if hand_text and hand_text.strip()
-            else setup.hand_for(game)
-        )
-        try:
-            # Refused before the photo is read and kept: a bad entry leaves no unscored result behind.
-            check_hand(get_entry(game).hand_form, hand)
-        except StateError as exc:
-            raise HTTPException(400, str(exc)) from None
-        try:
-            boards = await run_in_threadpool(score_photo, photo, also, game, hand, profile, corners)
-        except NoBoardError as exc:
-            raise HTTPException(422, str(exc)) from None
-        except ValueError as exc:  # ImageError, StateError, StoreError: each says what to do
-            raise HTTPException(400, str(exc)) from None
-        return await run_in_threadpool(keep, game, [photo, *also], boards, hand, profile)
+        sender = _sender(request, response, idempotency_key)
+        if (done := await run_in_threadpool(replayed, sender)) is not None:
+            return done
+        with queue.place():
+            photo, also, hand_text, corners_text = await _read_upload(request)
+            corners = _corners_field(corners_text) if corners_text and corners_text.strip() else None
+            hand = (
+                json_object_field(hand_text, "hand", '{"track_score": 38}')
+                if hand_text and hand_text.strip()
+                else setup.hand_for(game)
+            )
+            try:
+                # Refused before the photo is read and kept: a bad entry leaves no unscored result behind.
+                check_hand(get_entry(game).hand_form, hand)
+            except StateError as exc:
+                raise HTTPException(400, str(exc)) from None
+            return await run_in_threadpool(
+                read_and_keep, game, [photo, *also], hand, profile, sender, corners
+            )
 
     @api.post(
         "/api/result/{game_id}/also",
         openapi_extra=_MORE_BODY,
         responses={
             **_UPLOAD_ERRORS,
+            403: NOT_YOURS_ANSWER,
             404: {"description": "no such game, or its photos are no longer kept"},
             409: {"description": "the result was corrected by hand, changed or deleted meanwhile"},
         },
     )
-    async def add_photos(request: Request, game_id: GameId) -> ScoreResult:
+    async def add_photos(
+        request: Request, response: Response, game_id: GameId, idempotency_key: IdempotencyKey = None
+    ) -> ScoreResult:
         """Read the result's one board again from the photos it was read from and these more of it (from
         other sides, where its standing pieces hide less), all together; the new reading replaces the result
         (a new id, the same time)."""
-        record = _record(history, game_id)
+        sender = _sender(request, response, idempotency_key)
+        if (done := await run_in_threadpool(replayed, sender)) is not None:
+            return done
+        record = await run_in_threadpool(changeable, request, game_id)
         if record.source == "corrected":
             raise HTTPException(
                 409, f"game {game_id} was corrected by hand: reading it again would undo the corrections"
@@ -611,8 +791,18 @@ def router(
         if room <= 0:
             full = f"game {game_id} was read from {len(kept)} photos, the most read together"
             raise HTTPException(400, full)
-        more = await _read_more(request, room)
-        return await read_again(record, kept, gone, more)
+        with queue.place():
+            more = await _read_more(request, room)
+            change = Change(CHANGE_MORE, who(request))
+            return await read_again(record, kept, gone, sender, change, more=more)
+
+    def changeable(request: Request, game_id: int) -> GameRecord:
+        """The stored result ``game_id``, once ``request`` may change it (404, 403 otherwise)."""
+        record = _record(history, game_id)
+        reason = refusal(request, game_id)
+        if reason is not None:
+            raise HTTPException(403, reason)
+        return record
 
     def kept_photos(game_id: int, then: str) -> tuple[list[Path], HTTPException]:
         """The photos a result was read from, and the 404 to raise should they be pruned meanwhile; raised
@@ -631,34 +821,36 @@ def router(
         record: GameRecord,
         kept: Sequence[Path],
         gone: HTTPException,
+        sender: Sender,
+        change: Change,
         more: Sequence[bytes] = (),
         corners: Points | None = None,
         entered: Mapping[str, Any] | None = None,
     ) -> ScoreResult:
         """The result's boards read again from its ``kept`` photos and ``more`` (``corners``: where the
         player placed its one board in the first), with its hand entry (or ``entered``) and profile; the
-        reading replaces the result."""
-        meta = results.meta(record.id)
-        hand: dict[str, Any] = meta["hand"] if isinstance(meta.get("hand"), dict) else {}
-        if entered is not None:
-            hand = dict(entered)
-        profile = meta["profile"] if isinstance(meta.get("profile"), str) else None
-        try:
-            first, *also = [path.read_bytes() for path in kept]
-        except OSError:  # the folder pruned meanwhile
-            raise gone from None
-        also += more
-        try:
-            boards = await run_in_threadpool(score_photo, first, also, record.game, hand, profile, corners)
-        except NoBoardError as exc:
-            raise HTTPException(422, str(exc)) from None
-        except ValueError as exc:
-            raise HTTPException(400, str(exc)) from None
-        return await run_in_threadpool(keep, record.game, [first, *also], boards, hand, profile, record)
+        reading replaces the result, ``change`` noted with it."""
+
+        def read_kept() -> ScoreResult:
+            meta = results.meta(record.id)
+            hand: dict[str, Any] = meta["hand"] if isinstance(meta.get("hand"), dict) else {}
+            if entered is not None:
+                hand = dict(entered)
+            profile = meta["profile"] if isinstance(meta.get("profile"), str) else None
+            try:
+                photos = [path.read_bytes() for path in kept]
+            except OSError:  # the folder pruned meanwhile
+                raise gone from None
+            return read_and_keep(
+                record.game, [*photos, *more], hand, profile, sender, corners, record, change
+            )
+
+        return await run_in_threadpool(read_kept)
 
     @api.get("/api/result/{game_id}", responses={404: NO_SUCH_GAME})
-    def result(game_id: GameId) -> dict[str, Any]:
-        """A result with what its page needs: per board the picture, its cells' boxes and the cell picker."""
+    def result(request: Request, game_id: GameId) -> dict[str, Any]:
+        """A result with what its page needs: per board the picture, its cells' boxes and the cell picker;
+        the changes made to it, and whether the asking phone may change it."""
         record = _record(history, game_id)
         meta = results.meta(game_id)
         stored = meta.get("boards", [])
@@ -690,6 +882,9 @@ def router(
             # What was typed in with the photo: the page's form starts from it.
             "hand": meta["hand"] if isinstance(meta.get("hand"), dict) else {},
             "boards": boards,
+            "changes": [c.to_json() for c in history.changes(game_id)],
+            # Why the asking phone may not change the result; None: it may.
+            "change_refused": refusal(request, game_id),
         }
 
     def photo_view(game_id: int) -> dict[str, Any] | None:
@@ -722,15 +917,25 @@ def router(
         "/api/result/{game_id}/corners",
         responses={
             **_UPLOAD_ERRORS,
+            403: NOT_YOURS_ANSWER,
             404: {"description": "no such game, or its photos are no longer kept"},
             409: {"description": "the result was corrected by hand, changed or deleted meanwhile"},
         },
     )
-    async def place_corners(game_id: GameId, placed: Corners) -> ScoreResult:
+    async def place_corners(
+        request: Request,
+        response: Response,
+        game_id: GameId,
+        placed: Corners,
+        idempotency_key: IdempotencyKey = None,
+    ) -> ScoreResult:
         """Read the result's board again where the player placed its corners on the first photo (with the
         result's other photos of it, as before); the new reading replaces the result (a new id, the same
         time)."""
-        record = _record(history, game_id)
+        sender = _sender(request, response, idempotency_key)
+        if (done := await run_in_threadpool(replayed, sender)) is not None:
+            return done
+        record = await run_in_threadpool(changeable, request, game_id)
         if record.source == "corrected":
             raise HTTPException(
                 409, f"game {game_id} was corrected by hand: reading it again would undo the corrections"
@@ -741,20 +946,33 @@ def router(
                 f"game {game_id} has {len(record.boards)} boards: corners place one; photograph each alone",
             )
         kept, gone = kept_photos(game_id, "send the photo again from the home page")
-        return await read_again(record, kept, gone, corners=np.array(placed.corners_xy, dtype=np.float64))
+        corners = np.array(placed.corners_xy, dtype=np.float64)
+        with queue.place():
+            change = Change(CHANGE_CORNERS, who(request))
+            return await read_again(record, kept, gone, sender, change, corners=corners)
 
     @api.post(
         "/api/result/{game_id}/hand",
         responses={
             **_UPLOAD_ERRORS,
+            403: NOT_YOURS_ANSWER,
             404: {"description": "no such game, or its photos are no longer kept"},
             409: {"description": "the result was corrected by hand, changed or deleted meanwhile"},
         },
     )
-    async def enter_hand(game_id: GameId, entry: HandEntry) -> ScoreResult:
+    async def enter_hand(
+        request: Request,
+        response: Response,
+        game_id: GameId,
+        entry: HandEntry,
+        idempotency_key: IdempotencyKey = None,
+    ) -> ScoreResult:
         """Read the result again with what the photo cannot show typed in (a board left unscored for want of
         it); the new reading replaces the result (a new id, the same time)."""
-        record = _record(history, game_id)
+        sender = _sender(request, response, idempotency_key)
+        if (done := await run_in_threadpool(replayed, sender)) is not None:
+            return done
+        record = await run_in_threadpool(changeable, request, game_id)
         if record.source == "corrected":
             raise HTTPException(
                 409,
@@ -765,7 +983,9 @@ def router(
         except StateError as exc:
             raise HTTPException(400, str(exc)) from None
         kept, gone = kept_photos(game_id, "send the photo again from the home page with these")
-        return await read_again(record, kept, gone, entered=entry.hand)
+        with queue.place():
+            change = Change(CHANGE_HAND, who(request))
+            return await read_again(record, kept, gone, sender, change, entered=entry.hand)
 
     @api.get(
         "/api/result/{game_id}/board/{index}.png",
@@ -784,14 +1004,15 @@ def router(
         "/api/result/{game_id}/correct",
         responses={
             400: {"description": "a correction that names no board or cell of the game"},
+            403: NOT_YOURS_ANSWER,
             404: NO_SUCH_GAME,
             409: {"description": "the game was corrected or deleted meanwhile"},
             422: {"description": "not scorable states"},
         },
     )
-    def correct(game_id: GameId, correction: Correction) -> Corrected:
+    def correct(request: Request, game_id: GameId, correction: Correction) -> Corrected:
         """Score the corrected states and record them in place of the result (a new id, the same time)."""
-        record = _record(history, game_id)
+        record = changeable(request, game_id)
         if len(correction.boards) != len(record.boards):
             raise HTTPException(
                 422, f"the result has {len(record.boards)} board(s): send one state per board, in order"
@@ -810,7 +1031,13 @@ def router(
         players = names if len(names) == len(record.boards) else None
         try:
             new_id = history.record(
-                record.game, boards, "corrected", players, when=record.played_at, replaces=game_id
+                record.game,
+                boards,
+                "corrected",
+                players,
+                when=record.played_at,
+                replaces=game_id,
+                change=Change(CHANGE_CORRECTED, who(request)),
             )
         except GameNotFound:
             raise HTTPException(409, f"game {game_id} was corrected or deleted meanwhile: reload") from None

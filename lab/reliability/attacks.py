@@ -23,18 +23,23 @@ from pathlib import Path
 from typing import Any
 
 import httpx
-import numpy as np
-from numpy.typing import NDArray
 
 from calibration.statedir import StateDir
+from device.serve import upload_scorer
 from device.web import AppConfig, create_app
 from device.web.auth import CLIENT_TRIES
+from device.web.score import RESULTS_DIR
+from examples import EXAMPLES_DIR
 from lab.pairing import KIOSK_TOKEN, pair, pairing_code
 
 # A phone on the network: any loopback address but the server's own reaches it from "elsewhere".
 LAN_ADDRESS = "127.0.0.2"
 OTHER_LAN_ADDRESS = "127.0.0.3"
 EVIL = "http://evil.example"
+PHOTO = EXAMPLES_DIR / "photos" / "alices-garden.jpg"
+GAME = "alices-garden"
+# What a save cut short by a kill leaves: a result's folder under its temporary name.
+LEFTOVER = ".7.a1b2c3"
 BURST = 300  # wrong codes sent at once, as the attack did
 
 
@@ -43,12 +48,6 @@ class Attack:
     name: str
     refused: bool
     detail: str
-
-
-def _no_boards(
-    image: NDArray[np.uint8], game: str, hand: object, profile: str | None, *more: Any, **named: Any
-) -> list[Any]:
-    return []
 
 
 def _png(width: int, height: int, depth: int = 8, colour: int = 2) -> bytes:
@@ -67,9 +66,11 @@ def _png(width: int, height: int, depth: int = 8, colour: int = 2) -> bytes:
 
 @contextmanager
 def _server(root: Path) -> Iterator[str]:
+    """The app as ``serve`` builds it (the real reader) under uvicorn, over the state folder ``root``."""
     from lab.browser import serve_in_thread
 
-    app = create_app(AppConfig(StateDir(root), _no_boards, kiosk_token=KIOSK_TOKEN))
+    state = StateDir(root)
+    app = create_app(AppConfig(state, upload_scorer(state), kiosk_token=KIOSK_TOKEN))
     with serve_in_thread(app) as url:
         yield url
 
@@ -148,14 +149,72 @@ def run_attacks(root: Path) -> list[Attack]:
             checked <= CLIENT_TRIES and answers.count(429) == BURST - checked and right == 429,
             f"{checked} compared, {answers.count(429)} refused 429; the right code afterwards: {right}",
         )
+
+        # 6. Memory by the byte, not the pixel: 16 megapixels of 16-bit RGBA are 8 bytes each.
+        deep = lan.post(
+            f"/api/score?game={GAME}", files={"file": ("deep.png", _png(4000, 4000, 16, 6), "image/png")}
+        )
+        attack(
+            "a 16-bit RGBA PNG whose pixels pass the limit but whose bytes do not",
+            deep.status_code == 400 and "bytes" in deep.json()["detail"],
+            f"{deep.status_code}: {deep.json()['detail'][:100]}",
+        )
+
+        # 7. Another phone on the network rewrites a result it did not send; the sender's own change is kept
+        # with who made it.
+        photo = PHOTO.read_bytes()
+        sent = lan.post(f"/api/score?game={GAME}", files={"file": (PHOTO.name, photo, "image/jpeg")}).json()
+        stranger = _client(stack, url, OTHER_LAN_ADDRESS)
+        result = f"/api/result/{sent['game_id']}"
+        state = lan.get(result).json()["boards"][0]["board"]["state"]
+        square = [[0, 0], [9, 0], [9, 9], [0, 9]]
+        changes = [
+            stranger.post(f"{result}/correct", json={"boards": [state]}).status_code,
+            stranger.post(f"{result}/hand", json={"hand": {}}).status_code,
+            stranger.post(f"{result}/corners", json={"corners_xy": square}).status_code,
+        ]
+        own = lan.post(f"{result}/correct", json={"boards": [state]})
+        kept = (
+            lan.get(f"/api/result/{own.json()['game_id']}").json()["changes"]
+            if own.status_code == 200
+            else []
+        )
+        attack(
+            "another phone changing a result it did not send",
+            changes == [403] * 3 and len(kept) == 1 and LAN_ADDRESS in kept[0]["who"],
+            f"the stranger's answers {changes}; the sender's own correction kept as {kept}",
+        )
+
+        # 8. An upload stored but not answered, sent again by the phone.
+        key = {"Idempotency-Key": "retry-of-one-upload-0001"}
+        before = len(lan.get("/api/history").json())
+        tries = [
+            lan.post(
+                f"/api/score?game={GAME}", headers=key, files={"file": (PHOTO.name, photo, "image/jpeg")}
+            ).json()["game_id"]
+            for _ in range(2)
+        ]
+        stored = len(lan.get("/api/history").json()) - before
+        attack(
+            "an upload retried after its answer was lost",
+            tries[0] == tries[1] and stored == 1,
+            f"game ids {tries}, {stored} stored",
+        )
+    # A kill -9 while a result's folder was being written leaves it under its temporary name.
+    (root / RESULTS_DIR / LEFTOVER).mkdir(parents=True, exist_ok=True)
+    (root / RESULTS_DIR / LEFTOVER / "photo.jpg").write_bytes(b"half")
     with _server(root) as url, ExitStack() as stack:
         lan = _client(stack, url, LAN_ADDRESS)
         after = lan.post("/api/pair", json={"code": "0000 0001", "name": "x"}).status_code
         attack(
             "a restart to reset the limit on wrong codes", after == 429, f"the next code after it: {after}"
         )
+        left = (root / RESULTS_DIR / LEFTOVER).exists()
+        attack(
+            "a result's folder left half written by a kill", not left, f"still there after a restart: {left}"
+        )
 
-        # 9. Every response carries the security headers, pages or not.
+        # 10. Every response carries the security headers, pages or not.
         wanted = ("X-Content-Type-Options", "X-Frame-Options", "Content-Security-Policy")
         paths = ("/", "/api/tv", "/docs", "/static/common.js", "/openapi.json", "/api/nothing")
         missing = {path: [h for h in wanted if h not in lan.get(path).headers] for path in paths}

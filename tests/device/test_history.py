@@ -18,7 +18,19 @@ from typing import Any
 
 import pytest
 
-from device.history import CSV_FIELDS, GameNotFound, History, HistoryError, LiveRecord
+from device.history import (
+    _MIGRATIONS,
+    CSV_FIELDS,
+    KEY_KEPT,
+    SCHEMA_VERSION,
+    AlreadyRecorded,
+    Change,
+    GameNotFound,
+    History,
+    HistoryError,
+    LiveRecord,
+    Sender,
+)
 from tests.support import ROOT
 
 T0 = datetime(2025, 6, 1, 18, 30, tzinfo=UTC)
@@ -336,3 +348,84 @@ def test_a_live_game_is_one_entry_that_follows_the_table_until_it_is_cleared(his
     history.delete(third)
     fourth = live.scored([board(4)])
     assert fourth is not None and history.get(fourth).boards[0].total == 4
+
+
+ANN = Sender("ann-player-id", "192.168.1.5", "ann-upload-key-0001")
+
+
+def test_a_retry_of_an_upload_stores_nothing_and_finds_the_first(history: History) -> None:
+    first = history.record("alices-garden", [board(3)], "upload", sender=ANN)
+    with pytest.raises(AlreadyRecorded) as caught:
+        history.record("alices-garden", [board(3)], "upload", sender=ANN)
+    assert caught.value.game_id == first
+    assert [g.id for g in history.list()] == [first]
+    assert history.replay(ANN) == first
+    # A retry that lost the first answer, and with it the player cookie, comes from the same address: it
+    # finds the game, and may change it from now on.
+    lost = Sender("new-player-id", ANN.address, ANN.key)
+    assert history.replay(lost) == first
+    assert history.uploaders(first) == {ANN.player, lost.player}
+    # The key from another browser elsewhere, another key, or none: another upload.
+    assert history.replay(Sender("bo-player-id", "192.168.1.6", ANN.key)) is None
+    assert history.replay(Sender(ANN.player, ANN.address, "another-key-000001")) is None
+    assert history.replay(Sender(ANN.player, ANN.address)) is None
+    second = history.record("alices-garden", [board(3)], "upload", sender=Sender(ANN.player, ANN.address))
+    assert history.uploaders(second) == {ANN.player}
+    assert history.uploaders(history.record("alices-garden", [board(3)], "live")) == frozenset()
+
+
+def test_who_sent_a_result_its_keys_and_changes_follow_it_when_replaced(history: History) -> None:
+    first = history.record("alices-garden", [board(3)], "upload", sender=ANN, when=T0)
+    fixed = Change("corrected", "player's phone at 192.168.1.5", T0 + timedelta(minutes=5))
+    second = history.record("alices-garden", [board(4)], "corrected", when=T0, replaces=first, change=fixed)
+    bo = Sender("bo-player-id", "192.168.1.9", "bo-read-again-key-01")
+    again = Change("read again with more photos", "paired device 'Bo' (192.168.1.9)", T0 + timedelta(hours=1))
+    third = history.record(
+        "alices-garden", [board(5)], "upload", when=T0, replaces=second, sender=bo, change=again
+    )
+    # Who may change it stays who sent its photo; the changes are listed oldest first.
+    assert history.uploaders(third) == {ANN.player}
+    assert history.changes(third) == [fixed, again]
+    assert history.changes(third)[0].to_json() == {
+        "what": "corrected",
+        "who": "player's phone at 192.168.1.5",
+        "at": "2025-06-01T18:35:00+00:00",
+    }
+    # A retry of either request is answered with the result as it is now.
+    assert history.replay(ANN) == third and history.replay(bo) == third
+    assert history.uploaders(first) == frozenset() and history.changes(first) == []
+    history.delete(third)
+    with closing(sqlite3.connect(history.path)) as conn:
+        for table in ("uploaders", "upload_keys", "changes"):
+            assert conn.execute(f"SELECT count(*) FROM {table}").fetchone()[0] == 0, table
+
+
+def test_upload_keys_are_forgotten_after_a_day(history: History) -> None:
+    history.record("alices-garden", [board(3)], "upload", sender=ANN)
+    long_ago = (datetime.now(UTC) - KEY_KEPT - timedelta(minutes=1)).isoformat(timespec="microseconds")
+    with closing(sqlite3.connect(history.path)) as conn:
+        conn.execute("UPDATE upload_keys SET sent_at = ?", (long_ago,))
+        conn.commit()
+    assert history.replay(ANN) is not None  # kept until another is
+    history.record(
+        "alices-garden", [board(3)], "upload", sender=Sender("bo", "192.168.1.6", "bo-key-000000001")
+    )
+    assert history.replay(ANN) is None
+
+
+def test_a_history_of_the_first_schema_is_brought_up_to_date(tmp_path: Path) -> None:
+    path = tmp_path / "history.sqlite"
+    with closing(sqlite3.connect(path, isolation_level=None)) as conn:
+        for statement in _MIGRATIONS[0]:
+            conn.execute(statement)
+        conn.execute("PRAGMA user_version = 1")
+        conn.execute(
+            "INSERT INTO games (played_at, game, source) VALUES (?, 'zen-garden', 'upload')",
+            (T0.isoformat(),),
+        )
+    with History.open(path) as h:
+        assert h._conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 2
+        (old,) = h.list()
+        assert old.played_at == T0 and h.uploaders(old.id) == frozenset() and h.changes(old.id) == []
+        new = h.record("zen-garden", [board(1)], "upload", sender=ANN)
+        assert h.uploaders(new) == {ANN.player}

@@ -3,13 +3,24 @@ from __future__ import annotations
 import struct
 import zlib
 from pathlib import Path
+from typing import Any
 
 import cv2
 import numpy as np
 import pytest
 
 from tests.support import with_exif_orientation
-from vision.image_io import ImageError, decode_image, image_size, orientation, read_image
+from vision import image_io
+from vision.image_io import (
+    MAX_DECODED_BYTES,
+    MAX_PIXELS,
+    ImageError,
+    check_image,
+    decode_image,
+    image_size,
+    orientation,
+    read_image,
+)
 
 
 def _encode(image: np.ndarray, ext: str) -> bytes:
@@ -18,8 +29,8 @@ def _encode(image: np.ndarray, ext: str) -> bytes:
     return buf.tobytes()
 
 
-def _png_header(width: int, height: int) -> bytes:
-    ihdr = struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0)
+def _png_header(width: int, height: int, depth: int = 8, colour: int = 2) -> bytes:
+    ihdr = struct.pack(">IIBBBBB", width, height, depth, colour, 0, 0, 0)
     chunk = struct.pack(">I", len(ihdr)) + b"IHDR" + ihdr + struct.pack(">I", zlib.crc32(b"IHDR" + ihdr))
     return b"\x89PNG\r\n\x1a\n" + chunk
 
@@ -40,6 +51,75 @@ def test_decodes_gray_alpha_and_16_bit_pngs_to_8_bit_bgr() -> None:
     deep = np.full((4, 5, 3), 65535, np.uint16)
     out = decode_image(_encode(deep, ".png"))
     assert out.dtype == np.uint8 and out[0, 0, 0] == 255
+    deep_bgra = np.zeros((4, 5, 4), np.uint16)
+    deep_bgra[..., 1] = 0x8000
+    deep_bgra[..., 3] = 0x1234
+    out = decode_image(_encode(deep_bgra, ".png"))
+    assert out.shape == (4, 5, 3) and out.dtype == np.uint8
+    assert out[0, 0].tolist() == [0, 128, 0]  # the high byte of each sample; alpha dropped
+
+
+def _jpeg_header(width: int, height: int, components: int, precision: int = 8) -> bytes:
+    """A JPEG's start and its frame header, with nothing decodable after."""
+    sof = struct.pack(">BHHB", precision, height, width, components) + b"\x01\x11\x00" * components
+    return b"\xff\xd8\xff\xc0" + struct.pack(">H", len(sof) + 2) + sof + b"\xff\xd9"
+
+
+@pytest.mark.parametrize(
+    ("small", "large"),
+    [
+        # 16 megapixels pass the pixel limit. A PNG is held twice while decoded: 8-bit RGB takes 96 MB,
+        # 16-bit RGBA 256 MB; 20 megapixels of 16-bit grey 122 MB, of 16-bit RGB 243 MB.
+        (_png_header(4000, 4000), _png_header(4000, 4000, depth=16, colour=6)),
+        (_png_header(4500, 4500, depth=16, colour=0), _png_header(4500, 4500, depth=16, colour=2)),
+        # 56 megapixels of JPEG: colour takes 168 MB, CMYK 224 MB, 12-bit colour 336 MB.
+        (_jpeg_header(8000, 7000, 3), _jpeg_header(8000, 7000, 4)),
+        (_jpeg_header(8000, 7000, 1, precision=12), _jpeg_header(8000, 7000, 3, precision=12)),
+    ],
+)
+def test_the_limit_counts_the_bytes_a_pixel_takes_not_only_the_pixels(small: bytes, large: bytes) -> None:
+    width, height = image_size(large)
+    assert width * height <= MAX_PIXELS
+    with pytest.raises(ImageError, match=f"bytes, over the {MAX_DECODED_BYTES}-byte limit"):
+        check_image(large)
+    # The same pixels in fewer bytes pass the header's checks, and only then fail to decode (no pixels).
+    assert check_image(small) == (width, height)
+    with pytest.raises(ImageError, match="could not be decoded"):
+        decode_image(small)
+
+
+def test_a_png_header_of_no_valid_layout_is_refused() -> None:
+    with pytest.raises(ImageError, match="bit depth 3, colour type 2"):
+        check_image(_png_header(10, 10, depth=3))
+    with pytest.raises(ImageError, match="bit depth 8, colour type 5"):
+        check_image(_png_header(10, 10, colour=5))
+
+
+def test_a_photo_larger_than_needed_is_decoded_reduced_and_still_turned_as_viewed() -> None:
+    # Stored on its side, shown upright: 80x48 as viewed. A long side of 20 is enough: a quarter of it.
+    data = with_exif_orientation(_encode(np.ascontiguousarray(np.rot90(UPRIGHT, 1)), ".jpg"), 6)
+    assert check_image(data) == (80, 48)
+    image = decode_image(data, long_side=20)
+    assert image.shape == (12, 20, 3)
+    assert image[1, 1].min() > 200 and image[-1, -1, 2] > 150 and image[-1, -1, 0] < 100
+    assert decode_image(data, long_side=40).shape == (24, 40, 3)
+    assert decode_image(data, long_side=41).shape == UPRIGHT.shape
+    # A PNG too, though it is decoded whole first; never below one pixel on its short side.
+    assert decode_image(_encode(UPRIGHT, ".png"), long_side=10).shape == (6, 10, 3)
+    assert decode_image(_encode(np.zeros((3, 200, 3), np.uint8), ".png"), long_side=10).shape == (1, 100, 3)
+
+
+def test_photos_are_decoded_one_at_a_time_in_the_process(monkeypatch: pytest.MonkeyPatch) -> None:
+    held = []
+    real = cv2.imdecode
+
+    def imdecode(buf: np.ndarray, flags: int) -> Any:
+        held.append(image_io._DECODING.locked())
+        return real(buf, flags)
+
+    monkeypatch.setattr(cv2, "imdecode", imdecode)
+    decode_image(_encode(UPRIGHT, ".jpg"))
+    assert held == [True]
 
 
 @pytest.mark.parametrize(

@@ -19,6 +19,12 @@ async function api(url, options = {}) {
   return body;
 }
 
+// A random Idempotency-Key for a send (the same in its retries). Not crypto.randomUUID: it needs an https
+// page, and phones reach the scorer over plain http.
+function newKey() {
+  return Array.from(crypto.getRandomValues(new Uint8Array(16)), (b) => b.toString(16).padStart(2, "0")).join("");
+}
+
 // On the table owner's pages: a line at the top saying how to pair this phone when it is not paired yet, for
 // the owner's changes need a paired device (its login cookie goes with every call by itself).
 async function pairingNotice() {

@@ -15,8 +15,19 @@ let profiles = [];
 let setup = { game: null, hand: {} };
 let chosen = null; // the game picked
 let hand = null; // its hand-entry form ({node, read})
+// The Idempotency-Key of a send whose answer was lost or put off (by a busy scorer): sent again unchanged,
+// it carries the same key, so the scorer stores the photo once however often it arrives. A change to the
+// form makes it another send.
+let sendKey = null;
+const BUSY_WAIT_MS = 5000; // the scorer's Retry-After
+const BUSY_TRIES = 6;
+
+const forgetKey = () => (sendKey = null);
+form.addEventListener("input", forgetKey);
+form.addEventListener("change", forgetKey);
 
 function pick(name) {
+  forgetKey();
   chosen = games.find((g) => g.name === name) || games[0];
   localStorage.setItem(GAME_KEY, chosen.name);
   for (const button of gamesBox.children) {
@@ -114,15 +125,34 @@ async function send(corners = null) {
   if (profileSelect.value) query.set("profile", profileSelect.value);
   const buttons = [document.getElementById("send"), document.getElementById("place-send")];
   buttons.forEach((b) => (b.disabled = true));
-  progress.textContent = "Reading the boards… this takes a few seconds";
   form.setAttribute("aria-busy", "true");
+  sendKey = sendKey || newKey();
+  const options = { method: "POST", body: data, headers: { "Idempotency-Key": sendKey } };
   try {
-    const result = await api(`/api/score?${query}`, { method: "POST", body: data });
+    let result = null;
+    for (let tries = 1; !result; tries += 1) {
+      progress.textContent = "Reading the boards… this takes a few seconds";
+      try {
+        result = await api(`/api/score?${query}`, options);
+      } catch (error) {
+        if (error.status !== 503 || tries === BUSY_TRIES) throw error;
+        progress.textContent = "The scorer is busy reading other photos: trying again in a few seconds…";
+        await new Promise((resolve) => setTimeout(resolve, BUSY_WAIT_MS));
+      }
+    }
+    sendKey = null;
     progress.textContent = "Scored: opening the result";
     window.location.href = `/result/${result.game_id}`;
   } catch (error) {
     progress.textContent = "";
-    showError(message, error);
+    if (error.status === undefined) {
+      // No answer came (the network dropped): the scorer may have kept the photo all the same.
+      showError(message, new Error("The answer was lost on the way: send it again (it is not scored twice)"));
+    } else {
+      // An answer ends this send; a busy scorer's leaves it to be sent again.
+      if (error.status !== 503) sendKey = null;
+      showError(message, error);
+    }
     // No board found: the player shows where it is.
     if (error.status === 422 && !corners) showPlacer(fileInput.files[0]);
   } finally {

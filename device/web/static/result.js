@@ -11,6 +11,30 @@ let result = null;
 let states = []; // the boards' states as the player is editing them
 
 const copy = (value) => JSON.parse(JSON.stringify(value));
+const sentence = (text) => text[0].toUpperCase() + text.slice(1);
+
+// A send that reads the result again carries an Idempotency-Key, the same while its answer is lost or put off
+// (a busy scorer) and it is sent again unchanged: the scorer then stores its new result once.
+let pending = null; // {what, key}
+
+// Posts ``options`` to ``url`` once however often it is sent; ``what`` tells one send from another.
+async function sendOnce(url, options, what = options.body) {
+  const send = `${url} ${what}`;
+  if (!pending || pending.what !== send) pending = { what: send, key: newKey() };
+  try {
+    const headers = { ...options.headers, "Idempotency-Key": pending.key };
+    const answer = await api(url, { ...options, headers });
+    pending = null;
+    return answer;
+  } catch (error) {
+    // No answer came (the network dropped): the scorer may have read it all the same.
+    if (error.status === undefined) {
+      throw new Error("The answer was lost on the way: send it again (it is not read twice)");
+    }
+    if (error.status !== 503) pending = null;
+    throw error;
+  }
+}
 
 // A cell (r, c) is character c of row string r, or item c of row list r, of the picker's state field.
 function cellValue(picker, state, r, c) {
@@ -246,6 +270,8 @@ function spaceButtons(board, i) {
 
 function picture(board, i) {
   const { picker } = board;
+  // Shown, not tappable, on a phone that may not change the result.
+  if (result.change_refused) return framed(board, i, []);
   if (picker && picker.kind === "markers") return framed(board, i, markerButtons(board, i));
   if (picker && picker.kind === "tiles") return framed(board, i, tileButtons(board, i));
   if (picker && picker.kind === "spaces") return framed(board, i, spaceButtons(board, i));
@@ -356,7 +382,7 @@ function render() {
         ...ranked(board.players || []).map((p) =>
           el("div", { class: "player" }, el("h4", {}, `${p.rank}. ${p.player}: ${p.total}`), breakdown(p)),
         ),
-        editor(i),
+        result.change_refused ? null : editor(i),
       );
     }),
   );
@@ -389,7 +415,7 @@ document.getElementById("hand-send").addEventListener("click", async () => {
   button.disabled = true;
   button.textContent = "Scoring it again…";
   try {
-    const again = await api(`/api/result/${gameId}/hand`, {
+    const again = await sendOnce(`/api/result/${gameId}/hand`, {
       method: "POST",
       headers: { "Content-Type": "application/json" },
       body: JSON.stringify({ hand: hand.read() }),
@@ -412,6 +438,16 @@ async function load() {
   states = result.boards.map((b) => copy(b.board.state));
   document.getElementById("title").textContent = result.title;
   document.getElementById("when").textContent = `${localTime(result.played_at)} · ${result.source}`;
+  // Who changed it and when, as the history keeps it: "Corrected by … on …".
+  document.getElementById("when").after(...result.changes.map((change) =>
+    el("p", { class: "hint" }, sentence(`${change.what} by ${change.who} on ${localTime(change.at)}`))));
+  if (result.change_refused) {
+    // Only the phone that sent the photo, or a paired one, may change it: this one is told so, and shown no
+    // controls.
+    document.getElementById("hint").textContent = `${sentence(result.change_refused)}.`;
+    render();
+    return;
+  }
   const pickable = result.boards.filter((b) => b.picker && b.picture);
   document.getElementById("hint").textContent = !pickable.length
     ? "Correct a board by editing its state below."
@@ -456,7 +492,8 @@ readAgainButton.addEventListener("click", async () => {
   readAgainButton.disabled = true;
   readAgainButton.textContent = "Reading the board…";
   try {
-    const again = await api(`/api/result/${gameId}/also`, { method: "POST", body: data });
+    const photos = [...alsoInput.files].map((f) => `${f.name}:${f.size}:${f.lastModified}`).join();
+    const again = await sendOnce(`/api/result/${gameId}/also`, { method: "POST", body: data }, photos);
     window.location.href = `/result/${again.game_id}`;
   } catch (error) {
     showError(message, error);
@@ -483,7 +520,7 @@ document.getElementById("place-send").addEventListener("click", async () => {
   button.disabled = true;
   button.textContent = "Reading the board…";
   try {
-    const again = await api(`/api/result/${gameId}/corners`, {
+    const again = await sendOnce(`/api/result/${gameId}/corners`, {
       method: "POST",
       headers: { "Content-Type": "application/json" },
       body: JSON.stringify({ corners_xy: placing.corners }),

@@ -1,0 +1,222 @@
+"""What one upload may cost: a bounded number let in to read photos, photos refused by the bytes they would
+take, decoded reduced where larger than the reader needs and one after another; and a save cut short leaves
+nothing behind once the app starts again."""
+
+from __future__ import annotations
+
+import json
+import struct
+import threading
+import zlib
+from collections.abc import Iterator, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import cv2
+import numpy as np
+import pytest
+from fastapi import FastAPI, HTTPException
+from fastapi.testclient import TestClient
+from numpy.typing import NDArray
+
+from calibration.statedir import StateDir
+from device.history import History
+from device.photo import ScoredBoard, score_image
+from device.web import AppConfig, create_app
+from device.web import score as score_module
+from device.web.reteach import Reteacher
+from device.web.score import BUSY, RESULTS_DIR, RETRY_AFTER_S, ResultStore, Waiting
+from device.web.setup import SetupStore
+from lab.pairing import KIOSK_TOKEN
+from tests.conftest import BASE_URL, REMOTE
+from tests.support import EXAMPLES
+from vision.image_io import decode_image, read_image
+
+PHOTO = EXAMPLES / "photos" / "alices-garden.jpg"
+HANG_GUARD_S = 60.0  # a guard against a hang, not a speed
+
+
+@pytest.fixture(scope="module")
+def alice_boards() -> list[ScoredBoard]:
+    """The example photo read for real once; the fake scorer answers every upload with it."""
+    return score_image(read_image(str(PHOTO)), "alices-garden")
+
+
+class Scorer:
+    """Answers with the same boards; notes what it is given, in order, and may hold a reading until let go."""
+
+    def __init__(self, boards: list[ScoredBoard]) -> None:
+        self.boards = boards
+        self.log: list[tuple[str, tuple[int, ...]]] = []
+        self.corners: list[list[list[float]] | None] = []
+        self.reading = threading.Event()
+        self.go = threading.Event()
+        self.go.set()
+
+    def __call__(
+        self,
+        image: NDArray[np.uint8],
+        game: str,
+        hand: Mapping[str, Any],
+        profile: str | None,
+        also: Sequence[NDArray[np.uint8]] = (),
+        /,
+        *,
+        corners: NDArray[np.float64] | None = None,
+    ) -> list[ScoredBoard]:
+        self.reading.set()
+        assert self.go.wait(HANG_GUARD_S)
+        self.log.append(("read", image.shape))
+        self.corners.append(None if corners is None else corners.tolist())
+        for photo in also:
+            self.log.append(("read", photo.shape))
+        return self.boards
+
+
+@pytest.fixture
+def scorer(alice_boards: list[ScoredBoard]) -> Scorer:
+    return Scorer(alice_boards)
+
+
+@pytest.fixture
+def app(tmp_path: Path, scorer: Scorer) -> FastAPI:
+    return create_app(AppConfig(StateDir(tmp_path), scorer, kiosk_token=KIOSK_TOKEN))
+
+
+def _jpeg(width: int = 64, height: int = 48) -> bytes:
+    return bytes(cv2.imencode(".jpg", np.full((height, width, 3), 128, np.uint8))[1].tobytes())
+
+
+def _upload(client: TestClient, photo: bytes, *also: bytes, **data: str) -> Any:
+    files = [("file", ("photo.jpg", photo, "image/jpeg"))]
+    files += [("also", (f"side{k}.jpg", more, "image/jpeg")) for k, more in enumerate(also)]
+    return client.post("/api/score?game=alices-garden", files=files, data=data)
+
+
+def test_a_place_to_read_photos_is_given_to_so_many_requests_and_freed_after() -> None:
+    waiting = Waiting(2)
+    with waiting.place(), waiting.place():
+        with pytest.raises(HTTPException) as busy, waiting.place():
+            pass
+        assert busy.value.status_code == 503 and busy.value.detail == BUSY
+        assert busy.value.headers == {"Retry-After": str(RETRY_AFTER_S)}
+    with waiting.place(), waiting.place():
+        pass
+    with pytest.raises(ValueError, match="at least one"):
+        Waiting(0)
+
+
+@pytest.fixture
+def history(tmp_path: Path) -> Iterator[History]:
+    with History.open(StateDir(tmp_path).history) as history:
+        yield history
+
+
+def test_uploads_beyond_those_let_in_are_turned_away_before_their_body_is_read(
+    tmp_path: Path, scorer: Scorer, history: History
+) -> None:
+    # The score router alone, letting one request in.
+    state = StateDir(tmp_path)
+    reteacher = Reteacher(state, threading.Lock())
+    app = FastAPI()
+    app.include_router(
+        score_module.router(
+            scorer, state, history, ResultStore(state), SetupStore.open(state), reteacher, most_waiting=1
+        )
+    )
+    scorer.go.clear()
+    answers: list[Any] = []
+    with TestClient(app, base_url=BASE_URL, client=REMOTE) as client:
+        first = threading.Thread(target=lambda: answers.append(_upload(client, _jpeg())))
+        first.start()
+        try:
+            assert scorer.reading.wait(HANG_GUARD_S)
+            # Not even a multipart body: it would be refused (400) had it been read.
+            busy = client.post(
+                "/api/score?game=alices-garden",
+                content=b"not a form",
+                headers={"content-type": "multipart/form-data; boundary=x"},
+            )
+            assert busy.status_code == 503 and busy.json()["detail"] == BUSY
+            assert busy.headers["retry-after"] == str(RETRY_AFTER_S)
+        finally:
+            scorer.go.set()
+            first.join(HANG_GUARD_S)
+        assert [a.status_code for a in answers] == [200]
+        # Its place is free again.
+        assert _upload(client, _jpeg()).status_code == 200
+
+
+def _png_header(width: int, height: int, depth: int, colour: int) -> bytes:
+    ihdr = struct.pack(">IIBBBBB", width, height, depth, colour, 0, 0, 0)
+    chunk = struct.pack(">I", len(ihdr)) + b"IHDR" + ihdr + struct.pack(">I", zlib.crc32(b"IHDR" + ihdr))
+    return b"\x89PNG\r\n\x1a\n" + chunk
+
+
+def test_a_photo_is_refused_by_the_bytes_it_would_take_before_any_is_read(
+    remote: TestClient, scorer: Scorer
+) -> None:
+    # 36 megapixels, within the pixel limit, but 16-bit RGBA: 576 MB while decoded.
+    deep = _png_header(6000, 6000, depth=16, colour=6)
+    for files in [(deep,), (_jpeg(), deep)]:
+        response = _upload(remote, *files)
+        assert response.status_code == 400 and "576000000 bytes, over the" in response.json()["detail"]
+    assert scorer.log == []
+
+
+def test_a_photo_larger_than_the_reader_needs_is_read_reduced_its_corners_in_the_photos_pixels(
+    remote: TestClient, scorer: Scorer, alice_boards: list[ScoredBoard], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(score_module, "READ_LONG_SIDE", 32)
+    placed = [[12.0, 8.0], [120.0, 10.0], [116.0, 90.0], [8.0, 88.0]]
+    response = _upload(remote, _jpeg(128, 96), corners=json.dumps(placed))
+    assert response.status_code == 200, response.text
+    # Read at a quarter of its size, with the corners placed on it as the player saw it.
+    assert scorer.log == [("read", (24, 32, 3))]
+    assert scorer.corners == [(np.array(placed) / 4).tolist()]
+    # The board's corners come back in the photo's pixels, where the result page draws them.
+    read = np.array(alice_boards[0].to_json()["corners_xy"])
+    assert np.allclose(response.json()["boards"][0]["corners_xy"], read * 4, atol=0.05)
+    result = remote.get(f"/api/result/{response.json()['game_id']}").json()
+    assert result["photo"]["size_wh"] == [128, 96]
+
+
+def test_more_photos_are_decoded_one_after_another_as_they_are_read(
+    remote: TestClient, scorer: Scorer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def noted(data: bytes, *args: Any, **kwargs: Any) -> NDArray[np.uint8]:
+        image = decode_image(data, *args, **kwargs)
+        scorer.log.append(("decoded", image.shape))
+        return image
+
+    monkeypatch.setattr("device.web.score.decode_image", noted)
+    response = _upload(remote, _jpeg(64, 48), _jpeg(80, 60), _jpeg(40, 30))
+    assert response.status_code == 200, response.text
+    first, second, third = (48, 64, 3), (60, 80, 3), (30, 40, 3)
+    assert scorer.log == [
+        ("decoded", first),
+        ("read", first),
+        ("decoded", second),
+        ("read", second),
+        ("decoded", third),
+        ("read", third),
+    ]
+
+
+def test_a_result_saved_only_in_part_leaves_nothing_once_the_app_starts_again(
+    tmp_path: Path, scorer: Scorer
+) -> None:
+    root = tmp_path / RESULTS_DIR
+    # What ResultStore.save writes before it renames the folder into place, cut short by a kill.
+    half = root / ".7.k2j4x9a1"
+    half.mkdir(parents=True)
+    (half / "photo.jpg").write_bytes(_jpeg())
+    kept = root / "6"
+    kept.mkdir()
+    (kept / "photo.jpg").write_bytes(_jpeg())
+    app = create_app(AppConfig(StateDir(tmp_path), scorer, kiosk_token=KIOSK_TOKEN))
+    assert sorted(p.name for p in root.iterdir()) == ["6"]
+    with TestClient(app, base_url=BASE_URL, client=REMOTE) as client:
+        assert _upload(client, _jpeg()).status_code == 200
+    assert not [p for p in root.iterdir() if p.name.startswith(".")]
+    assert ResultStore(StateDir(tmp_path)).sweep() == []
