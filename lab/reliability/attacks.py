@@ -50,7 +50,7 @@ class Attack:
     detail: str
 
 
-def _png(width: int, height: int, depth: int = 8, colour: int = 2) -> bytes:
+def plain_png(width: int, height: int, depth: int = 8, colour: int = 2) -> bytes:
     """A tiny real PNG of ``width`` x ``height`` (``colour`` 2: RGB, 6: RGBA) whose rows are zeros."""
 
     def chunk(kind: bytes, data: bytes) -> bytes:
@@ -119,7 +119,7 @@ def run_attacks(root: Path) -> list[Attack]:
             lan.post(
                 "/api/score?game=alices-garden",
                 headers=evil,
-                files={"file": ("a.png", _png(64, 64), "image/png")},
+                files={"file": ("a.png", plain_png(64, 64), "image/png")},
             ).status_code,
             owner.put("/api/setup", json={}, headers={"Referer": f"{EVIL}/page"}).status_code,
         ]
@@ -152,7 +152,7 @@ def run_attacks(root: Path) -> list[Attack]:
 
         # 6. Memory by the byte, not the pixel: 16 megapixels of 16-bit RGBA are 8 bytes each.
         deep = lan.post(
-            f"/api/score?game={GAME}", files={"file": ("deep.png", _png(4000, 4000, 16, 6), "image/png")}
+            f"/api/score?game={GAME}", files={"file": ("deep.png", plain_png(4000, 4000, 16, 6), "image/png")}
         )
         attack(
             "a 16-bit RGBA PNG whose pixels pass the limit but whose bytes do not",

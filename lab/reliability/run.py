@@ -3,9 +3,12 @@ JSON.
 
 Each part is a harness of its own, run here one after the other with one seed: the fuzzer
 (:mod:`lab.reliability.fuzz`), kill-during-write (:mod:`lab.reliability.crashtest`), the live loop's soak
-(:mod:`lab.reliability.soak`), the HTTP load test and schemathesis (:mod:`lab.reliability.loadtest`), and the
+(:mod:`lab.reliability.soak`), the HTTP load test and schemathesis (:mod:`lab.reliability.loadtest`), the
 security audit below, which walks every route the app publishes, so a route added later is covered without a
-change here. Each row of the table says what was measured and whether it met its bar; the JSON holds every
+change here, with the attack suite (:mod:`lab.reliability.attacks`), and the server as a process of its own
+under a flood of large photos and killed during uploads (:mod:`lab.reliability.server`).
+
+Each row of the table says what was measured and whether it met its bar; the JSON holds every
 figure the harnesses report.
 """
 
@@ -24,6 +27,8 @@ from typing import Any
 import numpy as np
 from fastapi import FastAPI
 from numpy.typing import NDArray
+
+from lab.reliability.server import FLOOD_KINDS, MEMORY_BAR_MB, TV_BAR_MS
 
 # What every player at the table may do from their phone: score a photo, correct its reading, and read its
 # board again with more photos, where they placed its corners, or with what the photo cannot show typed in.
@@ -59,6 +64,9 @@ class Plan:
     load_concurrency: int = 4
     sse_clients: int = 10
     schemathesis_examples: int = 50
+    flood_clients: int = 8
+    flood_megapixels: float = 64.0
+    upload_kills: int = 20
 
 
 # A run of a minute or so that still touches every target, kind of write, story step and route.
@@ -70,6 +78,7 @@ QUICK = Plan(
     load_concurrency=2,
     sse_clients=3,
     schemathesis_examples=5,
+    upload_kills=4,
 )
 
 
@@ -238,6 +247,7 @@ def run_reliability(plan: Plan, report: Callable[[str], None] = print) -> dict[s
     from lab.reliability.crashtest import run_kill
     from lab.reliability.fuzz import run_fuzz
     from lab.reliability.loadtest import run_load, run_schemathesis
+    from lab.reliability.server import run_flood, run_upload_kills
     from lab.reliability.soak import run_soak
 
     results: dict[str, Any] = {"plan": asdict(plan)}
@@ -263,6 +273,12 @@ def run_reliability(plan: Plan, report: Callable[[str], None] = print) -> dict[s
         lambda: run_schemathesis(plan.schemathesis_examples),
     )
     part("security", "every published route", run_security)
+    part(
+        "flood",
+        f"{plan.flood_clients} phones at once, {plan.flood_megapixels:g} MP photos",
+        lambda: {kind: run_flood(plan.flood_clients, plan.flood_megapixels, kind) for kind in FLOOD_KINDS},
+    )
+    part("upload_kills", f"{plan.upload_kills} kills", lambda: run_upload_kills(plan.upload_kills, plan.seed))
     return results
 
 
@@ -277,6 +293,7 @@ def rows(results: dict[str, Any]) -> list[Row]:
     """One line per claim, with the figures behind it and whether it held."""
     fuzz, kill, soak = results["fuzz"], results["kill"], results["soak"]
     load, schema, sec = results["load"], results["schemathesis"], results["security"]
+    flood, kills = results["flood"], results["upload_kills"]
     outcomes: dict[str, int] = {}
     for counts in fuzz["counts"].values():
         for outcome, n in counts.items():
@@ -287,6 +304,10 @@ def rows(results: dict[str, Any]) -> list[Row]:
     sse = load["sse"]
     lat = load["latency_ms"]
     growth = rss["end"] - rss["warm"]
+    flooded = [
+        f"{f['photo']}: {f['answers']}, peak {f['peak_mb']:.0f} MB, TV max {f['tv_ms']['max']:.0f} ms"
+        for f in (flood[kind] for kind in FLOOD_KINDS)
+    ]
     return [
         Row(
             "fuzz: files, images, uploads",
@@ -340,6 +361,23 @@ def rows(results: dict[str, Any]) -> list[Row]:
             f"traversals refused, {sec['refused']}/{sec['attacks']} attacks refused, "
             f"{sec['limits_enforced']}/2 upload limits",
             not sec["problems"] and sec["refused"] == sec["attacks"],
+        ),
+        Row(
+            "flood: memory, TV",
+            f"{next(iter(flood.values()))['clients']} phones x 4 photos at once; "
+            + "; ".join(flooded)
+            + f" (bars: {MEMORY_BAR_MB} MB, TV {TV_BAR_MS} ms)",
+            all(
+                f["peak_mb"] < MEMORY_BAR_MB and all(s not in ("0", "500") for s in f["answers"])
+                for f in (flood[kind] for kind in FLOOD_KINDS)
+            ),
+        ),
+        Row(
+            "kill -9 during uploads",
+            f"{kills['rounds']} kills ({kills['rounds'] - kills['answered_before_kill']} before the answer), "
+            f"each upload sent again after the restart: {kills['games']} games stored, "
+            f"{len(kills['problems'])} problems",
+            not kills["problems"],
         ),
     ]
 

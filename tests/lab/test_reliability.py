@@ -25,6 +25,9 @@ TINY = reliability.Plan(
     load_concurrency=2,
     sse_clients=2,
     schemathesis_examples=2,
+    flood_clients=2,
+    flood_megapixels=4,
+    upload_kills=1,
 )
 
 
@@ -43,6 +46,7 @@ def test_the_command_runs_every_harness_and_prints_what_held(
     assert results["load"]["uploads"] == 4
     assert results["schemathesis"]["server_errors"] == 0
     assert results["security"]["problems"] == []
+    assert results["flood"]["jpeg"]["clients"] == 2 and results["upload_kills"]["games"] == 1
     table = [line.split("  ")[0].strip() for line in printed.splitlines()[1:] if "  " in line]
     assert table[: len(reliability.rows(results))] == [r.check for r in reliability.rows(results)]
     assert " FAILED " not in printed
