@@ -110,7 +110,11 @@ def router(
 
     @api.post(
         "/api/pair",
-        responses={403: {"description": "a wrong or used code"}, 429: {"description": "too many"}},
+        responses={
+            400: {"description": "not a JSON body"},
+            403: {"description": "a wrong or used code"},
+            429: {"description": "too many wrong codes: wait for Retry-After"},
+        },
     )
     def pair(request: Request, response: Response, asked: PairRequest) -> Me:
         """Pairs this device with the code the TV shows: a login cookie the set-up page can revoke."""
@@ -134,7 +138,11 @@ def router(
         mine = getattr(request.state, "device_id", None)
         return [{**d.to_json(), "this": d.id == mine} for d in devices.all()]
 
-    @api.delete("/api/devices/{device_id}", dependencies=[Depends(admin)], responses={403: NEEDS_PAIRING})
+    @api.delete(
+        "/api/devices/{device_id}",
+        dependencies=[Depends(admin)],
+        responses={403: NEEDS_PAIRING, 404: {"description": "no such paired device"}},
+    )
     def unpair(
         request: Request, response: Response, device_id: Annotated[str, PathParam(pattern="^[0-9a-f]{8}$")]
     ) -> dict[str, str]:
