@@ -15,11 +15,16 @@ from vision.geometry import Points, apply_homography, as_points
 
 @dataclass(frozen=True)
 class CameraModel:
-    """Intrinsics ``matrix`` (3x3), OpenCV distortion coefficients ``dist`` and the image ``size_wh``."""
+    """Intrinsics ``matrix`` (3x3), OpenCV distortion coefficients ``dist`` and the image ``size_wh``.
+
+    ``estimated``: no calibration measured it; its matrix is a guess and its bend was read from a board's
+    sides (:mod:`vision.locate.lens`), so shapes are checked through it as loosely as with no camera.
+    """
 
     matrix: NDArray[np.float64]
     dist: NDArray[np.float64]
     size_wh: tuple[int, int]
+    estimated: bool = False
 
     def project(self, pts_cam: object) -> Points:
         """Distorted pixel positions of 3D points given in the camera frame (z forward, in front)."""
@@ -69,6 +74,11 @@ class CameraModel:
         map_x = np.asarray(cv2.remap(coarse_x, mx, my, cv2.INTER_LINEAR), dtype=np.float32)
         map_y = np.asarray(cv2.remap(coarse_y, mx, my, cv2.INTER_LINEAR), dtype=np.float32)
         return map_x, map_y
+
+
+def is_calibrated(camera: CameraModel | None) -> bool:
+    """Whether a calibration measured ``camera``: a board's shape is then checked strictly through it."""
+    return camera is not None and not camera.estimated
 
 
 def matrix_or_guess(camera: CameraModel | None, size_wh: tuple[int, int]) -> NDArray[np.float64]:

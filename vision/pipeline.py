@@ -20,6 +20,7 @@ from vision.geometry import CellKey, Points
 from vision.locate.art import ArtColours
 from vision.locate.board import Quad, locate, quad_from_corners
 from vision.locate.lattice import find_lattice
+from vision.locate.lens import estimate_lens
 from vision.locate.mask import BoardSegmenter
 from vision.locate.picture import BoardPicture, find_picture, overlap
 from vision.profile import BoardProfile
@@ -440,6 +441,12 @@ def read_photo(
         quads = [quad_from_corners(c, (w, h), camera) for c in known_boards]
     else:
         quads = find_boards(image, profiles, camera, stickers, segmenter, art, pictures)
+        lens = estimate_lens(image, quads[0].corners_xy) if camera is None and quads else None
+        if lens is not None:
+            # No calibration, and the board's sides bow: found again and read through the lens they show.
+            again = find_boards(image, profiles, lens, stickers, segmenter, art, pictures)
+            if again:
+                quads, camera = again, lens
         if any(q.picture_of for q in quads):
             # Beside a board its picture found, an outline nothing can orient is left out, not refused.
             quads = [q for q in quads if q.picture_of or _orientable(profiles, orienters)]

@@ -23,7 +23,7 @@ import cv2
 import numpy as np
 from numpy.typing import NDArray
 
-from vision.camera_model import CameraModel, matrix_or_guess
+from vision.camera_model import CameraModel, is_calibrated, matrix_or_guess
 from vision.geometry import Points, as_points
 from vision.locate.edges import (
     ASPECT_TOLERANCE,
@@ -210,7 +210,7 @@ def refine_quad(
     corners = to_photo(ideal)
     # Only a guessed camera lets an outline this far off a board's shape through (see Quad.guessed).
     guessed = (
-        camera is None
+        not is_calibrated(camera)
         and bool(aspects)
         and aspect_error(clockwise(ideal), matrix, aspects) > ASPECT_TOLERANCE
     )
@@ -342,7 +342,7 @@ def segmented_quads(
     quads = []
     found = segmenter.outlines(image_bgr, camera)
     whole = [o for o in found if not o.cut]
-    calibrated = camera is not None
+    calibrated = is_calibrated(camera)
     placed = iter(_place_sides(image_bgr, segmenter, whole, to_photo, matrix, calibrated, aspects))
     for outline in found:
         if not outline.cut:

@@ -15,7 +15,7 @@ import cv2
 import numpy as np
 from numpy.typing import NDArray
 
-from vision.camera_model import CameraModel
+from vision.camera_model import CameraModel, is_calibrated
 from vision.geometry import Points, as_points
 from vision.locate.rectangle import aspect
 
@@ -30,7 +30,7 @@ GUESSED_ASPECT_TOLERANCE = 0.25
 
 def aspect_tolerance(camera: CameraModel | None) -> float:
     """How far off a board's proportions a found outline may be, as the camera is known or guessed."""
-    return ASPECT_TOLERANCE if camera is not None else GUESSED_ASPECT_TOLERANCE
+    return ASPECT_TOLERANCE if is_calibrated(camera) else GUESSED_ASPECT_TOLERANCE
 
 
 def clockwise(quad: Points) -> Points:

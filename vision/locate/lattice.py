@@ -30,7 +30,7 @@ import cv2
 import numpy as np
 from numpy.typing import NDArray
 
-from vision.camera_model import CameraModel, camera_centre, matrix_or_guess
+from vision.camera_model import CameraModel, camera_centre, is_calibrated, matrix_or_guess
 from vision.geometry import Points, as_points
 from vision.locate.art import ArtColours
 from vision.locate.board import Quad, in_frame
@@ -472,7 +472,7 @@ def find_lattice(
     # Which family runs across the board and which down is unknown: a board of unequal sides tries both.
     options: Sequence[tuple[int, int]] = [cells] if cells[0] == cells[1] else [cells, cells[::-1]]
     matrix = matrix_or_guess(camera, (image_bgr.shape[1], image_bgr.shape[0]))
-    limit = SHAPE_LIMIT[camera is not None]
+    limit = SHAPE_LIMIT[is_calibrated(camera)]
     best: tuple[float, NDArray[np.float64], _Fit] | None = None
     for segments, vanishing in _pairs(_segments(image_bgr, hull, camera), rng):
         rectify = _rectifier(vanishing, hull, segments)

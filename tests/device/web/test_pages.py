@@ -666,9 +666,9 @@ def _totals(rules_result: ScoreBreakdown | TableScore) -> list[int]:
     return [rules_result.total]
 
 
-# Left out: Tang Garden's example photo, read with no calibration as a phone's upload is, is misread (flagged,
-# not scored; its two bundled views are read on the table camera's calibration above).
-@pytest.mark.parametrize("game", ["alices-garden", "sanssouci", "zen-garden", "four-gardens"])
+# Each read with no calibration, as a phone's upload is (Tang Garden's wide lens estimated from its board's
+# sides, vision.locate.lens).
+@pytest.mark.parametrize("game", ["alices-garden", "sanssouci", "zen-garden", "four-gardens", "tang-garden"])
 def test_a_new_player_scores_each_example_photo_on_a_phone_without_typing_json(
     site: Site, driver: webdriver.Chrome, game: str
 ) -> None:
