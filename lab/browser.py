@@ -9,16 +9,16 @@ from __future__ import annotations
 import os
 import socket
 import threading
-import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-import httpx
 import uvicorn
 from fastapi import FastAPI
 from selenium import webdriver
 from selenium.webdriver.chrome.service import Service
+
+from lab.serving import wait_for_app
 
 CHROMIUM = Path("/usr/bin/chromium")
 CHROMEDRIVER = Path("/usr/bin/chromedriver")
@@ -49,18 +49,11 @@ def serve_in_thread(app: FastAPI, timeout_s: float = 10.0) -> Iterator[str]:
     thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, name="uvicorn", daemon=True)
     thread.start()
     try:
-        deadline = time.monotonic() + timeout_s
-        while True:
-            if not thread.is_alive():
-                raise RuntimeError("uvicorn stopped while starting (see the log above)")
-            try:
-                if server.started and httpx.get(f"{url}/api/tv", timeout=1.0).status_code == 200:
-                    break
-            except httpx.HTTPError:
-                pass
-            if time.monotonic() > deadline:
-                raise RuntimeError(f"the app did not answer at {url} within {timeout_s} s")
-            time.sleep(0.05)
+        wait_for_app(
+            url,
+            lambda: None if thread.is_alive() else "uvicorn stopped while starting (see the log above)",
+            timeout_s,
+        )
         yield url
     finally:
         server.should_exit = True

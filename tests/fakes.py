@@ -1,12 +1,16 @@
-"""Test doubles: a classifier that reads the truth of a synthetic photo instead of pixels."""
+"""Test doubles: a classifier that reads the truth of a synthetic photo instead of pixels, and a scorer that
+answers every photo the web app is given with the same boards."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
+from numpy.typing import NDArray
 
+from device.photo import ScoredBoard
 from vision.profile import BoardProfile
 from vision.read.cells import CellGrid
 from vision.read.classify import CellPredictions
@@ -36,3 +40,34 @@ class TruthClassifier:
             for head, idx in self.reader.targets(self.profile, key, label).items():
                 probs[head][i, 0 if idx == IGNORE else idx] = 1.0
         return CellPredictions(cells.keys, self.heads, probs, np.zeros((len(cells.keys), 4), np.float32))
+
+
+@dataclass
+class FakeScore:
+    """Answers every photo with ``boards`` (or raises ``error``), noting what each call was given."""
+
+    boards: list[ScoredBoard] = field(default_factory=list)
+    error: Exception | None = None
+    calls: list[tuple[tuple[int, ...], str, dict[str, Any], str | None]] = field(default_factory=list)
+    # The shapes of the photos given with each call's first, to be read together with it.
+    also: list[list[tuple[int, ...]]] = field(default_factory=list)
+    # The corners each call was told the board lies at (None: find it).
+    corners: list[list[list[float]] | None] = field(default_factory=list)
+
+    def __call__(
+        self,
+        image: NDArray[np.uint8],
+        game: str,
+        hand: Mapping[str, Any],
+        profile: str | None,
+        also: Sequence[NDArray[np.uint8]] = (),
+        /,
+        *,
+        corners: NDArray[np.float64] | None = None,
+    ) -> list[ScoredBoard]:
+        self.calls.append((image.shape, game, dict(hand), profile))
+        self.also.append([a.shape for a in also])
+        self.corners.append(None if corners is None else corners.tolist())
+        if self.error is not None:
+            raise self.error
+        return self.boards

@@ -13,9 +13,7 @@ security headers.
 from __future__ import annotations
 
 import json
-import struct
 import threading
-import zlib
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import ExitStack, contextmanager
 from dataclasses import asdict, dataclass
@@ -31,6 +29,7 @@ from device.web.auth import CLIENT_TRIES
 from device.web.score import RESULTS_DIR
 from examples import EXAMPLES_DIR
 from lab.pairing import KIOSK_TOKEN, pair, pairing_code
+from lab.reliability.fuzz import crafted_png
 
 # A phone on the network: any loopback address but the server's own reaches it from "elsewhere".
 LAN_ADDRESS = "127.0.0.2"
@@ -48,20 +47,6 @@ class Attack:
     name: str
     refused: bool
     detail: str
-
-
-def plain_png(width: int, height: int, depth: int = 8, colour: int = 2) -> bytes:
-    """A tiny real PNG of ``width`` x ``height`` (``colour`` 2: RGB, 6: RGBA) whose rows are zeros."""
-
-    def chunk(kind: bytes, data: bytes) -> bytes:
-        return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
-
-    channels = {0: 1, 2: 3, 4: 2, 6: 4}[colour]
-    row = b"\0" + bytes(width * channels * depth // 8)
-    packer = zlib.compressobj(9)
-    idat = b"".join(packer.compress(row) for _ in range(height)) + packer.flush()
-    header = struct.pack(">IIBBBBB", width, height, depth, colour, 0, 0, 0)
-    return b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", header) + chunk(b"IDAT", idat) + chunk(b"IEND", b"")
 
 
 @contextmanager
@@ -119,7 +104,7 @@ def run_attacks(root: Path) -> list[Attack]:
             lan.post(
                 "/api/score?game=alices-garden",
                 headers=evil,
-                files={"file": ("a.png", plain_png(64, 64), "image/png")},
+                files={"file": ("a.png", crafted_png(64, 64, 8, 2), "image/png")},
             ).status_code,
             owner.put("/api/setup", json={}, headers={"Referer": f"{EVIL}/page"}).status_code,
         ]
@@ -152,7 +137,8 @@ def run_attacks(root: Path) -> list[Attack]:
 
         # 6. Memory by the byte, not the pixel: 16 megapixels of 16-bit RGBA are 8 bytes each.
         deep = lan.post(
-            f"/api/score?game={GAME}", files={"file": ("deep.png", plain_png(4000, 4000, 16, 6), "image/png")}
+            f"/api/score?game={GAME}",
+            files={"file": ("deep.png", crafted_png(4000, 4000, 16, 6), "image/png")},
         )
         attack(
             "a 16-bit RGBA PNG whose pixels pass the limit but whose bytes do not",

@@ -34,7 +34,8 @@ import httpx
 import numpy as np
 
 from examples import EXAMPLES_DIR
-from lab.reliability.attacks import plain_png
+from lab.reliability.fuzz import crafted_png
+from lab.serving import wait_for_app
 
 PHOTO = EXAMPLES_DIR / "photos" / "alices-garden.jpg"
 GAME = "alices-garden"
@@ -65,18 +66,14 @@ def server_process(state: Path) -> Iterator[tuple[subprocess.Popen[bytes], str]]
     child = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     url = f"http://127.0.0.1:{port}"
     try:
-        deadline = time.monotonic() + START_TIMEOUT_S
-        while True:
-            if child.poll() is not None:
-                raise RuntimeError(f"the server ended while starting (exit {child.returncode})")
-            try:
-                if httpx.get(f"{url}/api/tv", timeout=1.0).status_code == 200:
-                    break
-            except httpx.HTTPError:
-                pass
-            if time.monotonic() > deadline:
-                raise RuntimeError(f"the server did not answer within {START_TIMEOUT_S} s")
-            time.sleep(0.1)
+        wait_for_app(
+            url,
+            lambda: (
+                None if child.poll() is None else f"the server ended while starting (exit {child.returncode})"
+            ),
+            START_TIMEOUT_S,
+            poll_s=0.1,
+        )
         yield child, url
     finally:
         if child.poll() is None:
@@ -101,7 +98,7 @@ def flood_photo(kind: str, megapixels: float) -> tuple[str, bytes, str]:
     width = int((megapixels * 1e6 * 4 / 3) ** 0.5)
     height = int(width * 3 / 4)
     if kind == "png16":
-        return "deep.png", plain_png(width, height, 16, 2), "image/png"
+        return "deep.png", crafted_png(width, height, 16, 2), "image/png"
     # A smooth picture: a real phone photo's size in pixels, a small file.
     ramp = np.linspace(0, 255, width, dtype=np.float32)
     image = np.repeat(ramp[None, :], height, axis=0).astype(np.uint8)

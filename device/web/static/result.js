@@ -184,14 +184,15 @@ function openTile(i, r, c) {
   dialog.showModal();
 }
 
-function tileButtons(board, i) {
-  const { picker } = board;
-  return board.cells.filter((cell) => cell.key[0] === picker.region).map(({ key, box }) => {
+// Cells said in words (a tile's parts, a garden space's pieces): ``words(state, r, c)`` says one; a tap opens
+// ``open(i, r, c)``; a cell whose words are not the reading's is marked changed.
+function wordButtons(board, i, words, open) {
+  return board.cells.filter((cell) => cell.key[0] === board.picker.region).map(({ key, box }) => {
     const [, r, c] = key;
-    const now = tileWord(picker, states[i], r, c);
-    const read = board.read_state ? tileWord(picker, board.read_state, r, c) : now;
-    const said = `row ${r + 1}, column ${c + 1}: ${tileWords(picker, now)}`;
-    return cellButton(board, key, box, said, now !== read ? "changed" : "", () => openTile(i, r, c));
+    const now = words(states[i], r, c);
+    const read = board.read_state ? words(board.read_state, r, c) : now;
+    const said = `row ${r + 1}, column ${c + 1}: ${now}`;
+    return cellButton(board, key, box, said, now !== read ? "changed" : "", () => open(i, r, c));
   });
 }
 
@@ -257,24 +258,19 @@ function openSpace(i, r, c) {
   dialog.showModal();
 }
 
-function spaceButtons(board, i) {
-  const { picker } = board;
-  return board.cells.filter((cell) => cell.key[0] === picker.region).map(({ key, box }) => {
-    const [, r, c] = key;
-    const now = spaceWords(picker, states[i], r, c);
-    const read = board.read_state ? spaceWords(picker, board.read_state, r, c) : now;
-    const said = `row ${r + 1}, column ${c + 1}: ${now}`;
-    return cellButton(board, key, box, said, now !== read ? "changed" : "", () => openSpace(i, r, c));
-  });
-}
-
 function picture(board, i) {
   const { picker } = board;
   // Shown, not tappable, on a phone that may not change the result.
   if (result.change_refused) return framed(board, i, []);
   if (picker && picker.kind === "markers") return framed(board, i, markerButtons(board, i));
-  if (picker && picker.kind === "tiles") return framed(board, i, tileButtons(board, i));
-  if (picker && picker.kind === "spaces") return framed(board, i, spaceButtons(board, i));
+  if (picker && picker.kind === "tiles") {
+    const words = (state, r, c) => tileWords(picker, tileWord(picker, state, r, c));
+    return framed(board, i, wordButtons(board, i, words, openTile));
+  }
+  if (picker && picker.kind === "spaces") {
+    const words = (state, r, c) => spaceWords(picker, state, r, c);
+    return framed(board, i, wordButtons(board, i, words, openSpace));
+  }
   const cells = picker ? board.cells.filter((cell) => cell.key[0] === picker.region) : [];
   const buttons = cells.map(({ key, box }) => {
     const [, r, c] = key;

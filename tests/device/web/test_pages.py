@@ -304,6 +304,16 @@ def tang_views(site: Site) -> Iterator[tuple[list[Path], dict[str, Any]]]:
         state.camera.unlink()
 
 
+def _assert_players_scored_as(board: Mapping[str, Any], truth: Mapping[str, Any]) -> None:
+    """Each player of a Tang Garden result has the total the rules give ``truth``."""
+    rules = get_game("tang-garden")
+    expected = rules.score(rules.parse(truth))
+    assert isinstance(expected, TableScore)
+    assert {p["player"]: p["total"] for p in board["board"]["players"]} == {
+        p.player: p.total for p in expected.players
+    }
+
+
 def _slanted(board: Mapping[str, Any]) -> bool:
     return any("degrees off straight above" in flag for flag in board["board"]["flags"])
 
@@ -315,12 +325,7 @@ def test_more_photos_of_one_board_sent_from_the_home_page_are_read_together(
     (board,) = _result(site, _send_tang_views(site, driver, views, truth))["boards"]
     assert _exact("tang-garden", truth, board["board"]["state"])
     assert not _slanted(board)
-    rules = get_game("tang-garden")
-    expected = rules.score(rules.parse(truth))
-    assert isinstance(expected, TableScore)
-    assert {p["player"]: p["total"] for p in board["board"]["players"]} == {
-        p.player: p.total for p in expected.players
-    }
+    _assert_players_scored_as(board, truth)
 
 
 def test_a_tang_garden_space_is_corrected_from_lists(
@@ -348,12 +353,7 @@ def test_a_tang_garden_space_is_corrected_from_lists(
     (board,) = _result(site, _game_id_in(driver.current_url))["boards"]
     corrected = {**truth, "decorations": [*truth["decorations"], {"cell": [r, c], "kind": "bird"}]}
     assert _exact("tang-garden", corrected, board["board"]["state"])
-    rules = get_game("tang-garden")
-    expected = rules.score(rules.parse(corrected))
-    assert isinstance(expected, TableScore)
-    assert {p["player"]: p["total"] for p in board["board"]["players"]} == {
-        p.player: p.total for p in expected.players
-    }
+    _assert_players_scored_as(board, corrected)
 
 
 def test_a_result_read_from_a_slanted_photo_is_read_again_with_one_added_on_its_page(

@@ -6,7 +6,6 @@ are sent: the real app through TestClient, with a fake scorer.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -16,58 +15,29 @@ import numpy as np
 import pytest
 from fastapi import FastAPI
 from fastapi.testclient import TestClient
-from numpy.typing import NDArray
 
 from calibration.statedir import StateDir
 from device.history import History, LiveRecord
-from device.photo import ScoredBoard, score_image
+from device.photo import ScoredBoard
 from device.web import AppConfig, create_app
 from device.web.score import CHANGE_CORRECTED, CHANGE_HAND, NOT_A_PHONES, NOT_YOURS
 from lab.pairing import KIOSK_TOKEN
 from tests.conftest import BASE_URL
+from tests.fakes import FakeScore
 from tests.support import EXAMPLES
-from vision.image_io import read_image
 
 PHOTO = EXAMPLES / "photos" / "alices-garden.jpg"
 KEY = "0f6c1d0e9a8b4c2d8e7f6a5b4c3d2e1f"
 SQUARE = [[10.0, 8.0], [60.0, 9.0], [59.0, 44.0], [11.0, 43.0]]
 
 
-@pytest.fixture(scope="module")
-def alice_boards() -> list[ScoredBoard]:
-    """The example photo read for real once; the fake scorer answers every upload with it."""
-    return score_image(read_image(str(PHOTO)), "alices-garden")
-
-
-class Scorer:
-    """Answers every photo with the same boards, counting the photos it is given."""
-
-    def __init__(self, boards: list[ScoredBoard]) -> None:
-        self.boards = boards
-        self.calls = 0
-
-    def __call__(
-        self,
-        image: NDArray[np.uint8],
-        game: str,
-        hand: Mapping[str, Any],
-        profile: str | None,
-        also: Sequence[NDArray[np.uint8]] = (),
-        /,
-        *,
-        corners: NDArray[np.float64] | None = None,
-    ) -> list[ScoredBoard]:
-        self.calls += 1
-        return self.boards
+@pytest.fixture
+def scorer(alice_boards: list[ScoredBoard]) -> FakeScore:
+    return FakeScore(alice_boards)
 
 
 @pytest.fixture
-def scorer(alice_boards: list[ScoredBoard]) -> Scorer:
-    return Scorer(alice_boards)
-
-
-@pytest.fixture
-def app(tmp_path: Path, scorer: Scorer) -> FastAPI:
+def app(tmp_path: Path, scorer: FakeScore) -> FastAPI:
     return create_app(AppConfig(StateDir(tmp_path), scorer, kiosk_token=KIOSK_TOKEN))
 
 
@@ -91,17 +61,17 @@ def _state(client: TestClient, game_id: int) -> dict[str, Any]:
     return state
 
 
-def test_the_same_upload_sent_twice_is_stored_once(remote: TestClient, scorer: Scorer) -> None:
+def test_the_same_upload_sent_twice_is_stored_once(remote: TestClient, scorer: FakeScore) -> None:
     first = _upload(remote, KEY)
     assert first.status_code == 200, first.text
     again = _upload(remote, KEY)
     assert again.status_code == 200 and again.json() == first.json()
     assert [g["id"] for g in remote.get("/api/history").json()] == [first.json()["game_id"]]
-    assert scorer.calls == 1  # the retry is not read again
+    assert len(scorer.calls) == 1  # the retry is not read again
     # Another key, or none, is another upload.
     other = _upload(remote, KEY[::-1]).json()["game_id"]
     unkeyed = [_upload(remote).json()["game_id"] for _ in range(2)]
-    assert len({first.json()["game_id"], other, *unkeyed}) == 4 and scorer.calls == 4
+    assert len({first.json()["game_id"], other, *unkeyed}) == 4 and len(scorer.calls) == 4
     assert _upload(remote, "not a key").status_code == 422
 
 
@@ -118,7 +88,7 @@ def test_a_retry_that_lost_its_answer_and_cookie_finds_its_result_and_may_change
     assert _upload(_phone(app, "192.168.1.31"), KEY).json()["game_id"] != first["game_id"]
 
 
-def test_a_read_again_sent_twice_replaces_the_result_once(remote: TestClient, scorer: Scorer) -> None:
+def test_a_read_again_sent_twice_replaces_the_result_once(remote: TestClient, scorer: FakeScore) -> None:
     game_id = _upload(remote).json()["game_id"]
     url = f"/api/result/{game_id}/hand"
     headers = {"Idempotency-Key": KEY}
@@ -128,18 +98,18 @@ def test_a_read_again_sent_twice_replaces_the_result_once(remote: TestClient, sc
     again = remote.post(url, json={"hand": {"unplaced_bonus_tiles": 2}}, headers=headers)
     assert again.status_code == 200 and again.json() == first.json()
     assert [g["id"] for g in remote.get("/api/history").json()] == [first.json()["game_id"]]
-    assert scorer.calls == 2
+    assert len(scorer.calls) == 2
 
 
 def test_only_the_phone_that_sent_the_photo_or_a_paired_phone_may_change_its_result(
-    app: FastAPI, local: TestClient, remote: TestClient, scorer: Scorer
+    app: FastAPI, local: TestClient, remote: TestClient, scorer: FakeScore
 ) -> None:
     game_id = _upload(remote).json()["game_id"]
     state = _state(remote, game_id)
     other = _phone(app, "192.168.1.30")
     assert other.get(f"/api/result/{game_id}").json()["change_refused"] == NOT_YOURS
     assert remote.get(f"/api/result/{game_id}").json()["change_refused"] is None
-    calls = scorer.calls
+    calls = len(scorer.calls)
     changes: list[tuple[str, dict[str, Any]]] = [
         ("correct", {"json": {"boards": [state]}}),
         ("hand", {"json": {"hand": {"unplaced_bonus_tiles": 2}}}),
@@ -149,7 +119,7 @@ def test_only_the_phone_that_sent_the_photo_or_a_paired_phone_may_change_its_res
     for path, body in changes:
         refused = other.post(f"/api/result/{game_id}/{path}", **body)
         assert refused.status_code == 403 and refused.json()["detail"] == NOT_YOURS, path
-    assert scorer.calls == calls
+    assert len(scorer.calls) == calls
     assert [g["id"] for g in remote.get("/api/history").json()] == [game_id]
 
     corrected = remote.post(f"/api/result/{game_id}/correct", json={"boards": [state]})

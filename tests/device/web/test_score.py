@@ -11,7 +11,7 @@ import struct
 import time
 import zlib
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -32,8 +32,8 @@ from lab.pairing import KIOSK_TOKEN
 from scoring.core import ScoreBreakdown, TableScore
 from scoring.registry import get_game, read_state
 from tests.conftest import BASE_URL, LOCAL, REMOTE
+from tests.fakes import FakeScore
 from tests.support import EXAMPLES
-from vision.image_io import read_image
 from vision.pipeline import NoBoardError
 
 PHOTO = EXAMPLES / "photos" / "alices-garden.jpg"
@@ -45,41 +45,6 @@ def _alice_total(state: Mapping[str, Any]) -> int:
     result = rules.score(rules.parse(state))
     assert isinstance(result, ScoreBreakdown)
     return result.total
-
-
-@pytest.fixture(scope="module")
-def alice_boards() -> list[ScoredBoard]:
-    """The example photo read for real once; the fake scorer answers every upload with it."""
-    return score_image(read_image(str(PHOTO)), "alices-garden")
-
-
-@dataclass
-class FakeScore:
-    boards: list[ScoredBoard] = field(default_factory=list)
-    error: Exception | None = None
-    calls: list[tuple[tuple[int, ...], str, dict[str, Any], str | None]] = field(default_factory=list)
-    # The shapes of the photos given with each call's first, to be read together with it.
-    also: list[list[tuple[int, ...]]] = field(default_factory=list)
-    # The corners each call was told the board lies at (None: find it).
-    corners: list[list[list[float]] | None] = field(default_factory=list)
-
-    def __call__(
-        self,
-        image: NDArray[np.uint8],
-        game: str,
-        hand: Mapping[str, Any],
-        profile: str | None,
-        also: Sequence[NDArray[np.uint8]] = (),
-        /,
-        *,
-        corners: NDArray[np.float64] | None = None,
-    ) -> list[ScoredBoard]:
-        self.calls.append((image.shape, game, dict(hand), profile))
-        self.also.append([a.shape for a in also])
-        self.corners.append(None if corners is None else corners.tolist())
-        if self.error is not None:
-            raise self.error
-        return self.boards
 
 
 @dataclass(frozen=True)

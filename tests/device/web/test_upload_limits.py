@@ -21,7 +21,7 @@ from numpy.typing import NDArray
 
 from calibration.statedir import StateDir
 from device.history import History
-from device.photo import ScoredBoard, score_image
+from device.photo import ScoredBoard
 from device.web import AppConfig, create_app
 from device.web import score as score_module
 from device.web.reteach import Reteacher
@@ -30,16 +30,10 @@ from device.web.setup import SetupStore
 from lab.pairing import KIOSK_TOKEN
 from tests.conftest import BASE_URL, REMOTE
 from tests.support import EXAMPLES
-from vision.image_io import decode_image, read_image
+from vision.image_io import decode_image
 
 PHOTO = EXAMPLES / "photos" / "alices-garden.jpg"
 HANG_GUARD_S = 60.0  # a guard against a hang, not a speed
-
-
-@pytest.fixture(scope="module")
-def alice_boards() -> list[ScoredBoard]:
-    """The example photo read for real once; the fake scorer answers every upload with it."""
-    return score_image(read_image(str(PHOTO)), "alices-garden")
 
 
 class Scorer:
