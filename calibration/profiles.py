@@ -167,14 +167,17 @@ def custom_profile(
     points: Mapping[str, int],
     cell_mm: float = 40.0,
     margin_mm: float = 20.0,
+    once: Sequence[str] = (),
 ) -> BoardProfile:
-    """A user-defined grid game's board: ``rows`` x ``cols`` square cells inside an even margin."""
+    """A user-defined grid game's board: ``rows`` x ``cols`` square cells inside an even margin; ``once``:
+    the labels every board shows on exactly one cell."""
     if not (1 <= rows <= custom_grid.MAX_SIDE and 1 <= cols <= custom_grid.MAX_SIDE):
         raise StateError(f"--rows and --cols must be 1 to {custom_grid.MAX_SIDE}")
     if cell_mm <= 0 or margin_mm < 0:
         raise StateError("--cell-mm must be positive and --margin-mm not negative")
-    setup = {"labels": list(labels), "points": dict(points)}
-    custom_grid.parse_spec(setup, "setup")
+    setup = custom_grid.dump_spec(
+        custom_grid.parse_spec({"labels": list(labels), "points": dict(points), "once": list(once)}, "setup")
+    )
     base = default_profile(custom_grid.GAME)
     grid = replace(
         base.region("grid"),

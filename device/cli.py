@@ -451,7 +451,7 @@ def cmd_enroll(args: argparse.Namespace) -> int:
             raise StateError(f"--rows/--cols/--labels make a {custom_grid.GAME} profile, not {args.game}")
         points = {k: int(v) for k, v in parse_sets(args.points or []).items()}
         profile = custom_profile(
-            args.profile, args.rows, args.cols, args.labels, points, args.cell_mm, args.margin_mm
+            args.profile, args.rows, args.cols, args.labels, points, args.cell_mm, args.margin_mm, args.once
         )
     else:
         profile = enrolment_profile(state, args.profile, args.game)
@@ -657,6 +657,12 @@ def build_parser() -> argparse.ArgumentParser:
     g.add_argument("--cols", type=int, help="columns of cells")
     g.add_argument("--labels", type=names, help="what a cell can show, e.g. empty,flower,pond")
     g.add_argument("--points", action="append", metavar="LABEL=N", help="points per cell showing LABEL")
+    g.add_argument(
+        "--once",
+        type=names,
+        default=[],
+        help="labels every board shows on exactly one cell (a starting tile, a castle), e.g. castle",
+    )
     g.add_argument("--cell-mm", type=float, default=40.0, help="a cell's side (default 40)")
     g.add_argument("--margin-mm", type=float, default=20.0, help="the board's margin round the grid")
     p.set_defaults(func=cmd_enroll)

@@ -84,10 +84,12 @@ def load_folder(folder: Path, whole_photo: bool = False) -> list[RealPhoto]:
 def as_custom_grid(photos: Sequence[RealPhoto]) -> list[RealPhoto]:
     """The photos' states as a user-defined grid game's: each cell's label its text before any ``:`` (a
     Kingdomino square's terrain), the labels every state of the folder shows, the k-th worth k points (so
-    that a misread cell changes the score)."""
+    that a misread cell changes the score); those every state shows on exactly one cell are ``once``, as
+    the player who knows the game says (a kingdom's castle)."""
     cells = {p.name: [[str(c).partition(":")[0] for c in row] for row in p.state["cells"]] for p in photos}
     labels = sorted({label for grid in cells.values() for row in grid for label in row})
-    setup = {"labels": labels, "points": {label: k for k, label in enumerate(labels, start=1)}}
+    once = [la for la in labels if all(sum(row.count(la) for row in grid) == 1 for grid in cells.values())]
+    setup = {"labels": labels, "points": {label: k for k, label in enumerate(labels, start=1)}, "once": once}
     return [
         RealPhoto(
             p.name,
@@ -114,7 +116,13 @@ def board_profile(game: str, state: Mapping[str, Any]) -> BoardProfile:
         return default_profile(game)
     board = custom_grid.parse_board(state)
     return custom_profile(
-        "bench", len(board.cells), len(board.cells[0]), board.spec.labels, board.spec.points, margin_mm=0.0
+        "bench",
+        len(board.cells),
+        len(board.cells[0]),
+        board.spec.labels,
+        board.spec.points,
+        margin_mm=0.0,
+        once=board.spec.once,
     )
 
 

@@ -2,8 +2,9 @@
 
 The rules are the simplest a player can check by hand: every cell showing a label scores that label's points
 (labels without points score nothing, e.g. ``empty``). A state is ``{"game": "custom-grid", "cells": [[label,
-...], ...], "setup": {"labels": [...], "points": {label: points}}}``; the labels and points come from the
-board profile the user made with ``garden-scorer enroll --rows R --cols C --labels ...``.
+...], ...], "setup": {"labels": [...], "points": {label: points}, "once": [...]}}``; the labels and points
+come from the board profile the user made with ``garden-scorer enroll --rows R --cols C --labels ...``.
+``once`` (optional) names the labels every board shows on exactly one cell: a starting tile, a castle.
 """
 
 from __future__ import annotations
@@ -27,6 +28,8 @@ class CustomSpec:
 
     labels: tuple[str, ...]
     points: Mapping[str, int]
+    # Labels every board shows on exactly one cell (a starting tile): the reader reads them so.
+    once: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -37,7 +40,7 @@ class CustomBoard:
 
 def parse_spec(data: object, path: str) -> CustomSpec:
     obj = as_object(data, path)
-    reject_unknown(obj, ("labels", "points"), path)
+    reject_unknown(obj, ("labels", "points", "once"), path)
     labels_path = item_path(path, "labels")
     labels = tuple(
         as_str(v, item_path(labels_path, i))
@@ -51,11 +54,20 @@ def parse_spec(data: object, path: str) -> CustomSpec:
     raw = as_object(get(obj, "points", path, {}), points_path)
     reject_unknown(raw, labels, points_path)
     points = {label: as_int(v, item_path(points_path, label), -1000, 1000) for label, v in raw.items()}
-    return CustomSpec(labels, MappingProxyType(points))
+    once_path = item_path(path, "once")
+    once = tuple(
+        as_str(v, item_path(once_path, i))
+        for i, v in enumerate(as_list(get(obj, "once", path, []), once_path))
+    )
+    strangers = [label for label in once if label not in labels]
+    if strangers or len(set(once)) != len(once):
+        raise StateError(f"{once_path}: name distinct labels of this game ({', '.join(labels)})")
+    return CustomSpec(labels, MappingProxyType(points), once)
 
 
 def dump_spec(spec: CustomSpec) -> dict[str, Any]:
-    return {"labels": list(spec.labels), "points": dict(spec.points)}
+    once = {"once": list(spec.once)} if spec.once else {}
+    return {"labels": list(spec.labels), "points": dict(spec.points), **once}
 
 
 def parse_board(data: object, path: str = "") -> CustomBoard:
@@ -93,6 +105,14 @@ def check(board: CustomBoard) -> tuple[Problem, ...]:
                         f"{label!r} is not a label of this game ({', '.join(board.spec.labels)})",
                     )
                 )
+    for label in board.spec.once:
+        shown = sum(row.count(label) for row in board.cells)
+        if shown != 1:
+            problems.append(
+                Problem(
+                    "once-label", "cells", f"every board shows {label!r} on exactly one cell, not {shown}"
+                )
+            )
     return tuple(problems)
 
 

@@ -581,7 +581,8 @@ def train(game: str, config: TrainConfig, out: Path | None = None, log: Any = pr
         views=config.views,
         crowded=config.crowded,
     )
-    if reader.turned_look is not None:
+    # A recipe that turns crops at random as it learns (turned_heads) already shows every head each turn.
+    if reader.turned_look is not None and not config.turned_heads:
         data = with_turned_copies(data, reader, reader.turned_look)
     real_names: tuple[str, ...] = ()
     if config.real:

@@ -39,6 +39,21 @@ def test_unknown_labels_and_ragged_rows_are_problems() -> None:
         custom_grid.score(board)
 
 
+def test_a_label_every_board_shows_once() -> None:
+    setup = {**SETUP, "once": ["pond"]}
+    board = custom_grid.parse_board({"game": "custom-grid", "cells": [["pond", "flower"]], "setup": setup})
+    assert board.spec.once == ("pond",) and custom_grid.check(board) == ()
+    assert custom_grid.dump_board(board)["setup"]["once"] == ["pond"]
+    # Left out of a game that has none, so that its states read as before.
+    assert "once" not in custom_grid.dump_board(_board([["pond"]]))["setup"]
+    for cells in ([["flower", "empty"]], [["pond", "pond"]]):
+        twice = custom_grid.parse_board({"game": "custom-grid", "cells": cells, "setup": setup})
+        shown = sum(row.count("pond") for row in cells)
+        assert [(p.code, p.message) for p in custom_grid.check(twice)] == [
+            ("once-label", f"every board shows 'pond' on exactly one cell, not {shown}")
+        ]
+
+
 @pytest.mark.parametrize(
     ("setup", "message"),
     [
@@ -46,6 +61,8 @@ def test_unknown_labels_and_ragged_rows_are_problems() -> None:
         ({"labels": ["a", "a"]}, "distinct"),
         ({"labels": ["a", "b"], "points": {"c": 1}}, "points"),
         ({"labels": ["a", "b"], "points": {"a": "x"}}, r"points\.a"),
+        ({"labels": ["a", "b"], "once": ["c"]}, r"once: name distinct labels of this game \(a, b\)"),
+        ({"labels": ["a", "b"], "once": ["a", "a"]}, "once"),
     ],
 )
 def test_bad_setup_names_the_field(setup: dict[str, object], message: str) -> None:
@@ -171,3 +188,6 @@ def test_a_users_plain_board_needs_its_corners_or_stickers(
     assert "which way up this board lies" in capsys.readouterr().err
     assert main(["enroll", "--profile", "h", photo, state, "--rows", "3", "--labels", "a,b"]) == 2
     assert "all of --rows, --cols and --labels" in capsys.readouterr().err
+    grid = ["--rows", "3", "--cols", "4", "--labels", "empty,flower,pond"]
+    assert main(["enroll", "--profile", "k", photo, state, *grid, "--once", "castle"]) == 2
+    assert "once: name distinct labels of this game (empty, flower, pond)" in capsys.readouterr().err

@@ -9,6 +9,8 @@ no further (``docs/experiments.md``).
 
 from __future__ import annotations
 
+from typing import Any
+
 import cv2
 import numpy as np
 from numpy.typing import NDArray
@@ -17,7 +19,8 @@ from vision.read.cells import CellGrid
 from vision.read.classify import CellPredictions
 from vision.reader_api import Head
 
-VERSION = 1
+# 2: the grain at several scales (uniform patterns at radii 1-3 and at half size).
+VERSION = 2
 SIZE_PX = 64  # crops are described at this size: a cell's colours and grain, not its fine print
 BINS = 16  # per Lab channel
 AB_BINS = 8  # per axis of the joint a-b (hue and saturation) histogram
@@ -27,11 +30,15 @@ GRADIENT_BINS = 8
 GRADIENT_MAX = 400.0
 # A neighbour brighter than the centre by more than this counts as brighter: a JPEG's grain is not texture.
 TEXTURE_STEP = 4
+TEXTURE_RADII = (1, 2, 3)
 _NEIGHBOURS = ((-1, -1), (-1, 0), (-1, 1), (0, 1), (1, 1), (1, 0), (1, -1), (0, -1))
 
 
-def _histogram(values: NDArray[np.uint8] | NDArray[np.float32], bins: int, top: float) -> NDArray[np.float32]:
-    counts = np.histogram(values, bins=bins, range=(0, top))[0].astype(np.float32)
+def _histogram(values: NDArray[Any], bins: int, top: float) -> NDArray[np.float32]:
+    """Shares of ``values`` (0 and up) in ``bins`` even bins up to ``top``, those beyond in the last."""
+    # bincount, not np.histogram: a quarter of the time of teaching two photos went to np.histogram.
+    index = np.minimum((values.ravel() * (bins / top)).astype(np.intp), bins - 1)
+    counts = np.bincount(index, minlength=bins).astype(np.float32)
     return counts / max(float(counts.sum()), 1.0)
 
 
@@ -55,16 +62,41 @@ def _colour(patch: NDArray[np.uint8]) -> NDArray[np.float32]:
     )
 
 
-def _texture(patch: NDArray[np.uint8]) -> NDArray[np.float32]:
-    """How many of each pixel's 8 neighbours are brighter than it: a local binary pattern's count, the same
-    whichever way the tile is turned."""
-    grey = cv2.cvtColor(patch, cv2.COLOR_BGR2GRAY).astype(np.int16)
+def _patterns(grey: NDArray[np.int16], radius: int) -> NDArray[np.float32]:
+    """Rotation-free local binary patterns at ``radius``: per pixel, which of 8 neighbours that far away are
+    brighter than it; a pattern with at most two changes round the ring (a spot, an edge, a corner) counts as
+    how many are brighter, any other as noise (one bin). The same whichever way the tile is turned."""
     h, w = grey.shape
-    centre = grey[1:-1, 1:-1]
-    brighter = np.zeros(centre.shape, np.int16)
-    for dy, dx in _NEIGHBOURS:
-        brighter += grey[1 + dy : h - 1 + dy, 1 + dx : w - 1 + dx] >= centre + TEXTURE_STEP
-    return _histogram(brighter.astype(np.float32), len(_NEIGHBOURS) + 1, len(_NEIGHBOURS) + 1)
+    centre = grey[radius:-radius, radius:-radius]
+    brighter = np.stack(
+        [
+            grey[
+                radius + dy * radius : h - radius + dy * radius,
+                radius + dx * radius : w - radius + dx * radius,
+            ]
+            >= centre + TEXTURE_STEP
+            for dy, dx in _NEIGHBOURS
+        ]
+    ).astype(np.int8)
+    changes = np.abs(np.diff(brighter, axis=0, append=brighter[:1])).sum(axis=0)
+    code = np.where(changes <= 2, brighter.sum(axis=0), len(_NEIGHBOURS) + 1)
+    return _histogram(code.astype(np.float32), len(_NEIGHBOURS) + 2, len(_NEIGHBOURS) + 2)
+
+
+def _texture(patch: NDArray[np.uint8]) -> NDArray[np.float32]:
+    """The grain at several scales: patterns 1, 2 and 3 pixels across, and at half size the patterns and the
+    lightness gradients. A flat castle tile's cobbles and a swamp's washes share their colours, not their
+    grain."""
+    grey = cv2.cvtColor(patch, cv2.COLOR_BGR2GRAY).astype(np.int16)
+    half = cv2.resize(grey.astype(np.float32), (SIZE_PX // 2, SIZE_PX // 2), interpolation=cv2.INTER_AREA)
+    gradient = cv2.magnitude(cv2.Sobel(half, cv2.CV_32F, 1, 0), cv2.Sobel(half, cv2.CV_32F, 0, 1))
+    return np.concatenate(
+        [
+            *(_patterns(grey, radius) for radius in TEXTURE_RADII),
+            _patterns(np.rint(half).astype(np.int16), 1),
+            _histogram(gradient, GRADIENT_BINS, GRADIENT_MAX),
+        ]
+    )
 
 
 def describe(crops: NDArray[np.uint8]) -> NDArray[np.float32]:

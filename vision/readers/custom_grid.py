@@ -8,23 +8,41 @@ from typing import Any
 from scoring import custom_grid
 from vision.geometry import CellKey
 from vision.profile import BoardProfile
-from vision.reader_api import CellLabels, Head, ReaderBase, Reading, class_index, grid_classes
+from vision.reader_api import (
+    CellLabels,
+    Counted,
+    Head,
+    ReaderBase,
+    Reading,
+    Summed,
+    class_index,
+    grid_classes,
+)
 
 
 class CustomGridReader(ReaderBase):
-    """A user-defined grid game: one head whose classes are the labels the user named for the profile."""
+    """A user-defined grid game: one head whose classes are the labels the user named for the profile;
+    ``once``: the labels every board shows on exactly one cell, each read on the cell likeliest to show it."""
 
     game: str = custom_grid.GAME
     regions: tuple[str, ...] = ("grid",)
 
-    def __init__(self, labels: tuple[str, ...]) -> None:
+    def __init__(self, labels: tuple[str, ...], once: tuple[str, ...] = ()) -> None:
         self.heads: tuple[Head, ...] = (Head("cell", labels),)
+        self.once = once
 
     def region_heads(self, region: str) -> tuple[str, ...]:
         return ("cell",)
 
     def targets(self, profile: BoardProfile, key: CellKey, label: str) -> dict[str, int]:
         return {"cell": class_index(self.heads[0], label)}
+
+    def counted(self, profile: BoardProfile, hand: Mapping[str, Any]) -> tuple[Counted | Summed, ...]:
+        # Taught from a couple of photos, a starting tile is a few examples against dozens of others: read
+        # one board at a time it was taken for a tile of like colours and back (docs/experiments.md).
+        grid = profile.region("grid")
+        keys = tuple(("grid", r, c) for r in range(grid.rows) for c in range(grid.cols))
+        return tuple(Counted("cell", label, keys, 1) for label in self.once)
 
     def assemble(
         self, profile: BoardProfile, readings: Mapping[CellKey, Reading], hand: Mapping[str, Any]
@@ -41,7 +59,8 @@ class CustomGridReader(ReaderBase):
 
 
 def reader_for(profile: BoardProfile) -> CustomGridReader:
-    return CustomGridReader(custom_grid.parse_spec(profile.setup, "setup").labels)
+    spec = custom_grid.parse_spec(profile.setup, "setup")
+    return CustomGridReader(spec.labels, spec.once)
 
 
 READERS: tuple[CustomGridReader, ...] = ()  # made per profile, from its labels

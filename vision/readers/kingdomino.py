@@ -3,6 +3,12 @@
 A kingdom has no printed board: its squares are the grid (the profile's one region), and its corners are the
 outer corners of the squares' top faces. A kingdom scores alike whichever way up it lies, so no layout model
 turns it (``turns_freely``): it is read from whichever corner was found first, or the corners a player gives.
+
+A square has no up either: each is read four ways, turned by quarters, and its two heads averaged over the
+four; a square read unsure is also read from crops cut a little off its place. A kingdom holds exactly one
+castle: the square likeliest to show it does, and no other. On the real kingdoms' folds
+(``docs/experiments.md``) these took the scores read exactly from 74 % of kingdoms to 89 %, and the wrong
+scores given without a flag from 2 % to none.
 """
 
 from __future__ import annotations
@@ -13,7 +19,18 @@ from typing import Any
 from scoring import kingdomino
 from vision.geometry import CellKey
 from vision.profile import BoardProfile
-from vision.reader_api import CellLabels, Head, ReaderBase, Reading, class_index, grid_classes
+from vision.reader_api import (
+    CellLabels,
+    Counted,
+    Head,
+    ReaderBase,
+    Reading,
+    ShiftedLook,
+    Summed,
+    TurnedLook,
+    class_index,
+    grid_classes,
+)
 
 TERRAIN_CLASSES = (*kingdomino.TERRAINS, kingdomino.CASTLE, kingdomino.EMPTY)
 CROWN_CLASSES = tuple(str(n) for n in range(kingdomino.MAX_CROWNS + 1))
@@ -28,6 +45,11 @@ class KingdominoReader(ReaderBase):
     context_mm: float = 2.0
     crop_px: int = 96
     turns_freely: bool = True
+    # The model learnt both heads from crops turned by quarters at random (the recipe's turned_heads).
+    turned_look: TurnedLook | None = TurnedLook("terrain", kingdomino.EMPTY, unturned=("terrain", "crowns"))
+    # A crown half cut off by a crop placed a millimetre off is read one way from one cut and another from the
+    # next: an unsure square is read again from four cuts around it (Tang Garden's, as its icons are).
+    shifted_look: ShiftedLook | None = ShiftedLook(1.0, 0.95)
 
     def region_heads(self, region: str) -> tuple[str, ...]:
         return ("terrain", "crowns")
@@ -39,6 +61,12 @@ class KingdominoReader(ReaderBase):
             "terrain": class_index(self.heads[0], terrain),
             "crowns": class_index(self.heads[1], crowns or "0"),
         }
+
+    def counted(self, profile: BoardProfile, hand: Mapping[str, Any]) -> tuple[Counted | Summed, ...]:
+        # A flat castle tile's cobbles share a swamp's colours, and the 3D castle hides its square's art.
+        grid = profile.region("grid")
+        keys = tuple(("grid", r, c) for r in range(grid.rows) for c in range(grid.cols))
+        return (Counted("terrain", kingdomino.CASTLE, keys, 1),)
 
     def assemble(
         self, profile: BoardProfile, readings: Mapping[CellKey, Reading], hand: Mapping[str, Any]

@@ -5,8 +5,11 @@ from typing import Any
 import numpy as np
 import pytest
 
+from calibration.profiles import custom_profile
 from lab.synth.games import get_artist
 from vision.profile import default_profile
+from vision.read.classify import CellPredictions
+from vision.read.reconstruct import settle
 from vision.readers import IGNORE, READERS, Reading, get_reader, reader_for
 
 
@@ -89,3 +92,50 @@ def test_a_kingdoms_castle_and_bare_places_show_no_crowns() -> None:
         assert crowns.classes[reader.targets(profile, ("grid", 0, 0), label)["crowns"]] == "0"
     targets = reader.targets(profile, ("grid", 0, 0), "mine:3")
     assert reader.heads[0].classes[targets["terrain"]] == "mine" and crowns.classes[targets["crowns"]] == "3"
+
+
+def _settled(reader: Any, profile: Any, head: str, rows: list[list[float]]) -> list[str]:
+    """Each cell's class after the reader's counts, from per-cell probabilities ``rows`` on ``head`` (the
+    grid's cells in order; every other head sure of its first class)."""
+    keys = tuple(("grid", r, c) for r, c in profile.region("grid").cells())
+    probabilities = {
+        h.name: np.asarray(rows, np.float32)
+        if h.name == head
+        else np.eye(len(h.classes), dtype=np.float32)[np.zeros(len(keys), int)]
+        for h in reader.heads
+    }
+    predictions = CellPredictions(keys, reader.heads, probabilities, np.zeros((len(keys), 1), np.float32))
+    settled = settle(predictions, (), counted=reader.counted(profile, {})).readings()
+    return [settled[key][head][0] for key in keys]
+
+
+def test_a_kingdom_reads_exactly_one_castle_on_the_square_likeliest_to_show_it() -> None:
+    reader, profile = get_reader("kingdomino"), default_profile("kingdomino")
+    terrain = reader.heads[0]
+    castle, swamp = terrain.classes.index("castle"), terrain.classes.index("swamp")
+    cells = len(list(profile.region("grid").cells()))
+
+    def cell(castle_p: float) -> list[float]:
+        p = [0.0] * len(terrain.classes)
+        p[castle], p[swamp] = castle_p, 1 - castle_p
+        return p
+
+    # Two squares read as castles: the surer keeps it, the other is its swamp.
+    read = _settled(reader, profile, "terrain", [cell(0.9), cell(0.6)] + [cell(0.0)] * (cells - 2))
+    assert read[:2] == ["castle", "swamp"] and read.count("castle") == 1
+    # None read as a castle (a flat castle tile taken for a swamp): the likeliest one is.
+    read = _settled(reader, profile, "terrain", [cell(0.1)] * 5 + [cell(0.3)] + [cell(0.0)] * (cells - 6))
+    assert read.index("castle") == 5 and read.count("castle") == 1
+    # Each square is read four ways, turned, and the two heads averaged over the four.
+    look = reader.turned_look
+    assert look is not None and set(look.unturned) == {"terrain", "crowns"} and not look.compass
+
+
+def test_a_custom_grids_once_labels_are_read_on_exactly_one_cell() -> None:
+    profile = custom_profile("mine", 2, 2, ["empty", "start", "pond"], {}, once=["start"])
+    reader = reader_for(profile)
+    rows = [[0.2, 0.5, 0.3], [0.1, 0.3, 0.6], [0.0, 0.9, 0.1], [0.7, 0.0, 0.3]]
+    # Two cells read as the starting tile: the surer keeps it, the other reads its next likeliest label.
+    assert _settled(reader, profile, "cell", rows) == ["pond", "pond", "start", "empty"]
+    free = custom_profile("mine", 2, 2, ["empty", "start", "pond"], {})
+    assert _settled(reader_for(free), free, "cell", rows) == ["start", "pond", "start", "empty"]
