@@ -242,7 +242,7 @@ def cmd_debug(args: argparse.Namespace) -> int:
     from device.photo import load_classifier, load_segmenter, score_image, shipped_art
     from vision.debug import cell_sheet, draw_likeness, draw_masks, draw_quads, draw_reading
     from vision.image_io import read_image
-    from vision.pipeline import find_boards
+    from vision.pipeline import locate_boards
     from vision.profile import default_profile
     from vision.read.cells import cut_along_lean, cut_cells
     from vision.read.classify import gated, unsure_rows
@@ -263,7 +263,7 @@ def cmd_debug(args: argparse.Namespace) -> int:
         # Where the board's art colours are: the rough place a grid of tiles is looked for in.
         cv2.imwrite(str(out / f"0-art-{key}.png"), draw_likeness(image, colours.likeness(image)))
         written += 1
-    quads = find_boards(image, profiles, camera, args.stickers, segmenter, art, models.get("pictures"))
+    quads, _ = locate_boards(image, profiles, camera, args.stickers, segmenter, art, models.get("pictures"))
     cv2.imwrite(str(out / "1-locate.jpg"), draw_quads(image, quads))
     corners = np.array(args.corners, float) if args.corners else None
     boards = score_image(

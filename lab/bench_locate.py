@@ -26,7 +26,7 @@ from numpy.typing import NDArray
 from device.photo import load_segmenter, shipped_art
 from scoring.core import StateError
 from vision.image_io import read_image
-from vision.pipeline import find_boards
+from vision.pipeline import locate_boards
 from vision.profile import default_profile
 
 FOUND_WITHIN = 0.03  # of the board's size: the bar for a board found
@@ -78,7 +78,8 @@ def run_locate(game: str, photos: Sequence[Outlined], report: Callable[[str], No
     for photo in photos:
         image = read_image(str(photo.path))
         started = time.perf_counter()
-        quads = find_boards(image, [profile], None, False, segmenter, art)
+        # As a photo is scored: with no calibration, through the lens its board's sides show.
+        quads, _ = locate_boards(image, [profile], None, False, segmenter, art)
         ms = (time.perf_counter() - started) * 1000
         error = min((corner_error(q.corners_xy, photo.corners_xy) for q in quads), default=None)
         if error is not None:

@@ -17,6 +17,7 @@ from numpy.typing import NDArray
 from scoring.words import counted
 from vision.camera_model import CameraModel
 from vision.geometry import CellKey, Points
+from vision.locate import lattice
 from vision.locate.art import ArtColours
 from vision.locate.board import Quad, locate, quad_from_corners
 from vision.locate.lattice import find_lattice
@@ -341,6 +342,30 @@ def find_boards(
     return [*pictured, *others]
 
 
+def locate_boards(
+    image: NDArray[np.uint8],
+    profiles: Sequence[BoardProfile],
+    camera: CameraModel | None = None,
+    stickers: bool = False,
+    segmenter: BoardSegmenter | None = None,
+    art: Mapping[str, ArtColours] | None = None,
+    pictures: Mapping[str, BoardPicture] | None = None,
+) -> tuple[list[Quad], CameraModel | None]:
+    """The boards :func:`find_boards` finds, and the camera to read them through: ``camera``, or with none, a
+    lens estimated from the first board's sides where they bow (:mod:`vision.locate.lens`), the boards then
+    found again through it. A grid of loose tiles (a kingdom, found by its grid) has no straight sides to
+    tell a bend by: its ragged outline bent the lens so far that the kingdom was lost in 4 of 14 real phone
+    photos."""
+    quads = find_boards(image, profiles, camera, stickers, segmenter, art, pictures)
+    if camera is not None or not quads or quads[0].method == lattice.METHOD:
+        return quads, camera
+    lens = estimate_lens(image, quads[0].corners_xy)
+    if lens is None:
+        return quads, camera
+    again = find_boards(image, profiles, lens, stickers, segmenter, art, pictures)
+    return (again, lens) if again else (quads, camera)
+
+
 def _pictured(
     image: NDArray[np.uint8],
     profiles: Sequence[BoardProfile],
@@ -440,13 +465,7 @@ def read_photo(
     elif known_boards:
         quads = [quad_from_corners(c, (w, h), camera) for c in known_boards]
     else:
-        quads = find_boards(image, profiles, camera, stickers, segmenter, art, pictures)
-        lens = estimate_lens(image, quads[0].corners_xy) if camera is None and quads else None
-        if lens is not None:
-            # No calibration, and the board's sides bow: found again and read through the lens they show.
-            again = find_boards(image, profiles, lens, stickers, segmenter, art, pictures)
-            if again:
-                quads, camera = again, lens
+        quads, camera = locate_boards(image, profiles, camera, stickers, segmenter, art, pictures)
         if any(q.picture_of for q in quads):
             # Beside a board its picture found, an outline nothing can orient is left out, not refused.
             quads = [q for q in quads if q.picture_of or _orientable(profiles, orienters)]

@@ -6,18 +6,21 @@ import cv2
 import numpy as np
 import pytest
 
-from device.photo import load_segmenter, score_image
+from device.photo import load_segmenter, score_image, shipped_art
+from lab.bench_locate import FOUND_WITHIN, corner_error, load_outlines
 from lab.synth.camera import PhotoOptions
 from lab.synth.render import RenderSpec, render_photo
 from models import orient_model_path
 from scoring.core import ScoreBreakdown
 from scoring.registry import read_state
 from tests.fakes import TruthClassifier
+from tests.support import SHARED
 from vision.camera_model import CameraModel
 from vision.geometry import apply_homography, quad_size
+from vision.image_io import read_image
 from vision.locate.art import ArtColours
 from vision.locate.board import Quad, find_quads, locate
-from vision.pipeline import NoBoardError, find_boards, read_board, read_photo
+from vision.pipeline import NoBoardError, find_boards, locate_boards, read_board, read_photo
 from vision.profile import default_profile
 from vision.read.cells import cut_cells
 from vision.read.orient import OrientationModel, rotated_thumbnails, rotations, thumbnail
@@ -323,3 +326,27 @@ def test_a_cells_caption_says_what_is_there_in_words() -> None:
     tile = {"floor": "B", "path": "w", "corner": "SE", "decor": "g"}
     words = cell_words({name: heads[name].word(value) for name, value in tile.items()})
     assert words == ["cherry blossom", "wood path", "gate"]
+
+
+KINGDOMS_ON_TABLES = SHARED / "data" / "kingdomino-table"
+
+
+@pytest.mark.skipif(not KINGDOMS_ON_TABLES.is_dir(), reason="shared/data/kingdomino-table is not here")
+@pytest.mark.parametrize("name", ["20201102_195443", "20201123_134441"])
+def test_a_real_kingdom_on_a_table_is_found_as_a_phone_photo_is_scored(name: str) -> None:
+    # Photos with no calibration: a board with straight printed sides is found again through the lens they
+    # show; a kingdom's loose tiles have none, and a lens read from its ragged outline lost it.
+    photo = next(p for p in load_outlines(KINGDOMS_ON_TABLES) if p.name == name)
+    profile = default_profile("kingdomino")
+    image = read_image(str(photo.path))
+    quads, camera = locate_boards(image, [profile], None, False, load_segmenter(), shipped_art([profile]))
+    assert camera is None and quads[0].method == "grid"
+    assert corner_error(quads[0].corners_xy, photo.corners_xy) < FOUND_WITHIN
+
+
+def test_a_board_with_printed_sides_is_found_again_through_the_lens_they_show() -> None:
+    image, _, camera = _photo("alices-garden", 8)
+    assert camera.dist[0] < -0.2
+    profile = default_profile("alices-garden")
+    quads, lens = locate_boards(image, [profile], None, False, load_segmenter())
+    assert lens is not None and lens.dist[0] < 0 and quads[0].method != "grid"

@@ -60,6 +60,9 @@ INNERMOST = 0.06
 SHAPE_LIMIT = {False: 0.3, True: 0.1}
 SNAP_REACH = 0.015  # board sizes: the tiles' top edge is looked for this far either side of the grid's
 
+# How a board this module found says so (``Quad.method``).
+METHOD = "grid"
+
 
 @dataclass(frozen=True)
 class _Segments:
@@ -507,4 +510,4 @@ def find_lattice(
         ideal = snapped[0]
     corners = to_photo(ideal)
     h, w = image_bgr.shape[:2]
-    return Quad(corners, ideal, in_frame(corners, (w, h)), score, method="grid")
+    return Quad(corners, ideal, in_frame(corners, (w, h)), score, method=METHOD)
