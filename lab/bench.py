@@ -376,6 +376,19 @@ def tally_found(
     return exact
 
 
+def _turned(board: dict[str, Any], quarters: int) -> dict[str, Any]:
+    """A board that turns freely (one grid whose state is its cells: a kingdom) as read from its corner
+    ``quarters`` clockwise of its first: that corner's row first (``np.rot90``)."""
+    if not quarters:
+        return board
+    grid = np.rot90(np.array(board["cells"]["grid"], dtype=object), quarters).tolist()
+    state = {
+        **board["state"],
+        "cells": np.rot90(np.array(board["state"]["cells"], dtype=object), quarters).tolist(),
+    }
+    return {**board, "cells": {"grid": grid}, "state": state}
+
+
 def run_bench(
     game: str,
     count: int,
@@ -470,9 +483,21 @@ def run_bench(
         truth_corners = np.array(board["corners_xy"])
         size = quad_size(truth_corners)
         match = None
+        # A board that reads alike whichever way up it lies (a kingdom) may be read from any corner.
         for s in scored:
-            if np.max(np.linalg.norm(s.reading.corners_xy - truth_corners, axis=1)) <= tolerance * size:
-                match = s
+            quarter = next(
+                (
+                    k
+                    for k in (range(4) if reader.turns_freely else (0,))
+                    if np.max(
+                        np.linalg.norm(s.reading.corners_xy - np.roll(truth_corners, -k, axis=0), axis=1)
+                    )
+                    <= tolerance * size
+                ),
+                None,
+            )
+            if quarter is not None:
+                match, board = s, _turned(board, quarter)
                 break
         # A table game's lone board is never scored alone, so "would be scored" is its reading's trust.
         given = [s for s in scored if s.reading.trusted and s.reading.in_frame]
