@@ -59,11 +59,6 @@ UNSURE_OUTLINE = (
     "the board's outline is unsure (no camera calibration, and its shape only roughly a board's); not "
     "scored: calibrate the camera, or give its corners"
 )
-# A board of loose tiles with nothing to turn it upright (a kingdom) is confirmed by its grid alone.
-UNGRIDDED_OUTLINE = (
-    "only an outline was found round the squares, not the squares themselves; not scored: give the outer "
-    "corners of the squares"
-)
 
 
 class NoBoardError(ValueError):
@@ -185,12 +180,10 @@ def read_board(
             if quad.guessed:
                 trusted = False
                 flags.append(UNSURE_OUTLINE)
-    elif not quad.oriented and (quad.guessed or quad.method != lattice.METHOD):
-        # Nothing turns this board to confirm the outline (a kingdom reads alike whichever way up it lies):
-        # only its grid, found line by line along its squares, does. Scored from another finder's outline,
-        # 14 of 100 drawn kingdoms got a wrong score with no flag (the art's colours were the real tiles').
+    elif quad.guessed and not quad.oriented:
+        # Nothing turns this board to confirm the outline (a kingdom reads alike whichever way up it lies).
         trusted = False
-        flags.append(UNSURE_OUTLINE if quad.guessed else UNGRIDDED_OUTLINE)
+        flags.append(UNSURE_OUTLINE)
     rect, predictions = _read(image, profile, classifier, corners, camera, timings, reference)
     if not quad.in_frame:
         flags.append("the board is partly out of the photo: move the camera or the board")

@@ -21,7 +21,6 @@ from vision.image_io import read_image
 from vision.locate.art import ArtColours
 from vision.locate.board import Quad, find_quads, locate
 from vision.pipeline import (
-    UNGRIDDED_OUTLINE,
     NoBoardError,
     find_boards,
     locate_boards,
@@ -357,17 +356,3 @@ def test_a_board_with_printed_sides_is_found_again_through_the_lens_they_show() 
     profile = default_profile("alices-garden")
     quads, lens = locate_boards(image, [profile], None, False, load_segmenter())
     assert lens is not None and lens.dist[0] < 0 and quads[0].method != "grid"
-
-
-@pytest.mark.parametrize(("method", "scored"), [("grid", True), ("mask", False), ("edges", False)])
-def test_a_kingdoms_outline_is_trusted_only_from_its_grid(method: str, scored: bool) -> None:
-    # Nothing turns a kingdom upright to confirm its outline: only its squares, found as a grid, do.
-    image, truth, camera = _photo("kingdomino", 1)
-    board = truth["boards"][0]
-    profile = default_profile("kingdomino")
-    corners = np.array(board["corners_xy"], np.float64)
-    quad = Quad(corners, camera.undistort_px(corners), True, 1.0, method=method)
-    reading = read_board(image, quad, profile, TruthClassifier(profile, board["cells"]), None, camera)
-    assert reading.trusted is scored
-    assert (UNGRIDDED_OUTLINE in reading.flags) is not scored
-    assert reading.state["cells"] == board["state"]["cells"]
