@@ -19,10 +19,9 @@ from fastapi.testclient import TestClient
 from calibration.statedir import StateDir
 from device.history import History, LiveRecord
 from device.photo import ScoredBoard
-from device.web import AppConfig, create_app
 from device.web.score import CHANGE_CORRECTED, CHANGE_HAND, NOT_A_PHONES, NOT_YOURS
-from lab.pairing import KIOSK_TOKEN
 from tests.conftest import BASE_URL
+from tests.device.web.conftest import AppFactory
 from tests.fakes import FakeScore
 from tests.support import EXAMPLES
 
@@ -37,8 +36,8 @@ def scorer(alice_boards: list[ScoredBoard]) -> FakeScore:
 
 
 @pytest.fixture
-def app(tmp_path: Path, scorer: FakeScore) -> FastAPI:
-    return create_app(AppConfig(StateDir(tmp_path), scorer, kiosk_token=KIOSK_TOKEN))
+def app(make_app: AppFactory, scorer: FakeScore) -> FastAPI:
+    return make_app(scorer)
 
 
 def _phone(app: FastAPI, address: str) -> TestClient:

@@ -10,7 +10,7 @@ import json
 import struct
 import time
 import zlib
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -26,12 +26,11 @@ from calibration.statedir import StateDir
 from device.cli import main
 from device.history import CSV_FIELDS
 from device.photo import ScoredBoard, score_image
-from device.web import AppConfig, create_app
 from device.web.score import MAX_ALSO, ResultStore, enrolment_state, rescore
-from lab.pairing import KIOSK_TOKEN
 from scoring.core import ScoreBreakdown, TableScore
 from scoring.registry import get_game, read_state
 from tests.conftest import BASE_URL, LOCAL, REMOTE
+from tests.device.web.conftest import AppFactory
 from tests.fakes import FakeScore
 from tests.support import EXAMPLES
 from vision.pipeline import NoBoardError
@@ -74,19 +73,6 @@ class FakeEvents:
             return sub.pop(0)
         await asyncio.sleep(min(timeout, 0.05))
         return None
-
-
-AppFactory = Callable[..., FastAPI]
-
-
-@pytest.fixture
-def make_app(tmp_path: Path) -> AppFactory:
-    def make(score: FakeScore | None = None, **options: Any) -> FastAPI:
-        return create_app(
-            AppConfig(StateDir(tmp_path), score or FakeScore(), kiosk_token=KIOSK_TOKEN, **options)
-        )
-
-    return make
 
 
 @pytest.fixture

@@ -29,6 +29,7 @@ from device.web.score import BUSY, RESULTS_DIR, RETRY_AFTER_S, ResultStore, Wait
 from device.web.setup import SetupStore
 from lab.pairing import KIOSK_TOKEN
 from tests.conftest import BASE_URL, REMOTE
+from tests.device.web.conftest import AppFactory
 from tests.support import EXAMPLES
 from vision.image_io import decode_image
 
@@ -73,8 +74,8 @@ def scorer(alice_boards: list[ScoredBoard]) -> Scorer:
 
 
 @pytest.fixture
-def app(tmp_path: Path, scorer: Scorer) -> FastAPI:
-    return create_app(AppConfig(StateDir(tmp_path), scorer, kiosk_token=KIOSK_TOKEN))
+def app(make_app: AppFactory, scorer: Scorer) -> FastAPI:
+    return make_app(scorer)
 
 
 def _jpeg(width: int = 64, height: int = 48) -> bytes:
