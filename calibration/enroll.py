@@ -40,8 +40,8 @@ from vision.readers import IGNORE, Head, reader_for
 
 KIND = "enrolment"
 # 2: the model the corrections were fitted to is recorded (``model``). 3: a head may scale its features
-# (``centre``, ``spread``); version 2 files still read.
-VERSION = 3
+# (``centre``, ``spread``). 4: a head may know its bare cell's looks (``bare``). Versions 2 and 3 still read.
+VERSION = 4
 # Extra reads of each enrolment board (see :func:`enrol`), each in a light up to LIGHT_JITTER per channel
 # unlike the photo's. On the held-out pack, Zen Garden enrolled from 2 photos read 95.5 % of boards perfectly
 # with 8 views at 8 %, 96.0 % at 15 %, 97.0 % with 16 views at 15 % (one run each; enrolling takes 3-6 s).
@@ -55,6 +55,45 @@ LIGHT_JITTER = 0.15  # per-channel gain: a lamp or white balance unlike the enro
 # corrections that cost most on the held-out pack (its characters, facings, rockery edges, icons) 0.02-0.2.
 HELD_OUT_TOLERANCE = 1e-3
 SPREAD_FLOOR = 1e-3
+# Looks of a bare cell kept per head: enough to span a board's bare cells in two photos' light, few enough
+# that the profile's file stays small and a photo's cells are compared with them in a moment.
+BARE_LOOKS = 128
+# A cell read bare but unlike every bare look taught: what its tile labels are worth, mixed with an even
+# share of every label so that the cell is flagged for checking (below ``LOW_CONFIDENCE``, 0.9).
+UNLIKE_BARE_TRUST = 0.75
+# How far past the farthest taught bare cell (squared distance; 1.7 times the distance) a cell must lie to be
+# unlike the bare looks. Two photos show a real kingdom's few empty squares, the table between its tiles:
+# taught from 2 layouts, cells misread 5.17 % with no rule, 5.46 % at 1x, 5.20 % at 3x; the cells of a
+# terrain never taught read empty 16.5 %, 0 % and 1.3 %.
+BARE_REACH_MARGIN = 3.0
+
+
+@dataclass(frozen=True)
+class BareLooks:
+    """How a cell with no tile on it looks (the bare board or table), as taught: where a head's labels name
+    tiles the teaching photos may not all show (a game of dozens of faces taught from two photos), a cell
+    unlike every taught bare look is a tile of some face, not a bare cell (``docs/experiments.md``)."""
+
+    label: int  # the head's class of a bare cell
+    looks: NDArray[np.float64]  # (looks, features), scaled as the head scales them
+    # Squared distance: past the farthest any taught bare cell lay from the looks of the other teaching photos
+    # (:data:`BARE_REACH_MARGIN`).
+    reach: float
+
+    def unlike(self, scaled: NDArray[np.float64]) -> NDArray[np.bool_]:
+        """Per cell (features scaled as :attr:`looks`), whether it lies beyond :attr:`reach` of every look."""
+        return _nearest(scaled, self.looks) > self.reach
+
+    def to_json(self) -> dict[str, Any]:
+        # Four decimals of a feature's spread: the file a third the size, the distances as near as matters.
+        return {"label": self.label, "looks": np.round(self.looks, 4).tolist(), "reach": self.reach}
+
+
+def _nearest(points: NDArray[np.float64], looks: NDArray[np.float64]) -> NDArray[np.float64]:
+    """Per point, the squared distance to the nearest of ``looks`` (a matrix product: no points x looks x
+    features array)."""
+    squared = (points**2).sum(axis=1)[:, None] + (looks**2).sum(axis=1)[None, :] - 2 * points @ looks.T
+    return np.asarray(np.maximum(squared.min(axis=1), 0.0), np.float64)
 
 
 @dataclass(frozen=True)
@@ -66,12 +105,35 @@ class HeadCorrection:
     # a texture's), and real Kingdomino tiles weighed unscaled were misread twice as often. None: as they are.
     centre: NDArray[np.float64] | None = None
     spread: NDArray[np.float64] | None = None
+    bare: BareLooks | None = None
+
+    def scaled(self, embedding: NDArray[np.float64]) -> NDArray[np.float64]:
+        """``embedding`` as the correction weighs it (scaled, where it scales)."""
+        if self.centre is None or self.spread is None:
+            return embedding
+        return np.asarray((embedding - self.centre) / self.spread, np.float64)
 
     def logits(self, embedding: NDArray[np.float64]) -> NDArray[np.float64]:
         """What the correction adds to the model's log-probabilities for cells of ``embedding``."""
-        if self.centre is not None and self.spread is not None:
-            embedding = (embedding - self.centre) / self.spread
-        return np.asarray(embedding @ self.weights + self.bias, np.float64)
+        return np.asarray(self.scaled(embedding) @ self.weights + self.bias, np.float64)
+
+    def probabilities(
+        self, base_log: NDArray[np.float64], embedding: NDArray[np.float64]
+    ) -> NDArray[np.float32]:
+        """Per cell, the corrected probabilities of the head's classes; a cell read bare but unlike every
+        taught bare look (:class:`BareLooks`) is read as its likeliest tile, flagged for checking."""
+        logits = base_log + self.logits(embedding)
+        logits -= logits.max(axis=1, keepdims=True)
+        p = np.exp(logits)
+        p /= p.sum(axis=1, keepdims=True)
+        if self.bare is not None:
+            label = self.bare.label
+            moved = (p.argmax(axis=1) == label) & self.bare.unlike(self.scaled(embedding))
+            tiles = p[moved]
+            tiles[:, label] = 0.0
+            tiles /= np.maximum(tiles.sum(axis=1, keepdims=True), 1e-12)
+            p[moved] = UNLIKE_BARE_TRUST * tiles + (1 - UNLIKE_BARE_TRUST) / p.shape[1]
+        return p.astype(np.float32)
 
     def to_json(self) -> dict[str, Any]:
         scaled = (
@@ -79,7 +141,8 @@ class HeadCorrection:
             if self.centre is None or self.spread is None
             else {"centre": self.centre.tolist(), "spread": self.spread.tolist()}
         )
-        return {"weights": self.weights.tolist(), "bias": self.bias.tolist(), **scaled}
+        bare = {} if self.bare is None else {"bare": self.bare.to_json()}
+        return {"weights": self.weights.tolist(), "bias": self.bias.tolist(), **scaled, **bare}
 
 
 @dataclass(frozen=True)
@@ -179,6 +242,34 @@ def _holds(
     return worse / len(targets) <= HELD_OUT_TOLERANCE
 
 
+def _bare_looks(
+    correction: HeadCorrection,
+    embedding: NDArray[np.float64],
+    targets: NDArray[np.int64],
+    photos: NDArray[np.int64],
+    label: int,
+) -> BareLooks | None:
+    """The looks of the teaching cells of class ``label`` (bare), and how far a bare cell of one photo lies
+    from those of the others; None unless two photos or more show a bare cell (one photo cannot tell)."""
+    bare = targets == label
+    if len(np.unique(photos[bare])) < 2:
+        return None
+    scaled = correction.scaled(embedding[bare])
+    sources = photos[bare]
+    # Seeded: the same photos teach the same profile.
+    rng = np.random.default_rng(0)
+    pick = np.arange(len(scaled))
+    if len(pick) > BARE_LOOKS:
+        pick = np.sort(rng.choice(pick, BARE_LOOKS, replace=False))
+    reach = 0.0
+    for photo in np.unique(sources):
+        others = pick[sources[pick] != photo]
+        if not len(others):
+            return None
+        reach = max(reach, float(_nearest(scaled[sources == photo], scaled[others]).max()))
+    return BareLooks(label, scaled[pick], reach * BARE_REACH_MARGIN)
+
+
 def fit(
     game: str,
     heads: Sequence[Head],
@@ -189,11 +280,13 @@ def fit(
     photos: Sequence[int] | None = None,
     checked: Collection[str] = (),
     scaled: Collection[str] = (),
+    bare: Mapping[str, int] | None = None,
 ) -> Enrolment:
     """Corrections from the predictions of classifier ``model`` on enrolment photos and each cell's true class
     per head. ``photos``: which photo each prediction read (its extra views share its number); the heads
     ``checked`` (those the model reads itself) keep a correction only where it :func:`_holds`; the heads
-    ``scaled`` (those with no model's opinion under them) are fitted on scaled features."""
+    ``scaled`` (those with no model's opinion under them) are fitted on scaled features; ``bare``: per head
+    so scaled, its class of a cell with no tile, whose looks it learns (:class:`BareLooks`)."""
     corrections = {}
     unchanged = []
     for head in heads:
@@ -221,7 +314,11 @@ def fit(
             continue
         # Fitted even where the model already reads every enrolment cell right: the correction still moves
         # its margins towards the real art (Zen Garden's held-out error 0.51 % -> 0.19 % from 2 photos).
-        corrections[head.name] = _fit_head(*data, l2, scaled=scale)
+        correction = _fit_head(*data, l2, scaled=scale)
+        if scale and bare and head.name in bare:
+            looks = _bare_looks(correction, data[0], data[2], np.asarray(source, np.int64), bare[head.name])
+            correction = replace(correction, bare=looks)
+        corrections[head.name] = correction
     cells = sum(len(p.keys) for p in predictions)
     return Enrolment(game, corrections, cells, len(predictions), model, tuple(unchanged))
 
@@ -230,12 +327,14 @@ def fit(
 class Example:
     """One enrolment photo: the picture, the true state of its one board (as ``score-state`` reads it; for a
     table game, the table with this board's player first), and, when known, the board's corners as the user
-    marked them and the camera's calibration."""
+    marked them and the camera's calibration; ``untaught``: cells left out of teaching (their state is not
+    known for sure), e.g. to measure how a face the photos never show is read."""
 
     image: NDArray[np.uint8]
     state: Mapping[str, Any]
     corners_xy: Points | None = None
     camera: CameraModel | None = None
+    untaught: frozenset[CellKey] = frozenset()
 
 
 def _read_example(
@@ -343,7 +442,11 @@ def enrol(
         # The reader maps a state to what each cell shows, for teaching and training alike.
         labels = reader.cell_labels(profile, example.state)
         truth = {
-            key: reader.targets(profile, key, labels[key[0]][key[1]][key[2]])
+            key: (
+                {head.name: IGNORE for head in reader.heads}
+                if key in example.untaught
+                else reader.targets(profile, key, labels[key[0]][key[1]][key[2]])
+            )
             for key in reading.predictions.keys
         }
         predictions.append(reading.predictions)
@@ -373,8 +476,17 @@ def enrol(
             targets.append(truth)
             photos.append(i)
     new = {h.name for h in reader.heads} - own
+    bare = {h.name: h.classes.index(reader.bare) for h in reader.heads if reader.bare in h.classes}
     enrolment = fit(
-        game, reader.heads, predictions, targets, classifier.model_id, photos=photos, checked=own, scaled=new
+        game,
+        reader.heads,
+        predictions,
+        targets,
+        classifier.model_id,
+        photos=photos,
+        checked=own,
+        scaled=new,
+        bare=bare,
     )
     # What the user gave, not the extra views made of it.
     return replace(enrolment, cells=enrolment.cells // (views + 1), photos=len(examples))
@@ -484,12 +596,8 @@ class EnrolledClassifier:
         probabilities = {h.name: pred.probabilities[h.name] for h in self.heads if h in pred.heads}
         for head in self.heads:
             c = self.enrolment.corrections.get(head.name)
-            if c is None:
-                continue
-            logits = _base_logs(pred, head) + c.logits(emb)
-            logits -= logits.max(axis=1, keepdims=True)
-            p = np.exp(logits)
-            probabilities[head.name] = (p / p.sum(axis=1, keepdims=True)).astype(np.float32)
+            if c is not None:
+                probabilities[head.name] = c.probabilities(_base_logs(pred, head), emb)
         return CellPredictions(pred.keys, self.heads, probabilities, pred.embedding)
 
 
@@ -506,7 +614,7 @@ def save(enrolment: Enrolment, path: Path) -> None:
 
 
 def load(path: Path) -> Enrolment:
-    data = read_versioned(path, KIND, (2, VERSION))
+    data = read_versioned(path, KIND, (2, 3, VERSION))
     try:
         corrections = {str(name): _correction(str(name), h) for name, h in data["heads"].items()}
         cells, photos = int(data["cells"]), int(data["photos"])
@@ -538,4 +646,17 @@ def _correction(name: str, data: Mapping[str, Any]) -> HeadCorrection:
         raise ValueError(f"heads.{name}: centre and spread must be one per feature, as the weights' rows")
     if not (np.isfinite(centre).all() and (spread > 0).all() and np.isfinite(spread).all()):
         raise ValueError(f"heads.{name}: centre must be finite and spread finite and above zero")
-    return HeadCorrection(weights, bias, centre, spread)
+    return HeadCorrection(weights, bias, centre, spread, _bare(name, data.get("bare"), weights.shape))
+
+
+def _bare(name: str, data: Any, shape: tuple[int, ...]) -> BareLooks | None:
+    if data is None:
+        return None
+    label, looks, reach = int(data["label"]), np.array(data["looks"], np.float64), float(data["reach"])
+    if not 0 <= label < shape[1] or looks.ndim != 2 or looks.shape[1] != shape[0] or not len(looks):
+        raise ValueError(
+            f"heads.{name}.bare: a class of the head and looks one feature each as the weights' rows"
+        )
+    if not (np.isfinite(looks).all() and np.isfinite(reach) and reach >= 0):
+        raise ValueError(f"heads.{name}.bare: looks and reach must be finite, reach not negative")
+    return BareLooks(label, looks, reach)

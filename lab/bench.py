@@ -94,6 +94,8 @@ class BenchResult:
     # ones were taken at most (None: from anywhere, as the first).
     views: int = 1
     also_tilt_deg: float | None = None
+    # A face left out of teaching (lab.bench_real ``--untaught``): (face, its cells misread, its cells).
+    untaught: tuple[str, int, int] | None = None
     # Rendered photos, whose truth says what was in view and from where (real photos: not known).
     rendered: bool = True
 
@@ -142,6 +144,11 @@ class BenchResult:
             "regions_exact_pct": {kind: pct(ok, n) for kind, (ok, n) in self.regions.items()},
             **({"track_positions_exact_pct": pct(*self.positions)} if self.positions[1] else {}),
             **({} if self.enroll_s is None else {"enroll_s": round(self.enroll_s, 2)}),
+            **(
+                {}
+                if self.untaught is None
+                else {"untaught": {"face": self.untaught[0], "cell_error_pct": pct(*self.untaught[1:])}}
+            ),
         }
 
 

@@ -33,11 +33,13 @@ from lab.bench import BenchResult, _hand, tally_found, tally_missing
 from scoring import custom_grid
 from scoring.core import StateError
 from scoring.registry import read_state
+from vision.geometry import CellKey
 from vision.image_io import read_image, viewed_size
 from vision.pipeline import NoBoardError
 from vision.profile import BoardProfile, default_profile
 from vision.read.classify import CellClassifier
 from vision.readers import reader_for
+from vision.readers.custom_grid import BARE_LABEL
 
 PHOTO_SUFFIXES = (".jpg", ".jpeg", ".png")
 
@@ -49,6 +51,8 @@ class RealPhoto:
     state: dict[str, Any]
     layout: str
     corners_xy: NDArray[np.float64] | None
+    # A custom grid's tiles as the folder's states name their faces (``as_custom_grid(tiles=True)``).
+    faces: tuple[tuple[str, ...], ...] | None = None
 
 
 def load_folder(folder: Path, whole_photo: bool = False) -> list[RealPhoto]:
@@ -81,12 +85,17 @@ def load_folder(folder: Path, whole_photo: bool = False) -> list[RealPhoto]:
     return photos
 
 
-def as_custom_grid(photos: Sequence[RealPhoto]) -> list[RealPhoto]:
+def as_custom_grid(photos: Sequence[RealPhoto], tiles: bool = False) -> list[RealPhoto]:
     """The photos' states as a user-defined grid game's: each cell's label its text before any ``:`` (a
     Kingdomino square's terrain), the labels every state of the folder shows, the k-th worth k points (so
     that a misread cell changes the score); those every state shows on exactly one cell are ``once``, as
-    the player who knows the game says (a kingdom's castle)."""
-    cells = {p.name: [[str(c).partition(":")[0] for c in row] for row in p.state["cells"]] for p in photos}
+    the player who knows the game says (a kingdom's castle). ``tiles``: a game of two labels, ``empty``
+    and ``tile`` (any other face), that counts the tiles laid."""
+    faces = {p.name: [[str(c).partition(":")[0] for c in row] for row in p.state["cells"]] for p in photos}
+    cells = {
+        name: [[face if not tiles or face == BARE_LABEL else "tile" for face in row] for row in grid]
+        for name, grid in faces.items()
+    }
     labels = sorted({label for grid in cells.values() for row in grid for label in row})
     once = [la for la in labels if all(sum(row.count(la) for row in grid) == 1 for grid in cells.values())]
     setup = {"labels": labels, "points": {label: k for k, label in enumerate(labels, start=1)}, "once": once}
@@ -97,6 +106,7 @@ def as_custom_grid(photos: Sequence[RealPhoto]) -> list[RealPhoto]:
             {"game": custom_grid.GAME, "cells": cells[p.name], "setup": setup},
             p.layout,
             p.corners_xy,
+            tuple(tuple(row) for row in faces[p.name]) if tiles else None,
         )
         for p in photos
     ]
@@ -126,13 +136,32 @@ def board_profile(game: str, state: Mapping[str, Any]) -> BoardProfile:
     )
 
 
-def teach(profile: BoardProfile, photos: Sequence[RealPhoto]) -> CellClassifier:
-    """A classifier taught from ``photos`` (enrolment; a custom grid's on its cells' described looks)."""
+def teach(profile: BoardProfile, photos: Sequence[RealPhoto], untaught: str | None = None) -> CellClassifier:
+    """A classifier taught from ``photos`` (enrolment; a custom grid's on its cells' described looks), none of
+    the cells of face ``untaught`` taught."""
     custom = profile.game == custom_grid.GAME
     base = base_classifier(reader_for(profile).game)
-    examples = [Example(read_image(str(p.path)), p.state, p.corners_xy) for p in photos]
+    examples = [
+        Example(read_image(str(p.path)), p.state, p.corners_xy, untaught=_cells_of(p, untaught))
+        for p in photos
+    ]
     enrolment = enrol(profile, base, None, examples)
     return EnrolledClassifier(base, enrolment, reader_for(profile).heads if custom else None)
+
+
+def _cells_of(photo: RealPhoto, face: str | None) -> frozenset[CellKey]:
+    """The cells of ``photo`` that show ``face`` (none for None)."""
+    if face is None or photo.faces is None:
+        return frozenset()
+    return frozenset(
+        ("grid", r, c) for r, row in enumerate(photo.faces) for c, shown in enumerate(row) if shown == face
+    )
+
+
+def untaught_faces(photos: Sequence[RealPhoto]) -> list[str]:
+    """The faces a fold may leave untaught, in order: every face the photos show but the bare cell."""
+    faces = {face for p in photos for row in p.faces or () for face in row}
+    return sorted(faces - {BARE_LABEL})
 
 
 def _folds(
@@ -174,10 +203,16 @@ def run_real(
     folds: int = 1,
     seed: int = 0,
     report: Callable[[str], None] | None = None,
+    untaught: bool = False,
 ) -> list[BenchResult]:
-    """One result a fold: the photos not taught, read and scored (with the classifier taught, if any)."""
+    """One result a fold: the photos not taught, read and scored (with the classifier taught, if any).
+    ``untaught``: each fold leaves the cells of one face out of teaching (:func:`untaught_faces` in turn),
+    and counts how those cells of the photos read are read."""
     if not teach_layouts:
         folds = 1
+    faces = untaught_faces(photos) if untaught else []
+    if untaught and (not teach_layouts or not faces):
+        raise StateError("--untaught needs --teach and a custom grid's tiles (--custom-grid --tiles)")
     results = []
     profile = board_profile(game, photos[0].state)
     reader = reader_for(profile)
@@ -191,8 +226,9 @@ def run_real(
         _folds(photos, shows, teach_layouts, folds, seed) if teach_layouts else [[]]
     ):
         started = time.perf_counter()
+        face = faces[fold % len(faces)] if faces else None
         if taught:
-            classifier = teach(profile, [p for p in photos if p.layout in taught])
+            classifier = teach(profile, [p for p in photos if p.layout in taught], face)
         elif profile.game == custom_grid.GAME:
             raise StateError("a custom grid is read once taught: give --teach K (layouts to teach it from)")
         else:
@@ -200,20 +236,31 @@ def run_real(
         teach_s = time.perf_counter() - started
         read = [p for p in photos if p.layout not in taught]
         label = f"fold {fold + 1}" if teach_layouts else "real"
-        result = read_photos(game, profile, classifier, read, label)
+        result = read_photos(game, profile, classifier, read, label, face)
         result.enroll_s = teach_s if taught else None
         if report:
             taught_text = f"taught from layouts {', '.join(taught)} in {teach_s:.1f} s; " if taught else ""
+            if result.untaught is not None:
+                face, wrong, cells = result.untaught
+                taught_text += f"{face} untaught, {wrong} of its {cells} cells misread; "
             report(f"{label}: {taught_text}{len(read)} photos read")
         results.append(result)
     return results
 
 
 def read_photos(
-    game: str, profile: BoardProfile, classifier: CellClassifier, photos: Sequence[RealPhoto], label: str
+    game: str,
+    profile: BoardProfile,
+    classifier: CellClassifier,
+    photos: Sequence[RealPhoto],
+    label: str,
+    untaught: str | None = None,
 ) -> BenchResult:
-    """``photos`` read with ``classifier`` and scored, counted as the synthetic benchmark counts."""
+    """``photos`` read with ``classifier`` and scored, counted as the synthetic benchmark counts; the cells of
+    face ``untaught`` also apart (:attr:`BenchResult.untaught`)."""
     result = BenchResult(game, (label,), len(photos), timings_ms={"photo_to_score": []}, rendered=False)
+    if untaught is not None:
+        result.untaught = (untaught, 0, 0)
     for photo in photos:
         _read_one(result, game, profile, classifier, photo)
     result.peak_rss_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
@@ -245,6 +292,16 @@ def _read_one(
     assert result.timings_ms is not None
     result.timings_ms["photo_to_score"].append((time.perf_counter() - started) * 1000)
     given = [s for s in scored if s.reading.trusted and s.reading.in_frame]
+    if result.untaught is not None:
+        face, wrong, cells = result.untaught
+        keys = _cells_of(photo, face)
+        readings = scored[0].reading.readings if scored else {}
+        # An untaught face is read right as its label in the state (a tile), as any cell is judged.
+        wrong += sum(
+            key not in readings or readings[key]["cell"][0] != truth_cells[key[0]][key[1]][key[2]]
+            for key in keys
+        )
+        result.untaught = (face, wrong, cells + len(keys))
     if not scored:
         tally_missing(result, game, profile, reader, photo.state, given)
         return
@@ -262,7 +319,13 @@ def summary(results: Sequence[dict[str, Any]]) -> dict[str, Any]:
     )
     worst = {"cell_error_pct": max, "wrong_scores_pct": max, "silent_wrong_scores_pct": max}
     heads = sorted({h for r in results for h in r["head_error_found_boards_pct"]})
+    untaught = [r["untaught"]["cell_error_pct"] for r in results if "untaught" in r]
     return {
+        **(
+            {"untaught_cell_error_pct": {"mean": round(float(np.mean(untaught)), 3), "worst": max(untaught)}}
+            if untaught
+            else {}
+        ),
         "folds": len(results),
         "mean": {k: round(float(np.mean([r[k] for r in results])), 3) for k in keys},
         "worst": {k: worst.get(k, min)(r[k] for r in results) for k in keys},
@@ -290,4 +353,8 @@ def format_summary(summary_: Mapping[str, Any]) -> str:
     for head, value in summary_["head_error_mean_pct"].items():
         name = f"{head} head error %"
         lines.append(f"  {name:<18} {value:>8.3f} / {summary_['head_error_worst_pct'][head]:.3f}")
+    if "untaught_cell_error_pct" in summary_:
+        untaught = summary_["untaught_cell_error_pct"]
+        name = "untaught face err %"
+        lines.append(f"  {name:<18} {untaught['mean']:>8.3f} / {untaught['worst']:.3f}")
     return "\n".join(lines)

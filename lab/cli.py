@@ -111,8 +111,10 @@ def _bench_photos(args: argparse.Namespace) -> int:
     if args.locate:
         return _bench_locate(args)
     photos = load_folder(args.photos, args.whole_photo)
+    if args.tiles and not args.custom_grid:
+        raise StateError("--tiles reads the states as a custom grid's tiles: give --custom-grid too")
     if args.custom_grid:
-        photos = as_custom_grid(photos)
+        photos = as_custom_grid(photos, args.tiles)
     game = photos[0].state["game"]
     if args.game and args.game != game:
         raise StateError(f"--game {args.game}: the states in {args.photos} are {game}'s")
@@ -123,6 +125,7 @@ def _bench_photos(args: argparse.Namespace) -> int:
         args.folds,
         args.seed or 0,
         report=lambda line: print(line, file=sys.stderr),
+        untaught=args.untaught,
     )
     tables = [r.table() for r in results]
     print(format_table(tables))
@@ -366,6 +369,17 @@ def build_parser() -> argparse.ArgumentParser:
         "--custom-grid",
         action="store_true",
         help="with --photos: read the states as a custom grid game, each cell's label its text before ':'",
+    )
+    p.add_argument(
+        "--tiles",
+        action="store_true",
+        help="with --custom-grid: a game of two labels, empty and tile (every other face a tile)",
+    )
+    p.add_argument(
+        "--untaught",
+        action="store_true",
+        help="with --teach and --tiles: each fold leaves one face's cells out of teaching (the faces in "
+        "turn), as a game of more faces than its teaching photos show, and counts them apart",
     )
     p.set_defaults(func=cmd_bench)
 

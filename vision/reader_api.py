@@ -206,6 +206,9 @@ class Reader(Protocol):
     # The board reads and scores alike whichever way up it lies (a Kingdomino kingdom): no layout model turns
     # it, and any corner found may stand first.
     turns_freely: bool
+    # The class of a cell with no tile, in heads a player teaches alone (a user's own labels): taught, its
+    # looks tell a tile of a face never taught from a bare cell (calibration.enroll.BareLooks).
+    bare: str | None
 
     def targets(self, profile: BoardProfile, key: CellKey, label: str) -> dict[str, int]:
         """Class index per head for a truth cell label (:data:`IGNORE` where a head does not apply)."""
@@ -272,6 +275,7 @@ class ReaderBase:
     shifted_look: ShiftedLook | None = None
     slant_limit_deg: float | None = None
     turns_freely: bool = False
+    bare: str | None = None
 
     def exactly_one(self, profile: BoardProfile) -> tuple[OneOf, ...]:
         return ()

@@ -15,8 +15,8 @@ from scoring.core import StateError
 from tests.support import run_lab
 from vision.readers import get_reader
 
-COLOURS = {"field": (60, 190, 225), "lake": (200, 90, 30), "forest": (40, 110, 40)}
-LABELS = sorted(COLOURS)
+COLOURS = {"field": (60, 190, 225), "lake": (200, 90, 30), "forest": (40, 110, 40), "empty": (150, 150, 150)}
+LABELS = ["field", "forest", "lake"]
 
 
 def _grid_photo(cells: list[list[str]], rng: np.random.Generator, cell_px: int = 48) -> np.ndarray:
@@ -32,7 +32,7 @@ def _grid_photo(cells: list[list[str]], rng: np.random.Generator, cell_px: int =
     return np.clip(image, 0, 255).astype(np.uint8)
 
 
-def _folder(tmp_path: Path, layouts: int = 3, per_layout: int = 2) -> Path:
+def _folder(tmp_path: Path, layouts: int = 3, per_layout: int = 2, labels: list[str] = LABELS) -> Path:
     """Kingdomino-like states (terrains, no crowns) of ``layouts`` boards, each photographed ``per_layout``
     times."""
     folder = tmp_path / "photos"
@@ -40,11 +40,14 @@ def _folder(tmp_path: Path, layouts: int = 3, per_layout: int = 2) -> Path:
     rng = np.random.default_rng(3)
     manifest = {}
     for layout in range(layouts):
-        cells = [[LABELS[int(rng.integers(len(LABELS)))] for _ in range(4)] for _ in range(4)]
+        cells = [[labels[int(rng.integers(len(labels)))] for _ in range(4)] for _ in range(4)]
         for k in range(per_layout):
             name = f"{layout}{k}"
             cv2.imwrite(str(folder / f"{name}.jpg"), _grid_photo(cells, rng))
-            state = {"game": "kingdomino", "cells": [[f"{label}:0" for label in row] for row in cells]}
+            state = {
+                "game": "kingdomino",
+                "cells": [[label if label == "empty" else f"{label}:0" for label in row] for row in cells],
+            }
             (folder / f"{name}.json").write_text(json.dumps(state))
             manifest[name] = {"layout": layout}
     (folder / "manifest.json").write_text(json.dumps(manifest))
@@ -105,6 +108,28 @@ def test_the_command_teaches_by_folds_and_writes_the_summary(
     # Read as its own game, a custom grid needs teaching first.
     code, _, err = run_lab(capsys, "bench", "--photos", str(folder), "--whole-photo", "--custom-grid")
     assert code == 2 and "give --teach K" in err
+
+
+def test_a_fold_can_leave_a_face_untaught_and_count_its_cells_apart(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    folder = _folder(tmp_path, layouts=4, labels=[*LABELS, "empty", "empty"])
+    photos = as_custom_grid(load_folder(folder, whole_photo=True), tiles=True)
+    assert photos[0].state["setup"]["labels"] == ["empty", "tile"]
+    assert {label for p in photos for row in p.state["cells"] for label in row} == {"empty", "tile"}
+    out = tmp_path / "untaught.json"
+    args = ("bench", "--photos", str(folder), "--whole-photo", "--custom-grid", "--tiles", "--teach", "2")
+    code, printed, _ = run_lab(capsys, *args, "--folds", "3", "--untaught", "--json", str(out))
+    assert code == 0 and "untaught face err %" in printed
+    data = json.loads(out.read_text())
+    # The faces in turn, each fold leaving one out of its teaching photos.
+    assert [r["untaught"]["face"] for r in data["results"]] == LABELS
+    errors = [r["untaught"]["cell_error_pct"] for r in data["results"]]
+    assert data["summary"]["untaught_cell_error_pct"]["worst"] == max(errors)
+    # A face untaught is read as the tile it is, not as an empty cell.
+    assert max(errors) == 0
+    code, _, err = run_lab(capsys, *args[:5], "--teach", "2", "--untaught")
+    assert code == 2 and "--tiles" in err
 
 
 def test_corners_come_from_a_map_or_a_file_per_photo(tmp_path: Path) -> None:

@@ -19,10 +19,14 @@ from vision.reader_api import (
     grid_classes,
 )
 
+# The label of a cell with no tile, by the name the README gives it.
+BARE_LABEL = "empty"
+
 
 class CustomGridReader(ReaderBase):
     """A user-defined grid game: one head whose classes are the labels the user named for the profile;
-    ``once``: the labels every board shows on exactly one cell, each read on the cell likeliest to show it."""
+    ``once``: the labels every board shows on exactly one cell, each read on the cell likeliest to show it.
+    A label named ``empty`` is a cell with no tile: one unlike every empty cell taught is a tile."""
 
     game: str = custom_grid.GAME
     regions: tuple[str, ...] = ("grid",)
@@ -30,6 +34,7 @@ class CustomGridReader(ReaderBase):
     def __init__(self, labels: tuple[str, ...], once: tuple[str, ...] = ()) -> None:
         self.heads: tuple[Head, ...] = (Head("cell", labels),)
         self.once = once
+        self.bare = BARE_LABEL if BARE_LABEL in labels else None
 
     def region_heads(self, region: str) -> tuple[str, ...]:
         return ("cell",)
