@@ -315,42 +315,36 @@ def profile_models(state: StateDir, game: str, profile: str | None) -> dict[str,
     bundle = load_bundle(state, profile)
     if bundle.profile.game != game:
         raise StateError(f"profile {profile!r} is a {bundle.profile.game} board, not {game}")
-    references = {game: bundle.colour} if bundle.colour else {}
+    # Keyed by reader: a Four Gardens profile may be an Extra-rewards tile, read by a model of its own.
+    reader = reader_for(bundle.profile)
+    models: dict[str, Any] = {}
     if game == custom_grid.GAME:
         if bundle.enrolment is None:
             raise StateError(f"profile {profile!r} has not been enrolled yet: `garden-scorer enroll`")
-        heads = reader_for(bundle.profile).heads
-        custom = _enrolled(profile, base_classifier(game), bundle.enrolment, heads)
-        # No layout model knows which way up a user's board lies: its picture, stickers or corners say it.
-        return {
-            "profiles": [bundle.profile],
-            "classifiers": {game: custom},
-            "orienters": {},
-            "references": references,
-            **_picture(bundle),
-        }
-    # Keyed by reader: a Four Gardens profile may be an Extra-rewards tile, read by a model of its own.
-    reader = reader_for(bundle.profile)
-    base = load_classifier(reader.game)
-    unknown = [h.name for h in reader.heads if h not in base.heads]
-    if bundle.enrolment is None:
-        if unknown:
-            raise StateError(
-                f"profile {profile!r} is read for {', '.join(unknown)}, which the shipped model has not "
-                "learnt: enrol it from a few photos (`garden-scorer enroll`)"
-            )
-        classifier: Any = base
+        classifier: Any = _enrolled(profile, base_classifier(game), bundle.enrolment, reader.heads)
+        # No layout model knows which way up a user's board lies: its picture, stickers or corners say it
+        # (or nothing need: a square grid of bare tiles scores alike any way up).
+        models["orienters"] = {}
     else:
-        # A head of the profile's own (a table's marker colour) comes from the enrolment alone.
-        classifier = _enrolled(profile, base, bundle.enrolment, reader.heads if unknown else None)
-    references = {reader.game: bundle.colour} if bundle.colour else {}
-    models = {
+        base = load_classifier(reader.game)
+        unknown = [h.name for h in reader.heads if h not in base.heads]
+        if bundle.enrolment is None:
+            if unknown:
+                raise StateError(
+                    f"profile {profile!r} is read for {', '.join(unknown)}, which the shipped model has not "
+                    "learnt: enrol it from a few photos (`garden-scorer enroll`)"
+                )
+            classifier = base
+        else:
+            # A head of the profile's own (a table's marker colour) comes from the enrolment alone.
+            classifier = _enrolled(profile, base, bundle.enrolment, reader.heads if unknown else None)
+    models |= {
         "profiles": [bundle.profile],
         "classifiers": {reader.game: classifier},
-        "references": references,
+        "references": {reader.game: bundle.colour} if bundle.colour else {},
         **_picture(bundle),
     }
-    # A kingdom's colours in this table's light, from its own teaching photos, where it has any.
+    # A grid of tiles' colours in this table's light, from its own teaching photos, where it has any.
     return {**models, "art": {reader.game: bundle.art}} if bundle.art else models
 
 

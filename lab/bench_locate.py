@@ -14,7 +14,7 @@ from __future__ import annotations
 import json
 import statistics
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -68,9 +68,18 @@ def corner_error(found: NDArray[np.float64], truth: NDArray[np.float64]) -> floa
     )
 
 
-def run_locate(game: str, photos: Sequence[Outlined], report: Callable[[str], None]) -> dict[str, Any]:
-    profile = default_profile(game)
-    art = shipped_art([profile])
+def run_locate(
+    game: str,
+    photos: Sequence[Outlined],
+    report: Callable[[str], None],
+    models: Mapping[str, Any] | None = None,
+) -> dict[str, Any]:
+    """``models``: a taught profile's (:func:`device.photo.profile_models`): its board, its grid's colours
+    and its picture; else the game's shipped profile and colours."""
+    models = models or {}
+    profiles = models.get("profiles") or [default_profile(game)]
+    art = models.get("art") or shipped_art(profiles)
+    pictures = models.get("pictures")
     segmenter = load_segmenter()
     rows: list[dict[str, Any]] = []
     errors: list[float] = []
@@ -79,7 +88,7 @@ def run_locate(game: str, photos: Sequence[Outlined], report: Callable[[str], No
         image = read_image(str(photo.path))
         started = time.perf_counter()
         # As a photo is scored: with no calibration, through the lens its board's sides show.
-        quads, _ = locate_boards(image, [profile], None, False, segmenter, art)
+        quads, _ = locate_boards(image, profiles, None, False, segmenter, art, pictures)
         ms = (time.perf_counter() - started) * 1000
         error = min((corner_error(q.corners_xy, photo.corners_xy) for q in quads), default=None)
         if error is not None:

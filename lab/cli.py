@@ -147,7 +147,14 @@ def _bench_locate(args: argparse.Namespace) -> int:
     if not args.game:
         raise StateError("--locate needs --game GAME: the game whose boards are looked for")
     get_game(args.game)
-    result = run_locate(args.game, load_outlines(args.photos), lambda line: print(line, file=sys.stderr))
+    models = None
+    if args.profile:
+        from calibration.statedir import StateDir
+        from device.photo import profile_models
+
+        models = profile_models(StateDir.resolve(args.state_dir), args.game, args.profile)
+    photos = load_outlines(args.photos)
+    result = run_locate(args.game, photos, lambda line: print(line, file=sys.stderr), models)
     print(format_locate(result))
     if args.json:
         args.json.write_text(json.dumps(result, indent=2))
@@ -282,7 +289,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--state-dir",
         type=Path,
-        help="the state folder the live benchmark reads the table from (default: as garden-scorer's)",
+        help="the state folder the live benchmark and --profile read from (default: as garden-scorer's)",
     )
     sub = parser.add_subparsers(dest="command", required=True)
 
@@ -355,6 +362,11 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="with --photos and --game: how near boards are found, no corners given (each NAME.json marks "
         "its board's corners_xy)",
+    )
+    p.add_argument(
+        "--profile",
+        help="with --locate: look for this taught profile's boards (its grid's colours, its picture), from "
+        "the state folder",
     )
     p.add_argument(
         "--teach",

@@ -379,7 +379,7 @@ def _pictured(
     found: list[Quad] = []
     for profile in profiles:
         picture = pictures.get(profile.name)
-        if picture is None or _tiles_only(profile):
+        if picture is None or profile.tiles_only:
             continue  # a grid of tiles changes with every game: its picture is of one game only
         quad = find_picture(image, picture, camera, located)
         if quad is not None and not any(overlap(quad.ideal_xy, q.ideal_xy) for q in found):
@@ -399,27 +399,13 @@ def _tile_grids(
     found = []
     for profile in profiles:
         colours = art.get(_key(profile))
-        if colours is None or not _tiles_only(profile):
+        if colours is None or not profile.tiles_only:
             continue
         region = profile.regions[0]
         quad = find_lattice(image, (region.cols, region.rows), colours, camera)
         if quad is not None:
             found.append(quad)
     return found
-
-
-def _tiles_only(profile: BoardProfile) -> bool:
-    """Whether the profile's board is its one grid of square cells laid edge to edge, no margin round it."""
-    if len(profile.regions) != 1:
-        return False
-    region = profile.regions[0]
-    (cw, ch), (pw, ph) = region.cell_mm, region.pitch_mm
-    extent = (region.cols * cw, region.rows * ch)
-    return bool(
-        np.allclose((cw, pw, ph), ch, atol=0.01)
-        and np.allclose(region.origin_mm, 0.0, atol=1.0)
-        and np.allclose(extent, profile.size_mm, atol=1.0)
-    )
 
 
 def _orientable(profiles: Sequence[BoardProfile], orienters: Mapping[str, OrientationModel]) -> bool:

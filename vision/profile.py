@@ -13,6 +13,7 @@ import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from importlib import resources
+from math import isclose
 from typing import Any
 
 from scoring.core import StateError
@@ -69,6 +70,21 @@ class BoardProfile:
         """TL, TR, BR, BL board corners."""
         w, h = self.size_mm
         return ((0.0, 0.0), (w, 0.0), (w, h), (0.0, h))
+
+    @property
+    def tiles_only(self) -> bool:
+        """Whether the board is its one grid of square cells laid edge to edge, no margin round it (a
+        kingdom of tiles, no printed board): found by its grid's lines, and no picture of it holds."""
+        if len(self.regions) != 1:
+            return False
+        region = self.regions[0]
+        (cw, ch), (pw, ph) = region.cell_mm, region.pitch_mm
+        return (
+            all(isclose(v, ch, abs_tol=0.01) for v in (cw, pw, ph))
+            and all(isclose(v, 0.0, abs_tol=1.0) for v in region.origin_mm)
+            and isclose(region.cols * cw, self.size_mm[0], abs_tol=1.0)
+            and isclose(region.rows * ch, self.size_mm[1], abs_tol=1.0)
+        )
 
 
 def _pair(data: object, path: str, positive: bool = False) -> tuple[float, float]:

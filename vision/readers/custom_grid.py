@@ -26,14 +26,19 @@ BARE_LABEL = "empty"
 class CustomGridReader(ReaderBase):
     """A user-defined grid game: one head whose classes are the labels the user named for the profile;
     ``once``: the labels every board shows on exactly one cell, each read on the cell likeliest to show it.
-    A label named ``empty`` is a cell with no tile: one unlike every empty cell taught is a tile."""
+    A label named ``empty`` is a cell with no tile: one unlike every empty cell taught is a tile.
+    ``turns_freely``: a square grid of bare tiles (no printed board) reads and scores alike whichever way up
+    it lies (the rules count labels), so it is found by its grid and read from any corner, as a kingdom."""
 
     game: str = custom_grid.GAME
     regions: tuple[str, ...] = ("grid",)
 
-    def __init__(self, labels: tuple[str, ...], once: tuple[str, ...] = ()) -> None:
+    def __init__(
+        self, labels: tuple[str, ...], once: tuple[str, ...] = (), turns_freely: bool = False
+    ) -> None:
         self.heads: tuple[Head, ...] = (Head("cell", labels),)
         self.once = once
+        self.turns_freely = turns_freely
         self.bare = BARE_LABEL if BARE_LABEL in labels else None
 
     def region_heads(self, region: str) -> tuple[str, ...]:
@@ -65,7 +70,11 @@ class CustomGridReader(ReaderBase):
 
 def reader_for(profile: BoardProfile) -> CustomGridReader:
     spec = custom_grid.parse_spec(profile.setup, "setup")
-    return CustomGridReader(spec.labels, spec.once)
+    # Only a square one: a grid of unequal sides found by other means than its grid may stand a quarter
+    # turned, and only its picture (which a grid of tiles has none of) or its corners say which way.
+    grid = profile.regions[0]
+    square = profile.tiles_only and grid.rows == grid.cols
+    return CustomGridReader(spec.labels, spec.once, square)
 
 
 READERS: tuple[CustomGridReader, ...] = ()  # made per profile, from its labels
