@@ -207,7 +207,7 @@ def run_real(
 ) -> list[BenchResult]:
     """One result a fold: the photos not taught, read and scored (with the classifier taught, if any).
     ``untaught``: each fold leaves the cells of one face out of teaching (:func:`untaught_faces` in turn),
-    and counts how those cells of the photos read are read."""
+    and counts those cells apart in the photos read."""
     if not teach_layouts:
         folds = 1
     faces = untaught_faces(photos) if untaught else []
