@@ -10,6 +10,7 @@ import json
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, replace
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -94,6 +95,12 @@ class TrainConfig:
     # alone.
     real: str = ""
     real_views: int = 8
+    # Photometric jitter (:func:`augment`): the gain drawn from ``gain`` (lowest, highest), and each crop's
+    # colours pulled towards its grey by up to ``desaturate`` (0: not). Phones differ in white balance and
+    # saturation more than the renderer's lights: Kingdomino's dev photos show fields at saturation 241 (of
+    # 255), a phone on a home table 160-200, which that model read as grassland or the bare table.
+    gain: tuple[float, float] = (0.8, 1.2)
+    desaturate: float = 0.0
     # Layouts of the real photos left out of training: a fold's, read after to measure the model.
     leave_out: tuple[str, ...] = ()
 
@@ -133,6 +140,8 @@ GAME_CONFIG["kingdomino"] = {
     "real_views": 8,
     "turned_heads": ("terrain", "crowns"),
     "stem_stride": 2,
+    "gain": (0.75, 1.5),
+    "desaturate": 0.45,
 }
 GAME_CONFIG["sanssouci"] = {
     "photos": 1900,
@@ -293,14 +302,21 @@ def _train_orientation(data: CellSet, val: CellSet, config: TrainConfig, log: An
     return net, error
 
 
-def augment(batch: Any, generator: Any) -> Any:
+def augment(
+    batch: Any, generator: Any, gain: tuple[float, float] = (0.8, 1.2), desaturate: float = 0.0
+) -> Any:
     import torch
 
-    # Photometric jitter the camera simulator's lighting does not already cover: gain and per-channel cast.
+    # Photometric jitter the camera simulator's lighting does not already cover: gain and per-channel cast,
+    # and where asked the colours pulled towards grey (drawn only then: other recipes' streams stay as built).
     n = batch.shape[0]
-    gain = 0.8 + 0.4 * torch.rand(n, 1, 1, 1, generator=generator)
-    cast = 0.92 + 0.16 * torch.rand(n, 3, 1, 1, generator=generator)
-    return (batch * gain * cast).clamp(0, 1)
+    low, high = gain
+    out = batch * (low + (high - low) * torch.rand(n, 1, 1, 1, generator=generator))
+    out = out * (0.92 + 0.16 * torch.rand(n, 3, 1, 1, generator=generator))
+    if desaturate:
+        grey = out.mean(dim=1, keepdim=True)
+        out = grey + (1 - desaturate * torch.rand(n, 1, 1, 1, generator=generator)) * (out - grey)
+    return out.clamp(0, 1)
 
 
 def shift_batch(x: Any, most_px: int, generator: Any) -> Any:
@@ -405,6 +421,7 @@ def fit_loop(
     bf16: bool = False,
     focus: Focus | None = None,
     weight_decay: float = 1e-4,
+    jitter: Callable[[Any, Any], Any] = augment,
 ) -> Any:
     """Every model's recipe: a seeded network (``network()``) trained on ``threads`` threads (its weights
     are the same run to run for a given count, not from one count to another) with deterministic
@@ -438,7 +455,7 @@ def fit_loop(
         total = 0.0
         for start in range(0, len(order), config.batch):
             idx = order[start : start + config.batch]
-            x, t = flip(augment(x_all[idx], generator), t_all[idx], generator)
+            x, t = flip(jitter(x_all[idx], generator), t_all[idx], generator)
             # Under autocast the losses (cross-entropy) still run in float32.
             with torch.autocast("cpu", dtype=torch.bfloat16, enabled=bf16):
                 outs = net(x.contiguous(memory_format=layout))
@@ -625,6 +642,7 @@ def train(game: str, config: TrainConfig, out: Path | None = None, log: Any = pr
         config.bf16,
         focus,
         config.weight_decay,
+        partial(augment, gain=config.gain, desaturate=config.desaturate),
     )
     metrics: dict[str, Any] = {
         "validation": _evaluate(net, val, reader),
@@ -738,6 +756,8 @@ def _export(
             "views": config.views,
             "crowded": config.crowded,
             "shift_px": config.shift_px,
+            "gain": list(config.gain),
+            "desaturate": config.desaturate,
             "turned_heads": list(config.turned_heads),
             "epochs": config.epochs,
             "hard_from": config.hard_from,
@@ -776,6 +796,12 @@ def _write_card(path: Path, info: dict[str, Any], size: int) -> None:
         + (f", {t['crowded']:.0%} of boards drawn crowded" if t.get("crowded") else "")
         + (f", each board cut {t['views']} times" if t.get("views", 1) > 1 else "")
         + (f", each batch moved up to {t['shift_px']} pixels" if t.get("shift_px") else "")
+        + (
+            f", lit {t['gain'][0]:g}-{t['gain'][1]:g} times as bright and its colours pulled up to "
+            f"{t['desaturate']:.0%} towards grey"
+            if t.get("desaturate")
+            else ""
+        )
         + (
             f", half of each batch turned by quarters for the {', '.join(t['turned_heads'])} head"
             if t.get("turned_heads")

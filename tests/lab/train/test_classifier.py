@@ -304,3 +304,28 @@ def test_a_classifier_exported_in_8_bits_reads_as_its_float_model_does(tmp_path:
         assert float((after[name].argmax(1) == logits.argmax(1)).mean()) > 0.9, name
     set_info(path, {**info, "metrics": {"validation": {"cell": 0.5}}})
     assert open_model(path)[1]["metrics"]["validation"]["cell"] == 0.5
+
+
+def test_photometric_jitter_keeps_its_stream_and_pulls_colours_to_grey_only_when_asked() -> None:
+    torch = pytest.importorskip("torch")
+    from lab.train.classifier import augment
+
+    batch = torch.rand(6, 3, 4, 4, generator=torch.Generator().manual_seed(0))
+    # As the committed models were built: a gain of 0.8-1.2 and a cast of 0.92-1.08, two draws a batch.
+    mine = torch.Generator().manual_seed(3)
+    gain = 0.8 + 0.4 * torch.rand(6, 1, 1, 1, generator=mine)
+    cast = 0.92 + 0.16 * torch.rand(6, 3, 1, 1, generator=mine)
+    torch.testing.assert_close(
+        augment(batch, torch.Generator().manual_seed(3)), (batch * gain * cast).clamp(0, 1)
+    )
+    # Pulled towards grey, each pixel's colours spread less; a pixel's grey stays where the gain put it
+    # (colours kept below 1, where nothing is clipped).
+    dim = batch / 2
+    plain = augment(dim, torch.Generator().manual_seed(3), (1.0, 1.0))
+    grey = augment(dim, torch.Generator().manual_seed(3), (1.0, 1.0), desaturate=1.0)
+
+    def spread(x: Any) -> float:
+        return float((x - x.mean(dim=1, keepdim=True)).abs().sum())
+
+    assert spread(grey) < spread(plain)
+    torch.testing.assert_close(grey.mean(dim=1), plain.mean(dim=1))
