@@ -115,20 +115,24 @@ class HeadCorrection:
 
     def logits(self, embedding: NDArray[np.float64]) -> NDArray[np.float64]:
         """What the correction adds to the model's log-probabilities for cells of ``embedding``."""
-        return np.asarray(self.scaled(embedding) @ self.weights + self.bias, np.float64)
+        return self._weighed(self.scaled(embedding))
+
+    def _weighed(self, scaled: NDArray[np.float64]) -> NDArray[np.float64]:
+        return np.asarray(scaled @ self.weights + self.bias, np.float64)
 
     def probabilities(
         self, base_log: NDArray[np.float64], embedding: NDArray[np.float64]
     ) -> NDArray[np.float32]:
         """Per cell, the corrected probabilities of the head's classes; a cell read bare but unlike every
         taught bare look (:class:`BareLooks`) is read as its likeliest tile, flagged for checking."""
-        logits = base_log + self.logits(embedding)
+        scaled = self.scaled(embedding)  # once: the bare looks are compared in the same scale
+        logits = base_log + self._weighed(scaled)
         logits -= logits.max(axis=1, keepdims=True)
         p = np.exp(logits)
         p /= p.sum(axis=1, keepdims=True)
         if self.bare is not None:
             label = self.bare.label
-            moved = (p.argmax(axis=1) == label) & self.bare.unlike(self.scaled(embedding))
+            moved = (p.argmax(axis=1) == label) & self.bare.unlike(scaled)
             tiles = p[moved]
             tiles[:, label] = 0.0
             tiles /= np.maximum(tiles.sum(axis=1, keepdims=True), 1e-12)
