@@ -460,6 +460,8 @@ def cmd_enroll(args: argparse.Namespace) -> int:
     pairs = list(zip(args.files[::2], args.files[1::2], strict=True))
     given: list[NDArray[np.float64] | None] = [np.array(c, np.float64) for c in args.corners or []]
     # Once: every photo's (a fixed camera); once per photo: each its own, in the photos' order.
+    if given and not pairs:
+        raise StateError("--corners goes with photos: the photos a profile kept keep their own corners")
     if len(given) not in (0, 1, len(pairs)):
         raise StateError(
             f"--corners given {len(given)} times for {len(pairs)} photos: give it once (the same place in "
@@ -640,7 +642,13 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_seats)
 
     p = sub.add_parser("enroll", help="learn the real tile art from photos whose state you know")
-    p.add_argument("files", nargs="+", type=Path, metavar="PHOTO STATE.json", help="pairs of photo and state")
+    p.add_argument(
+        "files",
+        nargs="*",
+        type=Path,
+        metavar="PHOTO STATE.json",
+        help="pairs of photo and state; none: the profile is taught again from the photos it kept",
+    )
     p.add_argument("--profile", required=True, help="the profile to enrol (made from --game if new)")
     p.add_argument("--game", choices=GAMES, help="the game, when the profile is new")
     p.add_argument("--calibration", type=Path, help="camera calibration JSON (default: the state folder's)")

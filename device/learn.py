@@ -130,7 +130,7 @@ def _enrol(
     profile that has none yet takes it from the first photo.
     """
     is_custom = profile.game == custom_grid.GAME
-    base = base_classifier(profile.game)
+    base = base_classifier(reader_for(profile).game)
     # No layout model knows a user's own grid (its corners or stickers say which way up it lies), nor turns a
     # board that reads alike whichever way up it lies (a kingdom).
     orienter = None if is_custom or reader_for(profile).turns_freely else load_orienter(profile.game)
@@ -174,6 +174,15 @@ def teach_profile(
         for ident in set(added) - before:
             teaching.remove(state, profile.name, ident)
         raise
+
+
+def outdated(state: StateDir, name: str) -> bool:
+    """Whether profile ``name`` was taught on another version's model and kept photos to be taught again
+    from: a new version of the software that reads cells otherwise cannot use the old enrolment."""
+    bundle = load_bundle(state, name)
+    if bundle.enrolment is None or not teaching.photos(state, name):
+        return False
+    return bundle.enrolment.model != base_classifier(reader_for(bundle.profile).game).model_id
 
 
 def reteach(

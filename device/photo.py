@@ -364,7 +364,8 @@ def _enrolled(
     except ValueError as exc:
         # A new version of the software ships retrained models: the table's art is learnt again from photos.
         raise StateError(
-            f"profile {profile!r}: {exc} from its photos (`garden-scorer enroll`, or the set-up page's "
+            f"profile {profile!r}: {exc} from its photos (`garden-scorer enroll --profile {profile}` teaches "
+            "it again from those it kept, as the web app does when it starts; or the set-up page's "
             "enrolment inbox)"
         ) from None
 

@@ -25,10 +25,12 @@ import numpy as np
 import uvicorn
 from numpy.typing import NDArray
 
+from calibration.profiles import load_bundle
 from calibration.statedir import StateDir
 from calibration.store import sweep_temporaries
 from device.camera import Camera, open_camera
 from device.history import History, LiveRecord
+from device.learn import outdated, reteach
 from device.live import Broadcaster, LiveLoop, LiveScorer
 from device.notify import Systemd, supervise
 from device.photo import ScoredBoard, profile_models, score_image, state_camera
@@ -222,6 +224,10 @@ async def serve_supervised(server: uvicorn.Server, systemd: Systemd, healthy: Ca
 
 def serve(state: StateDir, options: ServeOptions) -> None:
     """Run until interrupted; prints the addresses, and the kiosk's link on a terminal only."""
+    if options.profile is not None and outdated(state, options.profile):
+        # The live loop reads with it from the first frame: taught again now, not in the background.
+        print(f"Teaching profile {options.profile!r} again from its photos: this version reads cells anew.")
+        reteach(state, load_bundle(state, options.profile).profile, state_camera(state))
     # Fail now, with a clear message, on a bad game, profile, calibration, certificate or kiosk token rather
     # than on the first frame or the first request.
     profile_models(state, options.game, options.profile)

@@ -75,9 +75,13 @@ def create_app(config: AppConfig) -> FastAPI:
     devices = Devices(config.state.root / DEVICES_FILE)
     attempts = Attempts(config.state.root / ATTEMPTS_FILE)
     admin = AdminGuard()
+    # Enrolments, from the calibration page or in the background, one at a time.
+    reteacher = Reteacher(config.state, threading.Lock())
 
     @asynccontextmanager
     async def lifespan(_: FastAPI) -> AsyncIterator[None]:
+        # A new version may read cells otherwise: the profiles it cannot read with are taught again.
+        reteacher.schedule_outdated()
         yield
         records.close()
 
@@ -94,8 +98,6 @@ def create_app(config: AppConfig) -> FastAPI:
     # Added last, so it runs first: a request for another site's name or from another site's page goes no
     # further.
     app.add_middleware(RequestChecks, names=own_names(config.allowed_hosts))
-    # Enrolments, from the calibration page or in the background, one at a time.
-    reteacher = Reteacher(config.state, threading.Lock())
     app.include_router(score.router(config.score, config.state, records, results, game_setup, reteacher))
     app.include_router(tv.router(config.events, records, config.preview))
     app.include_router(pairing.router(devices, attempts, PairingCode(), config.kiosk_token, admin))

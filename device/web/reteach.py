@@ -7,9 +7,9 @@ from __future__ import annotations
 import logging
 import threading
 
-from calibration.profiles import load_bundle
+from calibration.profiles import list_profiles, load_bundle
 from calibration.statedir import StateDir
-from device.learn import reteach
+from device.learn import outdated, reteach
 from device.photo import state_camera
 from scoring.core import StateError
 
@@ -34,13 +34,28 @@ class Reteacher:
                 self._thread = threading.Thread(target=self._run, name="reteach", daemon=True)
                 self._thread.start()
 
+    def schedule_outdated(self) -> list[str]:
+        """Schedule every profile taught on another version's model, which this one cannot read with, to be
+        taught again from the photos it kept; the names scheduled."""
+        found = []
+        for name in list_profiles(self.state):
+            try:
+                if outdated(self.state, name):
+                    found.append(name)
+            except (ValueError, StateError, OSError) as exc:  # a damaged profile says so when it is used
+                log.warning("profile %s not checked: %s", name, exc)
+        for name in found:
+            log.info("profile %s was taught on another version's model: teaching it again", name)
+            self.schedule(name)
+        return found
+
     def pending(self, profile: str) -> bool:
         """Whether ``profile`` is waiting to be taught again or being taught now."""
         with self._guard:
             return profile in self._waiting or profile == self._teaching
 
-    def wait(self, timeout_s: float) -> bool:
-        """Wait for the re-teaching under way to end; whether it has."""
+    def wait(self, timeout_s: float | None = None) -> bool:
+        """Wait for the re-teaching under way to end (for ever with no timeout); whether it has."""
         thread = self._thread
         if thread is not None:
             thread.join(timeout_s)

@@ -3,13 +3,18 @@
 from __future__ import annotations
 
 import json
+import threading
 from pathlib import Path
 
 import cv2
 import numpy as np
 import pytest
 
+from calibration.profiles import ENROLMENT_FILE
+from calibration.statedir import StateDir
 from device.cli import main
+from device.learn import outdated
+from device.web.reteach import Reteacher
 from scoring import custom_grid
 from scoring.core import InvalidState, StateError
 from scoring.registry import read_state
@@ -191,3 +196,38 @@ def test_a_users_plain_board_needs_its_corners_or_stickers(
     grid = ["--rows", "3", "--cols", "4", "--labels", "empty,flower,pond"]
     assert main(["enroll", "--profile", "k", photo, state, *grid, "--once", "castle"]) == 2
     assert "once: name distinct labels of this game (empty, flower, pond)" in capsys.readouterr().err
+
+
+def test_a_profile_taught_on_an_older_version_is_taught_again_from_its_photos(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], _state_dir: Path
+) -> None:
+    rng = np.random.default_rng(7)
+    corners = ",".join(f"{v:.1f}" for v in CORNERS.ravel())
+    pairs = [p for i in range(2) for p in _save(tmp_path, f"enrol{i}", rng)[:2]]
+    grid = f"--rows {ROWS} --cols {COLS} --labels empty,flower,pond --cell-mm 30 --margin-mm 15".split()
+    assert main(["enroll", "--profile", "old", *pairs, "--corners", corners, *grid]) == 0
+    state = StateDir(_state_dir)
+    assert not outdated(state, "old")
+    # As a version that described cells otherwise wrote it.
+    path = state.profile("old") / ENROLMENT_FILE
+    path.write_text(json.dumps(json.loads(path.read_text()) | {"model": "described-1"}))
+    assert outdated(state, "old")
+    photo, _, cells = _save(tmp_path, "new", rng)
+    capsys.readouterr()
+    argv = ["score", photo, "--game", "custom-grid", "--profile", "old", "--corners", corners, "--json"]
+    assert main(argv) == 2
+    assert "`garden-scorer enroll --profile old` teaches it again" in capsys.readouterr().err
+    # The web app teaches it again when it starts ...
+    reteacher = Reteacher(state, threading.Lock())
+    assert reteacher.schedule_outdated() == ["old"]
+    assert reteacher.wait() and not reteacher.failed and not outdated(state, "old")
+    assert main(argv) == 0
+    assert json.loads(capsys.readouterr().out)["boards"][0]["state"]["cells"] == cells
+    assert reteacher.schedule_outdated() == []
+    # ... and so does `enroll` given no new photo, from the two it kept.
+    path.write_text(json.dumps(json.loads(path.read_text()) | {"model": "described-1"}))
+    assert main(["enroll", "--profile", "old"]) == 0
+    assert "Enrolled 'old' from its 2 teaching photo(s)" in capsys.readouterr().out
+    assert main(argv) == 0
+    assert main(["enroll", "--profile", "old", "--corners", corners]) == 2
+    assert "--corners goes with photos" in capsys.readouterr().err
