@@ -61,6 +61,15 @@ UNSURE_OUTLINE = (
 )
 
 
+UNKNOWN_RUN = (
+    "which way the grid runs is not known (its tiles were not found as a grid); not scored: give its corners"
+)
+
+
+def _unequal_sides(profile: BoardProfile) -> bool:
+    return profile.regions[0].rows != profile.regions[0].cols
+
+
 class NoBoardError(ValueError):
     """No board could be found in the photo."""
 
@@ -184,6 +193,11 @@ def read_board(
         # Nothing turns this board to confirm the outline (a kingdom reads alike whichever way up it lies).
         trusted = False
         flags.append(UNSURE_OUTLINE)
+    elif not quad.oriented and quad.method != lattice.METHOD and _unequal_sides(profile):
+        # Only its grid's finder knows which way a grid of unequal sides runs: read crosswise, its cells would
+        # be squeezed.
+        trusted = False
+        flags.append(UNKNOWN_RUN)
     rect, predictions = _read(image, profile, classifier, corners, camera, timings, reference)
     if not quad.in_frame:
         flags.append("the board is partly out of the photo: move the camera or the board")

@@ -1,6 +1,7 @@
 """A player's own game of bare tiles (no printed board), taught from two photos with its corners placed, then
 found in a third with none: by its grid of tiles in the colours its teaching photos showed, as a kingdom is.
-It scores alike whichever way up it lies, so it is read from any corner."""
+It scores alike whichever way up it lies, so it is read from any corner (of a long side first, where its
+sides are unequal)."""
 
 from __future__ import annotations
 
@@ -15,18 +16,17 @@ from tests.support import run_cli
 from tests.vision.locate.test_lattice import CELL_PX, FACES, GAP_PX, _error, _photo
 
 LABELS = ("field", "meadow", "forest", "lake", "swamp", "mine")
-SIDE = 5
 
 
-def _layout(seed: int) -> list[list[str]]:
+def _layout(seed: int, rows: int, cols: int) -> list[list[str]]:
     rng = np.random.default_rng(seed)
-    return [[LABELS[int(rng.integers(len(LABELS)))] for _ in range(SIDE)] for _ in range(SIDE)]
+    return [[LABELS[int(rng.integers(len(LABELS)))] for _ in range(cols)] for _ in range(rows)]
 
 
 def _tiles(cells: list[list[str]], seed: int) -> np.ndarray:
     """The tiles drawn flat, thin dark gaps between them, each face its terrain's textured colour."""
     rng = np.random.default_rng(seed)
-    board = np.full((SIDE * CELL_PX, SIDE * CELL_PX, 3), 30, np.uint8)
+    board = np.full((len(cells) * CELL_PX, len(cells[0]) * CELL_PX, 3), 30, np.uint8)
     for r, row in enumerate(cells):
         for c, label in enumerate(row):
             face = np.array(FACES[LABELS.index(label)], np.float64)
@@ -37,16 +37,19 @@ def _tiles(cells: list[list[str]], seed: int) -> np.ndarray:
 
 
 def _turns(cells: list[list[str]]) -> list[list[list[str]]]:
-    return [np.rot90(np.array(cells), k).tolist() for k in range(4)]
+    """The cells as read from each corner that a reading may start from: any, or a long side's."""
+    square = len(cells) == len(cells[0])
+    return [np.rot90(np.array(cells), k).tolist() for k in (range(4) if square else (0, 2))]
 
 
+@pytest.mark.parametrize(("rows", "cols"), [(5, 5), (4, 6)])
 def test_a_bare_grid_of_tiles_is_found_with_no_corners_and_scored(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str], _state_dir: Path
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], _state_dir: Path, rows: int, cols: int
 ) -> None:
     files: list[str] = []
     corner_args: list[str] = []
     for i, (tilt, spin) in enumerate(((10.0, 5.0), (30.0, -15.0))):
-        cells = _layout(i)
+        cells = _layout(i, rows, cols)
         photo, corners = _photo(_tiles(cells, i), tilt, spin, seed=i)
         cv2.imwrite(str(tmp_path / f"{i}.jpg"), photo)
         state = {"game": "custom-grid", "cells": cells, "setup": {"labels": list(LABELS), "points": {}}}
@@ -55,14 +58,14 @@ def test_a_bare_grid_of_tiles_is_found_with_no_corners_and_scored(
         corner_args += ["--corners", ",".join(f"{v:.1f}" for v in corners.ravel())]
     code, _, err = run_cli(
         capsys,
-        *("enroll", "--profile", "tiles", "--rows", str(SIDE), "--cols", str(SIDE)),
+        *("enroll", "--profile", "tiles", "--rows", str(rows), "--cols", str(cols)),
         *("--labels", ",".join(LABELS), "--points", "lake=2", "--points", "mine=3"),
         *("--cell-mm", "20", "--margin-mm", "0", *files, *corner_args),
     )
     assert code == 0, err
     # The tiles' colours are kept, to find the grid by; no picture: every game lays other tiles.
     assert (_state_dir / "profiles" / "tiles" / "art.json").is_file()
-    cells = _layout(7)
+    cells = _layout(7, rows, cols)
     photo, corners = _photo(_tiles(cells, 7), 40.0, 25.0, seed=7)
     cv2.imwrite(str(tmp_path / "new.jpg"), photo)
     code, out, err = run_cli(

@@ -6,6 +6,7 @@ import cv2
 import numpy as np
 import pytest
 
+from calibration.profiles import custom_profile
 from device.photo import load_segmenter, score_image, shipped_art
 from lab.bench_locate import FOUND_WITHIN, corner_error, load_outlines
 from lab.synth.camera import PhotoOptions
@@ -21,6 +22,7 @@ from vision.image_io import read_image
 from vision.locate.art import ArtColours
 from vision.locate.board import Quad, find_quads, locate
 from vision.pipeline import (
+    UNKNOWN_RUN,
     NoBoardError,
     find_boards,
     locate_boards,
@@ -29,8 +31,10 @@ from vision.pipeline import (
 )
 from vision.profile import default_profile
 from vision.read.cells import cut_cells
+from vision.read.classify import CellPredictions
 from vision.read.orient import OrientationModel, rotated_thumbnails, rotations, thumbnail
 from vision.read.rectify import board_homography, rectify
+from vision.readers import reader_for
 
 OPTIONS = PhotoOptions(size_wh=(1600, 900), max_tilt_deg=30)
 
@@ -356,3 +360,40 @@ def test_a_board_with_printed_sides_is_found_again_through_the_lens_they_show() 
     profile = default_profile("alices-garden")
     quads, lens = locate_boards(image, [profile], None, False, load_segmenter())
     assert lens is not None and lens.dist[0] < 0 and quads[0].method != "grid"
+
+
+class _FirstLabel:
+    """Reads every cell of a custom grid as its first label, surely."""
+
+    game = "custom-grid"
+    model_id = "first"
+    crop_px = 32
+    context_mm = 0.0
+    lean_up = False
+
+    def __init__(self, heads: Any) -> None:
+        self.heads = heads
+
+    def classify(self, cells: Any) -> CellPredictions:
+        sure = np.zeros((len(cells.keys), len(self.heads[0].classes)), np.float32)
+        sure[:, 0] = 1.0
+        return CellPredictions(
+            cells.keys, self.heads, {"cell": sure}, np.zeros((len(cells.keys), 1), np.float32)
+        )
+
+
+@pytest.mark.parametrize(
+    ("rows", "method", "trusted"), [(4, "grid", True), (4, "mask", False), (6, "mask", True)]
+)
+def test_a_bare_grid_of_unequal_sides_is_scored_only_as_its_grid_finder_found_it(
+    rows: int, method: str, trusted: bool
+) -> None:
+    # Outlined by another finder, a grid of unequal sides may start from a short side: which way its cells
+    # run is unknown. A square one reads alike either way.
+    profile = custom_profile("tiles", rows, 6, ("empty", "tile"), {}, 20.0, 0.0)
+    corners = np.array([(100, 100), (700, 100), (700, 500), (100, 500)], np.float64)
+    quad = Quad(corners, corners, True, 1.0, method=method)
+    image = np.full((600, 800, 3), 128, np.uint8)
+    reading = read_board(image, quad, profile, _FirstLabel(reader_for(profile).heads), None)
+    assert reading.trusted is trusted
+    assert (UNKNOWN_RUN in reading.flags) is not trusted

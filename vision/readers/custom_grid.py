@@ -27,8 +27,9 @@ class CustomGridReader(ReaderBase):
     """A user-defined grid game: one head whose classes are the labels the user named for the profile;
     ``once``: the labels every board shows on exactly one cell, each read on the cell likeliest to show it.
     A label named ``empty`` is a cell with no tile: one unlike every empty cell taught is a tile.
-    ``turns_freely``: a square grid of bare tiles (no printed board) reads and scores alike whichever way up
-    it lies (the rules count labels), so it is found by its grid and read from any corner, as a kingdom."""
+    ``turns_freely``: a grid of bare tiles (no printed board) reads and scores alike whichever way up it
+    lies (the rules count labels), so it is found by its grid and read from any corner, as a kingdom (one
+    of unequal sides from a long side's)."""
 
     game: str = custom_grid.GAME
     regions: tuple[str, ...] = ("grid",)
@@ -70,11 +71,8 @@ class CustomGridReader(ReaderBase):
 
 def reader_for(profile: BoardProfile) -> CustomGridReader:
     spec = custom_grid.parse_spec(profile.setup, "setup")
-    # Only a square one: a grid of unequal sides found by other means than its grid may stand a quarter
-    # turned, and only its picture (which a grid of tiles has none of) or its corners say which way.
-    grid = profile.regions[0]
-    square = profile.tiles_only and grid.rows == grid.cols
-    return CustomGridReader(spec.labels, spec.once, square)
+    # A grid of bare tiles: its grid finder gives a grid of unequal sides from a long side's corner.
+    return CustomGridReader(spec.labels, spec.once, profile.tiles_only)
 
 
 READERS: tuple[CustomGridReader, ...] = ()  # made per profile, from its labels
