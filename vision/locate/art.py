@@ -53,9 +53,12 @@ class ArtColours:
         """From pictures of boards alone (each filling its picture), BGR."""
         return cls(_histogram(boards))
 
-    def likeness(self, image_bgr: NDArray[np.uint8]) -> NDArray[np.float32]:
-        """Per pixel, 0-1: how surely its colour is the art's rather than the rest of the picture's."""
-        photo = _histogram([image_bgr])
+    def likeness(
+        self, image_bgr: NDArray[np.uint8], photo_bgr: NDArray[np.uint8] | None = None
+    ) -> NDArray[np.float32]:
+        """Per pixel, 0-1: how surely its colour is the art's rather than the rest of the picture's (or of
+        ``photo_bgr``'s, the whole photo ``image_bgr`` is cut from)."""
+        photo = _histogram([image_bgr if photo_bgr is None else photo_bgr])
         ratio = self.histogram / (photo + 1e-4)
         return np.clip(ratio[_lab_bins(image_bgr)] / SURE_RATIO, 0.0, 1.0).astype(np.float32)
 

@@ -125,7 +125,7 @@ def _line_candidates(
     return found
 
 
-def _refine_side(
+def side_edges(
     a: Points,
     b: Points,
     outward: Points,
@@ -197,23 +197,35 @@ def _intersect(l1: NDArray[np.float64], l2: NDArray[np.float64]) -> Points:
 Picker = Callable[[list[list[SideEdge]], Callable[[list[SideEdge]], Points | None]], list[SideEdge] | None]
 
 
-def fit_quad(
+def outward_normal(a: Points, b: Points, centre: Points) -> NDArray[np.float64]:
+    """The unit normal of side a-b pointing away from ``centre``."""
+    direction = (b - a) / max(float(np.linalg.norm(b - a)), 1e-9)
+    normal = np.array([-direction[1], direction[0]])
+    return normal if np.dot(normal, (a + b) / 2 - centre) >= 0 else -normal
+
+
+def meeting(chosen: list[SideEdge]) -> Points | None:
+    """Where each side's line meets the one before it (``None`` where two are parallel)."""
+    try:
+        return np.vstack([_intersect(chosen[i - 1].line, chosen[i].line) for i in range(4)])
+    except ValueError:
+        return None
+
+
+def pick_sides(
     quad: Points,
     gray: EdgeImage,
     to_photo: Callable[[Points], Points],
     search: tuple[float, float],
     pick: Picker,
     step: float = 0.5,
-) -> tuple[Points, float] | None:
+) -> list[SideEdge] | None:
+    """Per side of ``quad``, the candidate edge near it that ``pick`` takes (``None`` where it takes none)."""
     centre = quad.mean(axis=0)
     sides = []
     for i in range(4):
         a, b = quad[i], quad[(i + 1) % 4]
-        direction = (b - a) / max(float(np.linalg.norm(b - a)), 1e-9)
-        normal = np.array([-direction[1], direction[0]])
-        if np.dot(normal, (a + b) / 2 - centre) < 0:
-            normal = -normal
-        candidates = _refine_side(a, b, normal, gray, to_photo, search, step)
+        candidates = side_edges(a, b, outward_normal(a, b, centre), gray, to_photo, search, step)
         if not candidates:
             # A side with no clear edge keeps the rough one: a faint edge must not sink the whole board
             # when the other three sides and the board's proportions pin it down.
@@ -237,10 +249,23 @@ def fit_quad(
         points = [meet(chosen[i - 1], chosen[i]) for i in range(4)]
         return None if any(p is None for p in points) else np.vstack(points)  # type: ignore[arg-type]
 
-    chosen = pick(sides, corners)
+    return pick(sides, corners)
+
+
+def fit_quad(
+    quad: Points,
+    gray: EdgeImage,
+    to_photo: Callable[[Points], Points],
+    search: tuple[float, float],
+    pick: Picker,
+    step: float = 0.5,
+) -> tuple[Points, float] | None:
+    """Each side of ``quad`` moved to the edge near it that ``pick`` takes: the corners where they meet, and
+    the edges' mean strength."""
+    chosen = pick_sides(quad, gray, to_photo, search, pick, step)
     if chosen is None:
         return None
-    result = corners(chosen)
+    result = meeting(chosen)
     return None if result is None else (result, float(np.mean([e.strength for e in chosen])))
 
 

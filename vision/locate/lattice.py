@@ -15,7 +15,10 @@ straight lines, each family meeting at one vanishing point, equally spaced on th
    (a row on or off, a row's spacing more or less, either way) while that explains the segments better: each
    grid line found along each of its cells, the art's colours inside and not in the ring of cells outside.
 5. A grid the camera does not see as a rectangle of square cells is dropped; each outer side of the best is
-   moved to the tiles' top edge right there (innermost where the camera sees the tiles' cut faces).
+   moved, at either end, to its corner tile's top edge (innermost where the camera sees the tiles' cut
+   faces): tiles laid by hand sit off their neighbours' line, and the board's corners are its corner tiles'.
+   Where a corner tile's edge is far fainter than its whole side's (a square left empty), or the art's
+   colours do not end there (a stroke printed near the tile's edge), that end keeps the whole side's.
 
 How far the found corners lie from those marked by hand is measured on real phone photos by
 ``garden-scorer-lab bench --photos ... --locate`` (docs/benchmarks.md).
@@ -34,7 +37,17 @@ from vision.camera_model import CameraModel, camera_centre, is_calibrated, matri
 from vision.geometry import Points, as_points
 from vision.locate.art import ArtColours
 from vision.locate.board import Quad, in_frame
-from vision.locate.edges import EdgeImage, Picker, SideEdge, clockwise, fit_quad, photo_mapper, top_edge
+from vision.locate.edges import (
+    EdgeImage,
+    Picker,
+    SideEdge,
+    clockwise,
+    outward_normal,
+    photo_mapper,
+    pick_sides,
+    side_edges,
+    top_edge,
+)
 from vision.locate.rectangle import aspect, skew
 
 SEED_WIDTH = 512  # pixels: the art's colours are looked for at this width
@@ -59,6 +72,12 @@ INNERMOST = 0.06
 # matrix and with the camera's own: the 14 real kingdoms found, a phone's matrix guessed, measure up to 0.2.
 SHAPE_LIMIT = {False: 0.3, True: 0.1}
 SNAP_REACH = 0.015  # board sizes: the tiles' top edge is looked for this far either side of the grid's
+# A corner tile's edge is taken where it is at least this share as clear, per sample row, as its whole side's
+# (:func:`vision.locate.edges.side_edges`): a tile's contrast with the table may be half the side's average.
+CLEAR_TILE = 0.5
+# Search reaches: the strips this far either side of a corner tile's edge are what lies just inside and just
+# outside it (past the edge's blur, short of the art a little way further in).
+STRIP = (0.2, 0.5)
 
 # How a board this module found says so (``Quad.method``).
 METHOD = "grid"
@@ -455,6 +474,113 @@ def _top_faces(facing: tuple[bool, bool, bool, bool], inward: float) -> Picker:
     return pick
 
 
+def _on_line(point: Points, edge: SideEdge) -> Points:
+    """The point of ``edge``'s line nearest ``point``."""
+    direction, through = edge.line[:2], edge.line[2:]
+    return np.asarray(through + np.dot(point - through, direction) * direction, dtype=np.float64)
+
+
+def _from_side(found: list[SideEdge], side: SideEdge, middle: Points, normal: Points) -> list[SideEdge]:
+    """A tile's edges (``middle``, the tile's on the grid's line) with their offsets from the whole side's
+    edge, not the grid's line: where the camera sees the tiles' cut faces, the tile's top edge is then the
+    one nearest where the side's runs, though the grid's line may end nearer the faces' foot."""
+    shift = float(np.dot(_on_line(middle, side) - middle, normal))
+    return [SideEdge(e.points, e.strength, e.offset - shift) for e in found]
+
+
+def _art_ends(
+    edge: SideEdge, likeness: Callable[[Points], NDArray[np.float32]], normal: Points, reach: float
+) -> bool:
+    """Whether the board's art (its colours' ``likeness`` at ideal pixels) ends at a tile's ``edge`` (of
+    outward ``normal``): the strip just outside it looks less like the art than the strip just inside. A
+    stroke printed near a tile's edge has the tile's own art on both sides of it; where the art's colours
+    are not known for that tile, neither side looks more like it, and which edge is the tile's is unknown."""
+    depths = np.linspace(STRIP[0], STRIP[1], 4) * reach
+    outside, inside = (
+        float(np.mean([likeness(edge.points + sense * d * normal) for d in depths])) for sense in (1.0, -1.0)
+    )
+    return outside < inside
+
+
+def _end(corner: Points, tile: SideEdge | None, side: SideEdge, normal: Points) -> Points:
+    """Where a side passes its end ``corner`` (the grid's): on the whole side's edge, moved along its outward
+    ``normal`` to the corner tile's edge (offset from the side's) where that is not far less clear."""
+    on_side = _on_line(corner, side)
+    if tile is None or tile.strength < CLEAR_TILE * side.strength:
+        return on_side
+    return np.asarray(on_side + tile.offset * normal, dtype=np.float64)
+
+
+def _corner_tiles(
+    grid: NDArray[np.float64],
+    cells_xy: Points,
+    sides: list[SideEdge],
+    image: EdgeImage,
+    to_photo: Callable[[Points], Points],
+    pick: Picker,
+    reach: float,
+    likeness: Callable[[Points], NDArray[np.float32]],
+) -> Points:
+    """The board's corners (ideal pixels) where its corner tiles' top edges meet: each side of the grid
+    (``cells_xy[i]`` to the next, in cells) moved at either end to the edge ``pick`` takes along the tile
+    there. Tiles laid by hand sit a few pixels off their neighbours' line, so one straight edge through a
+    whole side (``sides``) runs between them and misses a corner tile that sticks out (up to 3 % of a real
+    kingdom). An end stays on the whole side's edge where its tile's is far less clear (:data:`CLEAR_TILE`):
+    a corner square left empty shows only the table, and the grid's line, fitted to the gaps between tiles,
+    may end further from the corner tile's edge than the search reaches, where only faint texture lies.
+    It stays there too where the art does not end at the tile's edge (``likeness``, :func:`_art_ends`):
+    there the search took a stroke printed inside the tile."""
+    ideal = _project(grid, cells_xy)
+    centre = ideal.mean(axis=0)
+    normals = [outward_normal(ideal[i], ideal[(i + 1) % 4], centre) for i in range(4)]
+    ends: tuple[list[list[SideEdge]], list[list[SideEdge]]] = ([], [])  # the sides' first tiles', last tiles'
+    for i in range(4):
+        start, stop = cells_xy[i], cells_xy[(i + 1) % 4]
+        cell = (stop - start) / np.abs(stop - start).max()
+        for found, tile in zip(ends, ((start, start + cell), (stop - cell, stop)), strict=True):
+            p, q = _project(grid, np.array(tile))
+            edges = side_edges(p, q, normals[i], image, to_photo, (-reach, reach))
+            # No edge at all along the tile: one of no strength, which the whole side's outweighs.
+            none_there = [SideEdge(p[None], 0.0, 0.0)]
+            found.append(_from_side(edges or none_there, sides[i], (p + q) / 2, normals[i]))
+    none: list[SideEdge | None] = [None] * 4
+    first, last = (pick(found, lambda _: None) or none for found in ends)
+
+    def kept(tile: SideEdge | None, i: int) -> SideEdge | None:
+        # The tile's edge only where the art ends there; else that end keeps the whole side's.
+        return tile if tile is not None and _art_ends(tile, likeness, normals[i], reach) else None
+
+    lines = []
+    for i in range(4):
+        a = _end(ideal[i], kept(first[i], i), sides[i], normals[i])
+        b = _end(ideal[(i + 1) % 4], kept(last[i], i), sides[i], normals[i])
+        lines.append(np.cross([*a, 1.0], [*b, 1.0]))
+    corners = np.array([np.cross(lines[i - 1], lines[i]) for i in range(4)])
+    return np.asarray(corners[:, :2] / corners[:, 2:], dtype=np.float64)
+
+
+def _art_map(
+    image_bgr: NDArray[np.uint8], art: ArtColours, corners: Points, to_photo: Callable[[Points], Points]
+) -> Callable[[Points], NDArray[np.float32]]:
+    """The art's likeness at ideal pixels, weighed against the whole photo's colours as :func:`_seed` weighs
+    it, but at full resolution (a strip beside an edge is a few pixels wide) and only about the board (photo
+    ``corners``), which is all it is asked of."""
+    h, w = image_bgr.shape[:2]
+    margin = 0.1 * float(np.ptp(corners, axis=0).max())
+    x0, y0 = np.clip(np.floor(corners.min(axis=0) - margin), 0, None).astype(int)
+    x1, y1 = np.clip(np.ceil(corners.max(axis=0) + margin), 0, (w, h)).astype(int)
+    scale = min(1.0, SEED_WIDTH / w)
+    small = cv2.resize(image_bgr, (round(w * scale), round(h * scale)), interpolation=cv2.INTER_AREA)
+    like = art.likeness(image_bgr[y0:y1, x0:x1], small)
+
+    def at(ideal: Points) -> NDArray[np.float32]:
+        xy = np.round(to_photo(ideal) - (x0, y0)).astype(np.intp)
+        xy = np.clip(xy, 0, (like.shape[1] - 1, like.shape[0] - 1))
+        return np.asarray(like[xy[:, 1], xy[:, 0]], dtype=np.float32)
+
+    return at
+
+
 def find_lattice(
     image_bgr: NDArray[np.uint8],
     cells: tuple[int, int],
@@ -505,9 +631,11 @@ def find_lattice(
     facing = _facing(grid, cells_xy, matrix)
     size = float(np.sqrt(cv2.contourArea(ideal.astype(np.float32))))
     reach = SNAP_REACH * size
-    snapped = fit_quad(ideal, EdgeImage(image_bgr), to_photo, (-reach, reach), _top_faces(facing, reach))
-    if snapped is not None:
-        ideal = snapped[0]
+    image, pick = EdgeImage(image_bgr), _top_faces(facing, reach)
+    sides = pick_sides(ideal, image, to_photo, (-reach, reach), pick)
+    if sides is not None:
+        art_at = _art_map(image_bgr, art, to_photo(ideal), to_photo)
+        ideal = _corner_tiles(grid, cells_xy, sides, image, to_photo, pick, reach, art_at)
     corners = to_photo(ideal)
     h, w = image_bgr.shape[:2]
     return Quad(corners, ideal, in_frame(corners, (w, h)), score, method=METHOD)

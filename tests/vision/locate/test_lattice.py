@@ -12,7 +12,8 @@ import pytest
 
 from vision.camera_model import CameraModel
 from vision.locate.art import ArtColours, load_art
-from vision.locate.lattice import find_lattice
+from vision.locate.edges import EdgeImage, pick_sides
+from vision.locate.lattice import _art_map, _corner_tiles, _top_faces, find_lattice
 
 MATRIX = np.array([[1500.0, 0.0, 800.0], [0.0, 1500.0, 600.0], [0.0, 0.0, 1.0]])
 SIZE_WH = (1600, 1200)
@@ -90,6 +91,85 @@ def test_a_kingdom_is_found_by_its_grid_on_a_wooden_table(tilt: float, spin: flo
     assert _error(quad.corners_xy, truth) < 0.02
     # The white sheet is as unlike the table as the board is, and no grid: it is never taken for the board.
     assert quad.corners_xy[:, 0].max() < 1100
+
+
+def _laid(cell: int, shift: int, empty: tuple[int, int] | None = None, table: int = 60) -> np.ndarray:
+    """5 x 5 tiles of ``cell`` pixels drawn from (100, 100) on a plain ``table``, the bottom-left one
+    ``shift`` pixels below its row; the square ``empty`` (row, column) left without a tile."""
+    photo = np.full((700, 700, 3), table, np.uint8)
+    for r in range(5):
+        for c in range(5):
+            if (r, c) == empty:
+                continue
+            y, x = 100 + r * cell + (shift if (r, c) == (4, 0) else 0), 100 + c * cell
+            cv2.rectangle(photo, (x, y), (x + cell - 1, y + cell - 1), FACES[(r + c) % len(FACES)], -1)
+    return photo
+
+
+def _corners(
+    photo: np.ndarray, grid: np.ndarray, facing: tuple[bool, bool, bool, bool] = (False,) * 4
+) -> np.ndarray:
+    """The board's corners found from the grid (cells to pixels) as :func:`find_lattice` ends, the art's
+    colours learnt from the tiles' tops (drawn over 100 to 599); ``facing``: along which sides the camera
+    sees the tiles' cut faces."""
+    cells_xy = np.array([(0.0, 0.0), (5.0, 0.0), (5.0, 5.0), (0.0, 5.0)])
+    ideal = cv2.perspectiveTransform(cells_xy.reshape(-1, 1, 2), grid).reshape(-1, 2)
+    reach = 0.015 * float(np.sqrt(cv2.contourArea(ideal.astype(np.float32))))
+    image, pick = EdgeImage(photo), _top_faces(facing, reach)
+    sides = pick_sides(ideal, image, lambda p: p, (-reach, reach), pick)
+    assert sides is not None
+    art_at = _art_map(photo, ArtColours.learn([photo[100:600, 100:600]]), ideal, lambda p: p)
+    return _corner_tiles(grid, cells_xy, sides, image, lambda p: p, pick, reach, art_at)
+
+
+def test_a_corner_tile_laid_off_its_neighbours_line_is_the_corner() -> None:
+    # Tiles are laid by hand: the bottom-left one sits 5 px (1 % of the board) below the rest of its row, and
+    # the kingdom's corner is that tile's, not a point on the line through the whole row's edge.
+    grid = np.array([[100, 0.0, 100.0], [0.0, 100, 100.0], [0.0, 0.0, 1.0]])  # cells to pixels, in line
+    # A tile drawn over pixels 100 to 599 has its edges between pixels: at 99.5 and 599.5.
+    assert _corners(_laid(100, 5), grid) == pytest.approx(
+        np.array([(99.5, 99.5), (599.5, 99.5), (599.5, 599.5), (99.5, 604.5)]), abs=1.0
+    )
+
+
+def test_an_empty_corner_square_keeps_the_whole_sides_edges() -> None:
+    # The bottom-left square holds no tile, and the grid's lines end 10 px (2 % of the board, beyond the
+    # search's reach) outside the board there: the corner is where the left and bottom sides' edges meet.
+    cells = np.array([(0.0, 0.0), (5.0, 0.0), (5.0, 5.0), (0.0, 5.0)], np.float32)
+    off = np.array([(100, 100), (600, 100), (600, 600), (93, 607)], np.float32)
+    grid = cv2.getPerspectiveTransform(cells, off)
+    assert _corners(_laid(100, 0, empty=(4, 0)), grid) == pytest.approx(
+        np.array([(99.5, 99.5), (599.5, 99.5), (599.5, 599.5), (99.5, 599.5)]), abs=1.0
+    )
+
+
+def test_a_corner_tile_is_its_top_where_its_cut_faces_show() -> None:
+    # The camera sees the bottom row's cut faces (8 px, a shade darker than their tops) on a pale table, and
+    # the grid's bottom line ends 6 px out, over them: the corner is the tile's top edge, as along the side.
+    photo = _laid(100, 0, table=200)
+    for c in range(5):
+        face = tuple(int(0.85 * v) for v in FACES[(4 + c) % len(FACES)])
+        cv2.rectangle(photo, (100 + 100 * c, 600), (199 + 100 * c, 607), face, -1)
+    cells = np.array([(0.0, 0.0), (5.0, 0.0), (5.0, 5.0), (0.0, 5.0)], np.float32)
+    grid = cv2.getPerspectiveTransform(
+        cells, np.array([(100, 100), (600, 100), (600, 606), (100, 600)], np.float32)
+    )
+    facing = (False, False, True, False)
+    assert _corners(photo, grid, facing) == pytest.approx(
+        np.array([(99.5, 99.5), (599.5, 99.5), (599.5, 599.5), (99.5, 599.5)]), abs=1.0
+    )
+
+
+def test_a_stroke_printed_near_a_corner_tiles_edge_is_not_its_edge() -> None:
+    # The camera sees the top row's cut faces, so the innermost clear edge near the side is its tiles' top
+    # edge; the top-left tile's art has a dark stroke 4 px inside that edge. The art's colours lie on both
+    # sides of the stroke's edge, the table's outside the tile's: the corner stays on the tile's edge.
+    photo = _laid(100, 0)
+    cv2.rectangle(photo, (110, 104), (190, 111), (40, 60, 90), -1)
+    grid = np.array([[100, 0.0, 100.0], [0.0, 100, 100.0], [0.0, 0.0, 1.0]])
+    assert _corners(photo, grid, (True, False, False, False)) == pytest.approx(
+        np.array([(99.5, 99.5), (599.5, 99.5), (599.5, 599.5), (99.5, 599.5)]), abs=1.0
+    )
 
 
 def test_a_board_of_unequal_sides_is_found_whichever_way_it_lies() -> None:
