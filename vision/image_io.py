@@ -11,12 +11,18 @@ A phone writes the picture as its sensor saw it and an Orientation tag (EXIF, in
 saying how to turn it for viewing; every viewer does, so a photo is read, and corners a player marks on it
 are taken, the way the player sees it. Only JPEG and PNG are accepted (what phones upload and cameras write).
 Every failure raises :class:`ImageError` saying what is wrong and what to do.
+
+A phone's photo also says who took it, where and when (EXIF GPS position, time, camera serial, owner name;
+XMP, IPTC): :func:`without_personal_metadata` removes that before a photo is kept or served, leaving the
+compressed image untouched, so that it decodes to the same pixels and is shown the same way.
 """
 
 from __future__ import annotations
 
+import re
 import struct
 import threading
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 import cv2
@@ -48,9 +54,31 @@ _DECODING = threading.Lock()
 _PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 # JPEG start-of-frame markers that carry the image size (baseline, progressive, lossless, ...).
 _SOF_MARKERS = {0xC0, 0xC1, 0xC2, 0xC3, 0xC5, 0xC6, 0xC7, 0xC9, 0xCA, 0xCB, 0xCD, 0xCE, 0xCF}
-_APP1 = 0xE1
+_APP0, _APP1, _APP2, _APP14 = 0xE0, 0xE1, 0xE2, 0xEE
+_COM, _SOS, _EOI = 0xFE, 0xDA, 0xD9
+# Markers without a length: SOI, EOI, TEM and the restart markers.
+_STANDALONE = {0xD8, 0xD9, 0x01, *range(0xD0, 0xD8)}
+# The segments of the image itself: frames, Huffman and arithmetic tables, quantisation tables, scans, the
+# number of lines, the restart interval, hierarchical progression. Decoders refuse any other marker that is
+# not an APPn or a comment (libjpeg stops at it), so a stripped photo may not carry one either.
+_JPEG_IMAGE_MARKERS = _SOF_MARKERS | _STANDALONE | {0xC4, 0xCC, 0xDA, 0xDB, 0xDC, 0xDD, 0xDE, 0xDF}
+# What ends a scan's entropy-coded data: a marker, i.e. 0xFF followed by neither a stuffed 0x00, a restart
+# marker (which belongs to the scan) nor another 0xFF (a fill byte).
+_SCAN_END = re.compile(rb"\xff[^\x00\xd0-\xd7\xff]")
 _EXIF = b"Exif\0\0"
 _ORIENTATION_TAG = 0x0112
+# A JFIF APP0 up to its thumbnail: identifier, version, density units, densities, thumbnail width and height.
+_JFIF = b"JFIF\0"
+_JFIF_LENGTH = 14
+# The APPn segments that decide how the pixels look, by their identifiers: the colour profile (APP2), and
+# Adobe's APP14, which tells how a 3- or 4-component image's colours are coded (RGB, YCbCr, CMYK, YCCK).
+_JPEG_KEPT_APPS = {_APP2: b"ICC_PROFILE\0", _APP14: b"Adobe"}
+# The ancillary PNG chunks that decide how the pixels look (transparency, colour, gamma, HDR, aspect, the
+# frames of an animation); every other ancillary chunk is dropped (text, eXIf, tIME, private chunks).
+_PNG_KEPT = {
+    b"tRNS", b"gAMA", b"cHRM", b"sRGB", b"iCCP", b"cICP", b"mDCV", b"cLLI", b"sBIT", b"bKGD", b"pHYs",
+    b"hIST", b"sPLT", b"acTL", b"fcTL", b"fdAT",
+}  # fmt: skip
 # Samples a pixel of each PNG colour type holds: grey, RGB, palette (given as RGB), grey + alpha, RGBA.
 _PNG_CHANNELS = {0: 1, 2: 3, 3: 3, 4: 2, 6: 4}
 _PNG_DEPTHS = {1, 2, 4, 8, 16}
@@ -95,10 +123,15 @@ def _viewed(header: _Header) -> tuple[int, int]:
 
 
 def _header(data: bytes) -> _Header:
+    return _png_header(data) if _is_png(data) else _jpeg_header(data)
+
+
+def _is_png(data: bytes) -> bool:
+    """Whether ``data`` is a PNG rather than a JPEG; what is neither is refused."""
     if data.startswith(_PNG_SIGNATURE):
-        return _png_header(data)
+        return True
     if data.startswith(b"\xff\xd8"):
-        return _jpeg_header(data)
+        return False
     raise ImageError("not a JPEG or PNG image; send a photo as .jpg or .png")
 
 
@@ -119,30 +152,54 @@ def _png_header(data: bytes) -> _Header:
 def _jpeg_header(data: bytes) -> _Header:
     """The stored size, pixel layout and EXIF orientation, from the segments before the first frame."""
     turn = 1
+    for marker, start, end in _jpeg_segments(data):
+        if marker in _SOF_MARKERS:
+            if end < start + 10:
+                raise ImageError("the JPEG is corrupt (bad segment length); take or upload the photo again")
+            # Sample precision (8 or 12 bits, 16 lossless), size, and components (grey 1, colour 3, CMYK 4).
+            precision, height, width, components = struct.unpack(">BHHB", data[start + 4 : start + 10])
+            return _Header((int(width), int(height)), turn, components * (2 if precision > 8 else 1))
+        if marker == _APP1 and data[start + 4 : start + 10] == _EXIF:
+            turn = _exif_orientation(data[start + 10 : end])
+    raise ImageError("the JPEG is truncated before its size is given; take or upload the photo again")
+
+
+def _jpeg_segments(data: bytes) -> Iterator[tuple[int, int, int]]:
+    """The segments of a JPEG after its SOI, in order, as ``(marker, start, end)``: ``data[start:end]`` is
+    the segment from its 0xFF, and a start of scan (SOS) runs on over the scan's entropy-coded data, to the
+    next marker. Ends after EOI, or where the data ends after a whole segment or within a scan (a decoder
+    reads a scan cut short); a JPEG that cannot be walked so is refused, never half read."""
     i = 2
-    while i + 4 <= len(data):
+    while i < len(data):
         if data[i] != 0xFF:
             raise ImageError("the JPEG is corrupt (bad marker); take or upload the photo again")
+        if i + 2 > len(data):
+            break
         marker = data[i + 1]
         if marker == 0xFF:  # fill byte
             i += 1
             continue
-        if marker in (0xD8, 0x01) or 0xD0 <= marker <= 0xD7:
+        if marker in _STANDALONE:
+            yield marker, i, i + 2
+            if marker == _EOI:
+                return
             i += 2
             continue
+        if i + 4 > len(data):
+            break
         (length,) = struct.unpack(">H", data[i + 2 : i + 4])
-        if marker in _SOF_MARKERS:
-            if i + 10 > len(data):
-                break
-            # Sample precision (8 or 12 bits, 16 lossless), size, and components (grey 1, colour 3, CMYK 4).
-            precision, height, width, components = struct.unpack(">BHHB", data[i + 4 : i + 10])
-            return _Header((int(width), int(height)), turn, components * (2 if precision > 8 else 1))
         if length < 2:
             raise ImageError("the JPEG is corrupt (bad segment length); take or upload the photo again")
-        if marker == _APP1 and data[i + 4 : i + 10] == _EXIF:
-            turn = _exif_orientation(data[i + 10 : i + 2 + length])
-        i += 2 + length
-    raise ImageError("the JPEG is truncated before its size is given; take or upload the photo again")
+        end = i + 2 + length
+        if end > len(data):
+            break
+        if marker == _SOS:
+            scan_end = _SCAN_END.search(data, end)
+            end = len(data) if scan_end is None else scan_end.start()
+        yield marker, i, end
+        i = end
+    if i < len(data):
+        raise ImageError("the JPEG is truncated within a segment; take or upload the photo again")
 
 
 def _exif_orientation(tiff: bytes) -> int:
@@ -164,6 +221,79 @@ def _exif_orientation(tiff: bytes) -> int:
             (turn,) = struct.unpack(order + "H", value)
             return int(turn) if kind == 3 and 1 <= turn <= 8 else 1
     return 1
+
+
+def without_personal_metadata(data: bytes) -> bytes:
+    """The same JPEG or PNG without the metadata that can say who took it, where, when and with what (EXIF
+    with its GPS position, time and camera serial; XMP; IPTC; comments; PNG text; thumbnails), so that a
+    kept or served photo gives away only its picture.
+
+    Lossless: the compressed image is copied byte for byte, with what decides how it looks (a JPEG's
+    tables, JFIF, ICC profile and Adobe colour coding; a PNG's critical, colour and transparency chunks),
+    so it decodes to the same pixels; a JPEG's EXIF orientation is kept in an EXIF block of that tag alone,
+    so that viewers turn it as before. Anything after the image's end is dropped (phones put more pictures,
+    videos and metadata there). Refuses what is not a whole JPEG or PNG rather than half clean it.
+    """
+    return _png_without_metadata(data) if _is_png(data) else _jpeg_without_metadata(data)
+
+
+def _jpeg_without_metadata(data: bytes) -> bytes:
+    turn = _jpeg_header(data).turn
+    kept = [data[:2]]
+    exif_at = 1  # right after SOI, or after the JFIF APP0 that must come first
+    scanned = False
+    for marker, start, end in _jpeg_segments(data):
+        body = data[start + 4 : end]
+        if marker == _APP0:
+            if body.startswith(_JFIF) and len(body) >= _JFIF_LENGTH:
+                # JFIF decides how colour is coded; its thumbnail may show what the photo no longer does.
+                kept.append(b"\xff\xe0" + struct.pack(">H", _JFIF_LENGTH + 2) + body[:12] + b"\0\0")
+                if len(kept) == 2:
+                    exif_at = 2
+        elif 0xE0 <= marker <= 0xEF or marker == _COM:
+            if marker in _JPEG_KEPT_APPS and body.startswith(_JPEG_KEPT_APPS[marker]):
+                kept.append(data[start:end])
+        elif marker in _JPEG_IMAGE_MARKERS:
+            kept.append(data[start:end])
+            scanned = scanned or marker == _SOS
+        else:
+            raise ImageError(
+                f"the JPEG is corrupt (unknown marker 0x{marker:02X}); take or upload the photo again"
+            )
+    if not scanned:
+        raise ImageError("the JPEG is truncated before its image data; take or upload the photo again")
+    if turn != 1:
+        kept.insert(exif_at, _exif_segment(turn))
+    return b"".join(kept)
+
+
+def _exif_segment(turn: int) -> bytes:
+    """An APP1 segment of EXIF holding the Orientation tag alone: a TIFF header, then one directory of one
+    entry (Orientation, a SHORT) and no next directory."""
+    tiff = b"MM" + struct.pack(">HI", 42, 8) + struct.pack(">HHHIH2xI", 1, _ORIENTATION_TAG, 3, 1, turn, 0)
+    body = _EXIF + tiff
+    return b"\xff\xe1" + struct.pack(">H", len(body) + 2) + body
+
+
+def _png_without_metadata(data: bytes) -> bytes:
+    _png_header(data)
+    kept = [data[:8]]
+    i = 8
+    while i + 12 <= len(data):
+        length, kind = struct.unpack(">I4s", data[i : i + 8])
+        end = i + 12 + length
+        if end > len(data):
+            break
+        if not kind.isalpha():
+            raise ImageError("the PNG is corrupt (bad chunk type); export or upload it again")
+        # A critical chunk (upper-case first letter) is needed to decode the image; an ancillary one is kept
+        # only where it decides how the image looks.
+        if not kind[0] & 0x20 or kind in _PNG_KEPT:
+            kept.append(data[i:end])
+        if kind == b"IEND":
+            return b"".join(kept)
+        i = end
+    raise ImageError("the PNG is truncated (it has no end); export or upload it again")
 
 
 def _as_viewed(image: NDArray[np.uint8], turn: int) -> NDArray[np.uint8]:

@@ -9,7 +9,8 @@ import cv2
 import numpy as np
 import pytest
 
-from tests.support import with_exif_orientation
+from lab.reliability.metadata import COMMENT, IPTC, SECRETS, XMP, personal_exif, segment
+from tests.support import SHARED, with_exif_orientation
 from vision import image_io
 from vision.image_io import (
     MAX_DECODED_BYTES,
@@ -20,11 +21,13 @@ from vision.image_io import (
     image_size,
     orientation,
     read_image,
+    viewed_size,
+    without_personal_metadata,
 )
 
 
-def _encode(image: np.ndarray, ext: str) -> bytes:
-    ok, buf = cv2.imencode(ext, image)
+def _encode(image: np.ndarray, ext: str, params: list[int] | None = None) -> bytes:
+    ok, buf = cv2.imencode(ext, image, params or [])
     assert ok
     return buf.tobytes()
 
@@ -215,3 +218,212 @@ def test_the_size_limit_holds_before_decoding_a_turned_photo(tmp_path: Path) -> 
     path = tmp_path / "portrait.jpg"
     path.write_bytes(data)
     assert read_image(str(path)).shape == (30, 40, 3)
+
+
+# Stripping personal metadata. A photo of noise, so that any change to how it decodes shows.
+NOISE = _encode(np.random.default_rng(1).integers(0, 256, (40, 56, 3), dtype=np.uint8), ".jpg")
+SOI, JFIF, JPEG_BODY = NOISE[:2], NOISE[2:20], NOISE[20:]  # OpenCV writes SOI, a JFIF APP0, then the image
+PROGRESSIVE = _encode(UPRIGHT, ".jpg", [cv2.IMWRITE_JPEG_PROGRESSIVE, 1, cv2.IMWRITE_JPEG_RST_INTERVAL, 1])
+
+
+def _only_orientation(turn: int) -> bytes:
+    """What is written where the photo was turned: EXIF, a TIFF header and one directory holding Orientation
+    alone, and no next directory."""
+    tiff = b"MM\0\x2a\0\0\0\x08"  # big-endian, the directory at 8
+    # One entry: Orientation, a SHORT, one of them, its value.
+    tiff += b"\0\x01" + b"\x01\x12\0\x03\0\0\0\x01\0" + bytes([turn]) + b"\0\0"
+    tiff += b"\0\0\0\0"  # no next directory
+    return b"\xff\xe1\x00\x22Exif\0\0" + tiff
+
+
+def _same_pixels(before: bytes, after: bytes) -> None:
+    """Decoded the same, as this module reads it and as OpenCV shows it (its EXIF orientation applied)."""
+    assert np.array_equal(decode_image(before), decode_image(after))
+    shown = [cv2.imdecode(np.frombuffer(data, np.uint8), cv2.IMREAD_COLOR) for data in (before, after)]
+    assert shown[0] is not None and shown[1] is not None
+    assert np.array_equal(shown[0], shown[1])
+
+
+@pytest.mark.parametrize("order", ["<", ">"])
+@pytest.mark.parametrize("jfif", [JFIF, b""], ids=["after-jfif", "phone-no-jfif"])
+def test_personal_metadata_is_removed_and_the_orientation_kept(order: str, jfif: bytes) -> None:
+    data = SOI + jfif + personal_exif(6, order) + XMP + IPTC + COMMENT + JPEG_BODY
+    assert orientation(data) == 6 and all(secret in data for secret in SECRETS)
+    stripped = without_personal_metadata(data)
+    # The image copied byte for byte; only the orientation is written back, in a block of its own.
+    assert stripped == SOI + jfif + _only_orientation(6) + JPEG_BODY
+    assert not [secret for secret in SECRETS if secret in stripped]
+    assert orientation(stripped) == 6 and viewed_size(stripped) == viewed_size(data) == (40, 56)
+    _same_pixels(data, stripped)
+    assert without_personal_metadata(stripped) == stripped
+
+
+@pytest.mark.parametrize(
+    "data",
+    [
+        NOISE,
+        _encode(np.full((9, 7), 90, np.uint8), ".jpg"),
+        PROGRESSIVE,
+    ],
+    ids=["colour", "grey", "progressive-with-restarts"],
+)
+def test_a_photo_without_metadata_is_copied_unchanged(data: bytes) -> None:
+    assert without_personal_metadata(data) == data
+
+
+@pytest.mark.parametrize("turn", [1, 9])  # 9: a damaged tag, which viewers ignore too
+def test_an_upright_photo_keeps_no_exif_at_all(turn: int) -> None:
+    data = SOI + JFIF + personal_exif(turn, "<") + JPEG_BODY
+    stripped = without_personal_metadata(data)
+    assert stripped == NOISE and orientation(stripped) == 1
+    _same_pixels(data, stripped)
+
+
+# Adobe's APP14, transform 0: the three components are RGB, not YCbCr (a decoder assumes YCbCr without it).
+ADOBE_RGB = segment(0xEE, b"Adobe" + struct.pack(">HHHB", 100, 0, 0, 0))
+ICC = segment(0xE2, b"ICC_PROFILE\0\x01\x01" + b"\0" * 128)
+
+
+@pytest.mark.parametrize(
+    ("added", "kept"),
+    [
+        ([ADOBE_RGB], [ADOBE_RGB]),
+        ([JFIF, ICC, ADOBE_RGB, COMMENT], [JFIF, ICC, ADOBE_RGB]),
+        # A multi-picture index (the pictures after the image's end), other APP14s: dropped.
+        ([segment(0xE2, b"MPF\0II*\0"), ICC, segment(0xEE, b"Ducky\0\x01")], [ICC]),
+        # A JFIF thumbnail may show what the photo no longer does; JFXX holds only a thumbnail.
+        ([b"\xff\xe0\x00\x16" + JFIF[4:16] + b"\x01\x02Thumb!"], [JFIF]),  # 1x2 RGB
+        ([JFIF, segment(0xE0, b"JFXX\0\x13" + b"Thumb!")], [JFIF]),
+    ],
+    ids=["adobe", "jfif-icc-adobe", "mpf-and-other-app14", "jfif-thumbnail", "jfxx"],
+)
+def test_the_segments_that_decide_how_a_jpeg_looks_are_kept(added: list[bytes], kept: list[bytes]) -> None:
+    data = SOI + b"".join(added) + JPEG_BODY
+    stripped = without_personal_metadata(data)
+    assert stripped == SOI + b"".join(kept) + JPEG_BODY
+    assert b"Thumb!" not in stripped
+    _same_pixels(data, stripped)
+
+
+def test_the_adobe_segment_changes_the_colours_so_it_must_be_kept() -> None:
+    rgb = decode_image(SOI + ADOBE_RGB + JPEG_BODY)
+    assert np.abs(rgb.astype(int) - decode_image(SOI + JPEG_BODY)).mean() > 10
+    assert np.array_equal(decode_image(without_personal_metadata(SOI + ADOBE_RGB + JPEG_BODY)), rgb)
+
+
+def test_metadata_between_scans_and_after_the_end_is_removed() -> None:
+    second_scan = PROGRESSIVE.index(b"\xff\xda", PROGRESSIVE.index(b"\xff\xda") + 2)
+    # A comment between two scans; after the end, a phone's trailer and a second picture with its own EXIF.
+    trailer = b"SEFH Ultra-secret-phone" + SOI + personal_exif(1, ">") + JPEG_BODY
+    data = PROGRESSIVE[:second_scan] + COMMENT + PROGRESSIVE[second_scan:] + trailer
+    stripped = without_personal_metadata(data)
+    assert stripped == PROGRESSIVE
+    _same_pixels(data, stripped)
+
+
+def test_a_jpeg_cut_within_its_image_keeps_what_is_there() -> None:
+    cut = len(JPEG_BODY) // 2
+    data = SOI + personal_exif(3, "<") + JPEG_BODY[:cut]
+    assert without_personal_metadata(data) == SOI + _only_orientation(3) + JPEG_BODY[:cut]
+
+
+def _chunk(kind: bytes, body: bytes) -> bytes:
+    return struct.pack(">I", len(body)) + kind + body + struct.pack(">I", zlib.crc32(kind + body))
+
+
+PNG = _encode(np.random.default_rng(2).integers(0, 256, (20, 30, 3), dtype=np.uint8), ".png")
+PNG_IHDR_END = 8 + 25  # the signature and the IHDR chunk
+PNG_LOOKS = _chunk(b"gAMA", struct.pack(">I", 45455)) + _chunk(b"pHYs", struct.pack(">IIB", 3780, 3780, 1))
+PNG_PERSONAL = [
+    _chunk(b"tEXt", b"Author\0Jane Owner"),
+    _chunk(b"zTXt", b"Comment\0\0" + zlib.compress(b"COMMENT-SECRET")),
+    _chunk(b"iTXt", b"XML:com.adobe.xmp\0\0\0\0\0<x:xmpmeta>GPSLatitude</x:xmpmeta>"),
+    _chunk(b"eXIf", personal_exif(6, ">")[10:]),
+    _chunk(b"tIME", struct.pack(">HBBBBB", 2024, 5, 1, 12, 34, 56)),
+    _chunk(b"prVt", b"Ultra-secret-phone"),  # a private chunk: who knows what it says
+]
+
+
+def test_png_text_exif_and_time_are_removed() -> None:
+    head, rest = PNG[:PNG_IHDR_END], PNG[PNG_IHDR_END:]
+    data = head + PNG_PERSONAL[0] + PNG_LOOKS + b"".join(PNG_PERSONAL[1:]) + rest + b"after the end"
+    stripped = without_personal_metadata(data)
+    assert stripped == head + PNG_LOOKS + rest
+    assert b"Jane Owner" not in stripped and b"tIME" not in stripped and b"eXIf" not in stripped
+    assert orientation(stripped) == 1
+    assert np.array_equal(decode_image(stripped), decode_image(PNG))
+    assert without_personal_metadata(PNG) == PNG
+
+
+@pytest.mark.parametrize(
+    ("data", "message"),
+    [
+        (b"", "not a JPEG or PNG"),
+        (b"GIF89a" + b"\0" * 20, "not a JPEG or PNG"),
+        (b"\x89PNG\r\n\x1a\n\0\0", "PNG is truncated before its header"),
+        (PNG[:-12], "PNG is truncated"),  # no IEND
+        (PNG[:-6], "PNG is truncated"),  # IEND cut short
+        (PNG[:PNG_IHDR_END] + b"\0\0\0\0\x01\x02\x03\x04" + PNG[PNG_IHDR_END:], "bad chunk type"),
+        (SOI, "JPEG is truncated before its size"),
+        (b"\xff\xd8\x00\x00\x00\x00", "bad marker"),
+        (SOI + b"\xff\xe1\x00\x01" + JPEG_BODY, "bad segment length"),
+        # A marker no decoder reads (libjpeg stops at it): what it holds is not known to be harmless.
+        (SOI + segment(0xF0, b"Ultra-secret-phone") + JPEG_BODY, "unknown marker 0xF0"),
+        (SOI + segment(0x72, b"Ultra-secret-phone") + JPEG_BODY, "unknown marker 0x72"),
+        (SOI + personal_exif(6, "<")[:50], "JPEG is truncated within a segment"),
+        (SOI + JFIF + b"\xff", "JPEG is truncated within a segment"),
+        (NOISE[: NOISE.index(b"\xff\xda")], "JPEG is truncated before its image data"),  # no scan
+        (_jpeg_header(10, 10, 3), "JPEG is truncated before its image data"),  # SOF then EOI
+        (SOI + JFIF + b"\xff\xd9", "JPEG is truncated before its size"),
+    ],
+)
+def test_what_cannot_be_walked_whole_is_refused(data: bytes, message: str) -> None:
+    with pytest.raises(ImageError, match=message):
+        without_personal_metadata(data)
+
+
+@pytest.mark.parametrize(
+    "data",
+    [
+        SOI + personal_exif(6, "<") + XMP + IPTC + COMMENT + JPEG_BODY,
+        PNG[:PNG_IHDR_END] + b"".join(PNG_PERSONAL) + PNG[PNG_IHDR_END:],
+    ],
+    ids=["jpeg", "png"],
+)
+def test_a_cut_or_damaged_photo_is_refused_or_stripped_whole(data: bytes) -> None:
+    for n in range(len(data)):
+        try:
+            stripped = without_personal_metadata(data[:n])
+        except ImageError:
+            continue
+        assert not [secret for secret in SECRETS if secret in stripped]
+    rng = np.random.default_rng(3)
+    for _ in range(300):
+        damaged = bytearray(data)
+        for at in rng.integers(0, len(data), rng.integers(1, 4)):
+            damaged[at] = int(rng.integers(0, 256))
+        try:
+            stripped = without_personal_metadata(bytes(damaged))
+        except ImageError:
+            continue
+        # Damage may make a metadata block look like part of the image; it is then copied as such, and the
+        # photo still decodes as before (or not at all).
+        assert without_personal_metadata(stripped) == stripped
+        try:
+            before = decode_image(bytes(damaged))
+        except ImageError:
+            continue
+        assert np.array_equal(decode_image(stripped), before)
+
+
+TABLE_PHOTOS = sorted((SHARED / "data" / "kingdomino-table").glob("*.jpg"))
+
+
+@pytest.mark.skipif(not TABLE_PHOTOS, reason="shared/data/kingdomino-table is not here")
+@pytest.mark.parametrize("path", TABLE_PHOTOS, ids=lambda path: path.name)
+def test_real_phone_photos_are_stripped_and_read_the_same(path: Path) -> None:
+    data = path.read_bytes()
+    stripped = without_personal_metadata(data)
+    assert len(stripped) <= len(data) and stripped.endswith(b"\xff\xd9")
+    assert orientation(stripped) == orientation(data) and viewed_size(stripped) == viewed_size(data)
+    assert np.array_equal(decode_image(stripped), decode_image(data))
