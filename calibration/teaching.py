@@ -13,7 +13,6 @@ from __future__ import annotations
 import hashlib
 import os
 import re
-import shutil
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -24,6 +23,7 @@ from numpy.typing import NDArray
 
 from calibration.statedir import StateDir
 from calibration.store import read_json, read_versioned, write_json_atomic
+from vision.image_io import without_personal_metadata
 
 FOLDER = "teaching"
 REPORT_FILE = "report.json"
@@ -102,8 +102,10 @@ def add(
     corners_xy: NDArray[np.float64] | Sequence[Sequence[float]] | None,
 ) -> str:
     """Keep ``photo`` with its board's true state as a teaching photo of ``profile``; its id. The same photo
-    with the same state and corners taught again is kept once (its first id)."""
-    digest = hashlib.sha256(photo.read_bytes()).hexdigest()
+    with the same state and corners taught again is kept once (its first id). The copy kept holds only the
+    picture, not what the photo's metadata says of who took it, where and when."""
+    kept_bytes = without_personal_metadata(photo.read_bytes())
+    digest = hashlib.sha256(kept_bytes).hexdigest()
     corners = None if corners_xy is None else np.asarray(corners_xy, np.float64).tolist()
     for kept in photos(state, profile):
         same_place = (None if kept.corners_xy is None else kept.corners_xy.tolist()) == corners
@@ -117,7 +119,7 @@ def add(
     taken = [int(p.stem) for p in where.iterdir() if _ID.fullmatch(p.stem)]
     ident = f"{max(taken, default=0) + 1:04d}"
     tmp = where / f".{ident}{suffix}.tmp"
-    shutil.copyfile(photo, tmp)
+    tmp.write_bytes(kept_bytes)
     os.replace(tmp, where / f"{ident}{suffix}")
     # The state last: until it is written, the photo is not a teaching photo.
     write_json_atomic(

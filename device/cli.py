@@ -344,6 +344,15 @@ def cmd_serve(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_kiosk_page(args: argparse.Namespace) -> int:
+    from device.kiosk import write_kiosk_page
+    from device.serve import read_kiosk_token
+
+    write_kiosk_page(args.out, args.url, read_kiosk_token(args.token_file))
+    print(f"Wrote {args.out}: open file://{args.out.resolve()} in the TV's browser")
+    return 0
+
+
 def cmd_calibrate_camera(args: argparse.Namespace) -> int:
     from calibration.camera import calibrate, save
 
@@ -584,10 +593,22 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--kiosk-token-file",
         metavar="PATH",
-        help="the file holding the token the TV's browser signs in with (/kiosk?token=...); default: "
+        help="the file holding the token the TV's browser signs in with (see kiosk-page); default: "
         "systemd's kiosk-token credential, else a new token each run, printed on a terminal only",
     )
     p.set_defaults(func=cmd_serve)
+
+    p = sub.add_parser(
+        "kiosk-page",
+        help="write the TV's start-up page: a file that signs its browser in as the kiosk, so that the "
+        "token is never on a command line",
+    )
+    p.add_argument("--token-file", type=Path, required=True, help="the kiosk's token (serve's)")
+    p.add_argument(
+        "--url", default="http://127.0.0.1:8080/", help="the scorer's address, as the TV reaches it"
+    )
+    p.add_argument("--out", type=Path, required=True, help="the page file to write (readable by you alone)")
+    p.set_defaults(func=cmd_kiosk_page)
 
     p = sub.add_parser(
         "calibrate", help="calibrate the camera (more set-up steps come with the table set-up)"

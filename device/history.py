@@ -91,6 +91,9 @@ KEY_KEPT = timedelta(days=1)
 BUSY_TIMEOUT_S = 10.0
 
 CSV_FIELDS = ("game_id", "played_at", "game", "source", "seat", "player", "total", "flags", "state")
+# A spreadsheet runs a cell that starts with one of these as a formula (a player named
+# =HYPERLINK("http://...") would be a link out of the sheet); OWASP's rule: such text starts with a quote.
+_FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
 
 _SELECT = """
     SELECT g.id, g.played_at, g.game, g.source, b.seat, b.player, b.total, b.data
@@ -412,7 +415,8 @@ class History:
         for g in self._all():
             for b in g.boards:
                 writer.writerow(
-                    [
+                    _spreadsheet_cell(value)
+                    for value in (
                         g.id,
                         g.played_at.isoformat(),
                         g.game,
@@ -422,8 +426,16 @@ class History:
                         b.total if b.total is not None else "",
                         "; ".join(b.data.get("flags", [])),
                         json.dumps(b.data.get("state"), separators=(",", ":")),
-                    ]
+                    )
                 )
+
+
+def _spreadsheet_cell(value: object) -> object:
+    """``value`` as a CSV cell no spreadsheet runs: text that would start a formula gets a leading quote,
+    which spreadsheets show as text; numbers (a total of -5) stay numbers."""
+    if isinstance(value, str) and value.startswith(_FORMULA_START):
+        return f"'{value}"
+    return value
 
 
 def _sent(conn: sqlite3.Connection, sender: Sender) -> int | None:

@@ -24,6 +24,7 @@ from typing import Any
 import numpy as np
 import uvicorn
 from numpy.typing import NDArray
+from starlette.types import ASGIApp
 
 from calibration.profiles import load_bundle
 from calibration.statedir import StateDir
@@ -35,6 +36,7 @@ from device.live import Broadcaster, LiveLoop, LiveScorer
 from device.notify import Systemd, supervise
 from device.photo import ScoredBoard, profile_models, score_image, state_camera
 from device.web import AppConfig, create_app
+from device.web.connections import ConnectionLimits, guarded_h11
 from scoring.registry import Kind, get_entry
 from vision.geometry import Points
 
@@ -51,6 +53,11 @@ _HOST_LABEL = r"(?!-)[a-z0-9-]{1,63}(?<!-)"
 _HOST_NAME = re.compile(rf"{_HOST_LABEL}(\.{_HOST_LABEL})*\.?", re.IGNORECASE)
 # Once the server is asked to stop, the TV's event streams (which never end by themselves) get this long.
 GRACEFUL_STOP_S = 5
+# A kept-alive connection idle this long is closed (uvicorn's default): a phone opens a new one in no time.
+KEEP_ALIVE_S = 5
+CONCURRENCY_MARGIN = 64
+# Connections the kernel may hold before they are accepted (the caps then sort them out).
+BACKLOG = 512
 
 
 @dataclass(frozen=True)
@@ -187,18 +194,21 @@ def _url_host(host: str) -> str:
 
 
 def banner(options: ServeOptions, token: str, token_file: Path | None, terminal: bool) -> list[str]:
-    """What serve prints on start. The kiosk's link carries its token, so it is printed only to a terminal,
-    never into a log (the journal), which more people can read than the token's file."""
+    """What serve prints on start. The kiosk's token is printed only to a terminal, never into a log (the
+    journal), which more people can read than the token's file."""
     base = f"{options.scheme}://{_url_host(options.host)}:{options.port}"
     lines = [f"garden-scorer: {base}/  (TV: {base}/tv)"]
     if options.host in ("0.0.0.0", "::"):
         lines.append(f"On the home network: {options.scheme}://{socket.gethostname()}.local:{options.port}/")
     if terminal:
-        lines.append(f"Kiosk (the TV's browser; keep this link to yourself): {base}/kiosk?token={token}")
+        lines.append(f"Kiosk (the TV's browser): open {base}/kiosk and paste the kiosk's token, {token}")
     elif token_file is not None:
-        lines.append(f"Kiosk: {base}/kiosk?token= followed by the token in {token_file}")
+        lines.append(
+            f"Kiosk: garden-scorer kiosk-page --token-file {token_file} --url {base}/ --out PAGE writes the "
+            "page the TV's browser opens"
+        )
     else:
-        lines.append("Kiosk: its link is printed on a terminal only (or give --kiosk-token-file)")
+        lines.append("Kiosk: its token is printed on a terminal only (or give --kiosk-token-file)")
     return lines
 
 
@@ -209,14 +219,57 @@ def _health(loop: LiveLoop | None, systemd: Systemd) -> Callable[[], bool]:
     return functools.partial(loop.healthy, systemd.watchdog_s)
 
 
-async def serve_supervised(server: uvicorn.Server, systemd: Systemd, healthy: Callable[[], bool]) -> None:
-    """Runs the server, telling systemd when it is ready, alive and stopping (device.notify)."""
+def server_config(
+    app: ASGIApp,
+    tls_cert: Path | None = None,
+    tls_key: Path | None = None,
+    local: tuple[str, ...] | None = None,
+) -> uvicorn.Config:
+    """uvicorn as the scorer runs it, on a socket given to ``Server.serve``: every request head due within
+    seconds and open connections capped per client and in all (device.web.connections), kept-alive
+    connections closed when idle, no WebSocket, no proxy headers. ``local``: the lab's narrower idea of this
+    machine's own clients (see ``guarded_h11``)."""
+    limits = ConnectionLimits()
+    return uvicorn.Config(
+        app,
+        http=guarded_h11(limits, local),
+        ws="none",
+        log_level="warning",
+        ssl_certfile=tls_cert,
+        ssl_keyfile=tls_key,
+        # Nothing stands in front of the app: an X-Forwarded-For from a local process must not pass for
+        # where a request came from.
+        proxy_headers=False,
+        timeout_keep_alive=KEEP_ALIVE_S,
+        # A backstop past the connection caps: requests in flight are bounded even should they be lifted.
+        limit_concurrency=limits.total + limits.loopback + CONCURRENCY_MARGIN,
+        timeout_graceful_shutdown=GRACEFUL_STOP_S,
+    )
+
+
+def listening_socket(host: str, port: int) -> socket.socket:
+    """A socket listening on ``host``:``port``. ``::`` (every address) takes IPv4 too: asyncio would listen
+    on IPv6 alone, while the banner and the TV's browser say 127.0.0.1."""
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    try:
+        return socket.create_server((host, port), family=family, dualstack_ipv6=host == "::", backlog=BACKLOG)
+    except OSError as exc:
+        raise ValueError(
+            f"cannot listen on {host} port {port}: {exc.strerror or exc} (is another scorer running? choose "
+            "another --port, or --host 127.0.0.1 or 0.0.0.0)"
+        ) from None
+
+
+async def serve_supervised(
+    server: uvicorn.Server, systemd: Systemd, healthy: Callable[[], bool], sock: socket.socket
+) -> None:
+    """Runs the server on ``sock``, telling systemd when it is ready, alive and stopping (device.notify)."""
     finished = False
     supervisor = asyncio.create_task(
         supervise(systemd, lambda: server.started, lambda: finished or server.should_exit, healthy)
     )
     try:
-        await server.serve()
+        await server.serve(sockets=[sock])
     finally:
         finished = True
         await supervisor
@@ -265,25 +318,14 @@ def serve(state: StateDir, options: ServeOptions) -> None:
     for line in banner(options, token, token_file, sys.stdout.isatty()):
         print(line)
     print(f"State folder: {state.root}; camera: {options.camera or 'none (uploads only)'}")
-    server = uvicorn.Server(
-        uvicorn.Config(
-            app,
-            host=options.host,
-            port=options.port,
-            log_level="warning",
-            ssl_certfile=options.tls_cert,
-            ssl_keyfile=options.tls_key,
-            # Nothing stands in front of the app: an X-Forwarded-For from a local process must not pass for
-            # where a request came from.
-            proxy_headers=False,
-            timeout_graceful_shutdown=GRACEFUL_STOP_S,
-        )
-    )
+    sock = listening_socket(options.host, options.port)
+    server = uvicorn.Server(server_config(app, options.tls_cert, options.tls_key))
     systemd = Systemd.from_environment()
     if loop is not None:
         loop.start()
     try:
-        asyncio.run(serve_supervised(server, systemd, _health(loop, systemd)))
+        asyncio.run(serve_supervised(server, systemd, _health(loop, systemd), sock))
     finally:
+        sock.close()
         if loop is not None:
             loop.stop()

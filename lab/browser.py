@@ -1,4 +1,5 @@
-"""A real browser on the real app: uvicorn in a background thread and Debian's headless Chromium.
+"""A real browser on the real app: uvicorn in a background thread (lab.serving) and Debian's headless
+Chromium.
 
 Shared by the page tests (tests/device/web/test_pages.py) and the screenshot tool. Selenium Manager is never
 run (the driver's path is given), so nothing is looked up or downloaded.
@@ -7,18 +8,12 @@ run (the driver's path is given), so nothing is looked up or downloaded.
 from __future__ import annotations
 
 import os
-import socket
-import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-import uvicorn
-from fastapi import FastAPI
 from selenium import webdriver
 from selenium.webdriver.chrome.service import Service
-
-from lab.serving import wait_for_app
 
 CHROMIUM = Path("/usr/bin/chromium")
 CHROMEDRIVER = Path("/usr/bin/chromedriver")
@@ -36,29 +31,6 @@ CHROME_FLAGS = (
     "--hide-scrollbars",
     f"--window-size={WIDTH},{HEIGHT}",
 )
-
-
-@contextmanager
-def serve_in_thread(app: FastAPI, timeout_s: float = 10.0) -> Iterator[str]:
-    """Runs ``app`` under uvicorn on a free localhost port in a background thread; yields its base URL."""
-    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    sock.bind(("127.0.0.1", 0))  # bound here and handed over, so no other process can take the port meanwhile
-    url = f"http://127.0.0.1:{sock.getsockname()[1]}"
-    server = uvicorn.Server(uvicorn.Config(app, log_level="warning", timeout_graceful_shutdown=2))
-    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, name="uvicorn", daemon=True)
-    thread.start()
-    try:
-        wait_for_app(
-            url,
-            lambda: None if thread.is_alive() else "uvicorn stopped while starting (see the log above)",
-            timeout_s,
-        )
-        yield url
-    finally:
-        server.should_exit = True
-        thread.join(timeout_s)
-        sock.close()
 
 
 @contextmanager

@@ -12,10 +12,12 @@ KIOSK_TOKEN = "lab-kiosk-token-0123456789"
 
 
 def pairing_code(kiosk: httpx.Client, token: str = KIOSK_TOKEN) -> str:
-    """The code the TV shows, read by ``kiosk`` after it signs in as the kiosk with ``token``."""
-    signed_in = kiosk.get("/kiosk", params={"token": token}, follow_redirects=False)
-    if signed_in.status_code != 303:
-        raise RuntimeError(f"the kiosk could not sign in: {signed_in.status_code} {signed_in.text}")
+    """The code the TV shows, read by ``kiosk`` once it is signed in as the kiosk (with ``token``, as the TV's
+    start-up page does, when it is not yet)."""
+    if not kiosk.get("/api/me").json().get("kiosk"):
+        signed_in = kiosk.post("/kiosk", data={"token": token}, follow_redirects=False)
+        if signed_in.status_code != 303:
+            raise RuntimeError(f"the kiosk could not sign in: {signed_in.status_code} {signed_in.text}")
     shown = kiosk.get("/api/tv/pairing")
     shown.raise_for_status()
     code: str = shown.json()["code"]

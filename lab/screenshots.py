@@ -33,8 +33,9 @@ from calibration.statedir import StateDir  # noqa: E402
 from device.live import Broadcaster, LiveEvent  # noqa: E402
 from device.serve import upload_scorer  # noqa: E402
 from device.web import AppConfig, create_app  # noqa: E402
-from lab.browser import CHROMEDRIVER, CHROMIUM, PHONE, chromium, serve_in_thread, set_viewport  # noqa: E402
+from lab.browser import CHROMEDRIVER, CHROMIUM, PHONE, chromium, set_viewport  # noqa: E402
 from lab.pairing import KIOSK_TOKEN  # noqa: E402
+from lab.serving import serve_in_thread  # noqa: E402
 from scoring.core import ScoreBreakdown  # noqa: E402
 from scoring.registry import get_game  # noqa: E402
 

@@ -4,7 +4,8 @@
 ``score`` (upload, result page, corrections), ``tv`` (TV page, Server-Sent Events), ``history`` (pages,
 JSON, exports), ``setup`` (the game set-up) and ``calibrate`` (camera, board profiles, enrolment, seats);
 ``pairing`` (pairing a phone, the kiosk's sign-in, the paired devices); ``auth`` says who is asking and
-guards the owner's actions; ``security`` holds the Host and Origin checks, the body limit and the headers.
+guards the owner's actions; ``security`` holds the Host and Origin checks and the headers; ``bodies`` what a
+request's body may be, checked before it is read.
 Pages are static HTML and plain
 JavaScript in ``static/`` (no build step, nothing fetched from elsewhere) calling the JSON API under ``/api``;
 FastAPI's OpenAPI docs are at ``/docs``.
@@ -16,13 +17,17 @@ import threading
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
+from itertools import chain
 
 from fastapi import FastAPI
 from fastapi.staticfiles import StaticFiles
 from fastapi_offline import FastAPIOffline
 
+from calibration import teaching
 from calibration.statedir import StateDir
 from device.history import History
+from device.inbox import INBOX_DIR
+from device.privacy import strip_kept_photos
 from device.web import calibrate, history, pairing, score, setup, tv
 from device.web.auth import (
     AdminGuard,
@@ -30,18 +35,21 @@ from device.web.auth import (
     DeviceLogin,
     Devices,
     PairingCode,
+    PlayerIds,
     check_kiosk_token,
     new_kiosk_token,
 )
+from device.web.bodies import MAX_UPLOAD_BYTES, BodyPace
 from device.web.reteach import Reteacher
 from device.web.score import ResultStore, ScoreFn
-from device.web.security import MAX_UPLOAD_BYTES, STATIC_DIR, BodyLimit, RequestChecks, own_names
+from device.web.security import STATIC_DIR, RequestChecks, own_names
 from device.web.setup import SetupStore
 from device.web.tv import EventSource, Preview
 
 DOCS_ASSETS = "/docs-assets"
 DEVICES_FILE = "devices.json"
 ATTEMPTS_FILE = "sign-in-attempts.json"
+KEY_FILE = "web-key.json"
 
 
 @dataclass(frozen=True)
@@ -57,7 +65,7 @@ class AppConfig:
     max_upload_bytes: int = MAX_UPLOAD_BYTES
     """The largest request body accepted, photo and form together."""
     kiosk_token: str = field(default_factory=new_kiosk_token)
-    """What the TV's browser opens ``/kiosk?token=`` with, to be shown the pairing code (see auth.py)."""
+    """What the TV's browser posts to ``/kiosk`` to sign in, to be shown the pairing code (see auth.py)."""
     allowed_hosts: tuple[str, ...] = ()
     """Host names the app answers to besides IP addresses, localhost and this machine's names."""
 
@@ -74,7 +82,20 @@ def create_app(config: AppConfig) -> FastAPI:
     game_setup = SetupStore.open(config.state)
     devices = Devices(config.state.root / DEVICES_FILE)
     attempts = Attempts(config.state.root / ATTEMPTS_FILE)
+    players = PlayerIds(config.state.root / KEY_FILE)
     admin = AdminGuard()
+    # Photos an older version kept are kept, and served, as this one keeps new ones: without their metadata.
+    root = config.state.root
+    strip_kept_photos(
+        root,
+        chain(
+            results.root.glob("*/photo.*"),
+            results.root.glob("*/also-*"),
+            (root / INBOX_DIR).glob("*.*g"),
+            (root / calibrate.UPLOADS_DIR).glob("*.photo.*"),
+            config.state.profiles.glob(f"*/{teaching.FOLDER}/*.*g"),
+        ),
+    )
     # Enrolments, from the calibration page or in the background, one at a time.
     reteacher = Reteacher(config.state, threading.Lock())
 
@@ -93,14 +114,28 @@ def create_app(config: AppConfig) -> FastAPI:
         lifespan=lifespan,
         static_url=DOCS_ASSETS,
     )
-    app.add_middleware(BodyLimit, max_bytes=config.max_upload_bytes)
-    app.add_middleware(DeviceLogin, devices=devices, kiosk_token=config.kiosk_token)
+    # The routes that take photos hold their bodies to it (bodies.Guarded); every other takes a little JSON.
+    app.state.max_upload_bytes = config.max_upload_bytes
+    app.add_middleware(BodyPace, max_bytes=config.max_upload_bytes)
+    app.add_middleware(DeviceLogin, devices=devices)
     # Added last, so it runs first: a request for another site's name or from another site's page goes no
     # further.
     app.add_middleware(RequestChecks, names=own_names(config.allowed_hosts))
-    app.include_router(score.router(config.score, config.state, records, results, game_setup, reteacher))
+    app.include_router(
+        score.router(
+            config.score,
+            config.state,
+            records,
+            results,
+            game_setup,
+            reteacher,
+            players,
+        )
+    )
     app.include_router(tv.router(config.events, records, config.preview))
-    app.include_router(pairing.router(devices, attempts, PairingCode(), config.kiosk_token, admin))
+    # Under a flood of wrong codes the TV shows a long code, so that the owner can always pair (auth.py).
+    code = PairingCode(long=attempts.flooded)
+    app.include_router(pairing.router(devices, attempts, code, config.kiosk_token, admin))
     app.include_router(history.router(records, results, admin))
     app.include_router(setup.router(config.state, game_setup, admin, reteacher))
     app.include_router(calibrate.router(config.state, records, admin, config.max_upload_bytes, reteacher))

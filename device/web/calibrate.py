@@ -20,6 +20,7 @@ import secrets
 import shutil
 import tempfile
 import time
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
@@ -41,18 +42,20 @@ from calibration.sheets import sheet
 from calibration.statedir import StateDir
 from calibration.store import StoreError
 from device.history import GameNotFound, History
+from device.inbox import ITEM, Inbox, InboxItem
 from device.learn import check_enrolment_state, enrolment_profile, make_profile, read_one_board, teach_profile
 from device.photo import load_segmenter, parse_pair, state_camera
 from device.statefile import load_state_json
 from device.web.auth import NEEDS_PAIRING, AdminGuard
+from device.web.bodies import TAKES_PHOTOS, Guarded
 from device.web.reteach import Reteacher
-from device.web.score import INBOX_DIR, INBOX_ITEM, InboxItem, inbox_items, retire_items
+from device.web.score import READ_LONG_SIDE
 from device.web.security import json_object_field, page_response
 from device.web.setup import picture_url
 from scoring.core import StateError
 from scoring.registry import get_game
 from vision.camera_model import CameraModel
-from vision.image_io import decode_image, read_image
+from vision.image_io import check_image, decode_image, without_personal_metadata
 from vision.pipeline import NoBoardError
 from vision.profile import BoardProfile
 
@@ -78,7 +81,9 @@ class UploadStore:
         self.keep = keep
 
     def add(self, data: bytes, image: NDArray[np.uint8]) -> str:
-        """Keep a photo (its bytes and the decoded image); returns its token."""
+        """Keep a photo (its bytes, without what they say of who took it where, and the decoded image);
+        returns its token."""
+        data = without_personal_metadata(data)
         token = secrets.token_hex(16)
         self.root.mkdir(parents=True, exist_ok=True)
         suffix = ".png" if data.startswith(b"\x89PNG") else ".jpg"
@@ -232,7 +237,23 @@ class InboxEntry(BaseModel):
     board: int = Field(description="the board's number in the result, from 1")
 
 
-ItemId = Annotated[str, StringConstraints(pattern=f"^{INBOX_ITEM}$")]
+class DroppedNote(BaseModel):
+    photo: str
+    game_id: int | None
+    dropped_at: str
+    why: str
+
+
+class InboxInfo(BaseModel):
+    items: list[InboxEntry] = Field(description="oldest first")
+    photos: int
+    bytes: int
+    max_photos: int
+    max_bytes: int
+    dropped: list[DroppedNote] = Field(description="photos dropped to make room, newest last")
+
+
+ItemId = Annotated[str, StringConstraints(pattern=f"^{ITEM}$")]
 
 
 class EnrolRequest(BaseModel):
@@ -250,7 +271,7 @@ class Enrolled(BaseModel):
     photos: int
     cells: int = Field(description="the cells learnt from")
     seconds: float
-    moved: list[str] = Field(description="the items now in enrolment-inbox/used/")
+    moved: list[str] = Field(description="the items taken out of the inbox (the profile keeps the photos)")
     unchanged: str | None = Field(
         description="the heads left to the model's own reading, and why (None when every head was taught)"
     )
@@ -266,12 +287,33 @@ def _bad(status: int, exc: Exception) -> HTTPException:
     return HTTPException(status, str(exc))
 
 
-def _decode(upload: UploadFile) -> tuple[bytes, NDArray[np.uint8]]:
-    data = upload.file.read()
+@dataclass(frozen=True)
+class _Photo:
+    """An uploaded photo: its bytes, decoded reduced where larger than the reader needs (a 64-megapixel one
+    whole would take 200 MB), and how many of its pixels, as viewed, one of the image's is."""
+
+    data: bytes
+    image: NDArray[np.uint8]
+    scale: float
+
+    @property
+    def size_wh(self) -> tuple[int, int]:
+        """The photo's size as viewed: what the page places corners in."""
+        h, w = self.image.shape[:2]
+        return round(w * self.scale), round(h * self.scale)
+
+
+def _decoded(data: bytes) -> _Photo:
     try:
-        return data, decode_image(data)
+        width, _ = check_image(data)
+        image = decode_image(data, long_side=READ_LONG_SIDE)
     except ValueError as exc:
         raise _bad(400, exc) from None
+    return _Photo(data, image, width / image.shape[1])
+
+
+def _decode(upload: UploadFile) -> _Photo:
+    return _decoded(upload.file.read())
 
 
 def _profile(game: str, name: str | None, setup: dict[str, Any]) -> BoardProfile:
@@ -298,19 +340,24 @@ def _upload_name(index: int, filename: str | None) -> str:
     return f"{index:02d}-{readable}"
 
 
-def _photo_size(image: NDArray[np.uint8]) -> tuple[int, int]:
-    return int(image.shape[1]), int(image.shape[0])
-
-
 def _points(points: NDArray[np.float64]) -> list[tuple[float, float]]:
     return [(round(float(x), 2), round(float(y), 2)) for x, y in points]
 
 
-def _camera(state: StateDir) -> CameraModel | None:
+def _table_camera(state: StateDir) -> CameraModel | None:
     try:
         return state_camera(state)
     except StateError as exc:
         raise HTTPException(409, f"{exc}; calibrate the camera again") from None
+
+
+def _camera(state: StateDir, image: NDArray[np.uint8]) -> CameraModel | None:
+    """The table camera's calibration, where ``image`` is of its size: a photo of another size was taken by
+    another camera (a phone), or decoded reduced, and is read without (as uploads are, device.serve)."""
+    camera = _table_camera(state)
+    if camera is not None and tuple(camera.size_wh) != (image.shape[1], image.shape[0]):
+        return None
+    return camera
 
 
 _ADMIN_ERRORS: dict[int | str, dict[str, Any]] = {
@@ -322,9 +369,9 @@ _ADMIN_ERRORS: dict[int | str, dict[str, Any]] = {
 def router(
     state: StateDir, history: History, admin: AdminGuard, max_upload_bytes: int, reteacher: Reteacher
 ) -> APIRouter:
-    api = APIRouter(tags=["calibrate"])
+    api = APIRouter(tags=["calibrate"], route_class=Guarded)
     uploads = UploadStore(state)
-    inbox = state.root / INBOX_DIR
+    inbox = Inbox(state)
     busy = reteacher.lock
 
     def recorded_corners(item: InboxItem) -> NDArray[np.float64] | None:
@@ -384,6 +431,7 @@ def router(
     @api.post(
         "/api/calibrate/camera",
         dependencies=[Depends(admin)],
+        openapi_extra=TAKES_PHOTOS,
         responses={
             **_ADMIN_ERRORS,
             400: {"description": "too few or too many photos, or a bad pattern size"},
@@ -423,6 +471,7 @@ def router(
     @api.post(
         "/api/calibrate/profile/locate",
         dependencies=[Depends(admin)],
+        openapi_extra=TAKES_PHOTOS,
         responses={
             **_ADMIN_ERRORS,
             400: {"description": "unknown game, bad name or set-up, not a usable JPEG or PNG"},
@@ -443,23 +492,24 @@ def router(
             name,
             json_object_field(setup, "setup", '{"chess_columns": [2, 5]}') if setup and setup.strip() else {},
         )
-        data, image = _decode(file)
-        camera = _camera(state)
         corners, message, flags = None, None, []
+        # The photo is decoded in its turn too: requests waiting for it hold their photo on disk, not decoded.
         with busy:
+            photo = _decode(file)
+            camera = _camera(state, photo.image)
             try:
-                reading = read_one_board(image, profile, camera, stickers=stickers)
+                reading = read_one_board(photo.image, profile, camera, stickers=stickers)
             except NoBoardError as exc:
                 message = str(exc)
             except ValueError as exc:
                 raise _bad(422, exc) from None
             else:
-                corners, flags = _points(reading.corners_xy), list(reading.flags)
-        token = uploads.add(data, image)
+                corners, flags = _points(reading.corners_xy * photo.scale), list(reading.flags)
+        token = uploads.add(photo.data, photo.image)
         return Located(
             token=token,
             picture=f"/api/calibrate/uploads/{token}.jpg",
-            size_wh=_photo_size(image),
+            size_wh=photo.size_wh,
             corners_xy=corners,
             message=message,
             flags=flags,
@@ -493,27 +543,28 @@ def router(
         """Make a board profile from a located photo and its corners (profile.json, colour.json, board.png),
         as ``garden-scorer profile create NAME PHOTO --corners ...``."""
         profile = _profile(request.game, request.name, request.setup)
-        corners = np.array(request.corners_xy, np.float64)
-        camera = _camera(state)
-        try:
-            places: dict[str | None, GridPlace] = {}
-            if request.grid_xy is not None:
-                size = request.size_mm or profile.size_mm
-                grid, region = np.array(request.grid_xy, np.float64), request.grid_region
-                places[region] = grid_place(profile, size, corners, grid, region, camera)
-            if request.size_mm is not None or places:
-                profile = with_geometry(profile, request.size_mm, places)
-        except (StateError, KeyError, ValueError) as exc:
-            raise _bad(400, exc) from None
         if profile_exists(state, profile.name) and not request.replace:
             raise HTTPException(409, f"profile {profile.name!r} exists: tick replace, or choose another name")
-        photo = uploads.photo(request.token)
-        if photo is None:
+        kept = uploads.photo(request.token)
+        if kept is None:
             raise HTTPException(404, "the photo is no longer kept (only the newest are): upload it again")
-        image = read_image(str(photo))
         with busy:
+            photo = _decoded(kept.read_bytes())
+            # The page places corners on the photo as viewed; they are read on the image decoded.
+            corners = np.array(request.corners_xy, np.float64) / photo.scale
+            camera = _camera(state, photo.image)
             try:
-                reading = read_one_board(image, profile, camera, corners)
+                places: dict[str | None, GridPlace] = {}
+                if request.grid_xy is not None:
+                    size = request.size_mm or profile.size_mm
+                    grid, region = np.array(request.grid_xy, np.float64) / photo.scale, request.grid_region
+                    places[region] = grid_place(profile, size, corners, grid, region, camera)
+                if request.size_mm is not None or places:
+                    profile = with_geometry(profile, request.size_mm, places)
+            except (StateError, KeyError, ValueError) as exc:
+                raise _bad(400, exc) from None
+            try:
+                reading = read_one_board(photo.image, profile, camera, corners)
                 colour = make_profile(state, profile, reading)
             except ValueError as exc:
                 raise _bad(422, exc) from None
@@ -528,10 +579,11 @@ def router(
         )
 
     @api.get("/api/calibrate/inbox")
-    def inbox_list() -> list[InboxEntry]:
-        """Corrected results kept for enrolment (the result page's consent box), oldest first."""
+    def inbox_list() -> InboxInfo:
+        """Corrected results kept for enrolment (the result page's consent box), oldest first, and how full
+        the inbox is."""
         out = []
-        for item in inbox_items(inbox):
+        for item in inbox.items():
             try:
                 data = load_state_json(item.state)
                 game = data.get("game") if isinstance(data, dict) else None
@@ -547,7 +599,28 @@ def router(
                     board=item.board + 1,
                 )
             )
-        return out
+        photos, size = inbox.size()
+        return InboxInfo(
+            items=out,
+            photos=photos,
+            bytes=size,
+            max_photos=inbox.max_photos,
+            max_bytes=inbox.max_bytes,
+            dropped=[DroppedNote.model_validate(note) for note in inbox.dropped()],
+        )
+
+    @api.delete(
+        "/api/calibrate/inbox/{item_id}",
+        status_code=204,
+        dependencies=[Depends(admin)],
+        responses={403: NEEDS_PAIRING, 404: {"description": "not in the inbox"}},
+    )
+    def discard(item_id: Annotated[str, PathParam(pattern=f"^{ITEM}$")]) -> None:
+        """Discard an item of the inbox: no profile learns from it."""
+        found = [item for item in inbox.items() if item.id == item_id]
+        if not found:
+            raise HTTPException(404, "not in the enrolment inbox (taught from or discarded already?)")
+        inbox.remove(found)
 
     @api.post(
         "/api/calibrate/enrol",
@@ -560,23 +633,24 @@ def router(
         },
     )
     def enrol(request: EnrolRequest) -> Enrolled:
-        """Teach a profile the real tile art from inbox items, as ``garden-scorer enroll``; the items move to
-        ``enrolment-inbox/used/``."""
+        """Teach a profile the real tile art from inbox items, as ``garden-scorer enroll``; the items leave
+        the inbox (the profile keeps their photos)."""
         try:
             profile = enrolment_profile(state, request.profile, request.game)
         except ValueError as exc:
             raise _bad(400, exc) from None
-        known = {item.id: item for item in inbox_items(inbox)}
+        known = {item.id: item for item in inbox.items()}
         missing = [i for i in request.items if i not in known]
         if missing:
             raise HTTPException(404, f"not in the enrolment inbox (enrolled already?): {', '.join(missing)}")
         chosen = [known[i] for i in dict.fromkeys(request.items)]
-        camera = _camera(state)
+        camera = _table_camera(state)
         new = []
         for item in chosen:
             try:
                 truth = check_enrolment_state(load_state_json(item.state), profile.game, item.id)
-                read_image(str(item.photo))  # one that does not decode must not join the teaching photos
+                # One that does not decode must not join the teaching photos.
+                decode_image(item.photo.read_bytes(), long_side=READ_LONG_SIDE)
             except ValueError as exc:
                 raise _bad(400, exc) from None
             new.append((item.photo, truth, recorded_corners(item)))
@@ -588,7 +662,7 @@ def router(
             except ValueError as exc:
                 raise _bad(422, exc) from None
             seconds = time.perf_counter() - started
-        retire_items(inbox, chosen)
+        inbox.remove(chosen)
         return Enrolled(
             profile=profile.name,
             game=profile.game,
@@ -602,6 +676,7 @@ def router(
     @api.post(
         "/api/calibrate/seats",
         dependencies=[Depends(admin)],
+        openapi_extra=TAKES_PHOTOS,
         responses={
             **_ADMIN_ERRORS,
             400: {"description": "unknown game, not a usable JPEG or PNG"},
@@ -621,23 +696,24 @@ def router(
             get_game(game)
         except StateError as exc:
             raise _bad(400, exc) from None
-        data, image = _decode(file)
-        camera = _camera(state)
         given_names = [n.strip() for n in names or [] if n.strip()] or None
         given_players = [p.strip() for p in players or [] if p.strip()] or None
         with busy:
+            photo = _decode(file)
+            camera = _camera(state, photo.image)
             try:
                 setup, boards = seats_from_photo(
-                    image, game, camera, given_names, given_players, stickers, load_segmenter()
+                    photo.image, game, camera, given_names, given_players, stickers, load_segmenter()
                 )
             except ValueError as exc:
                 raise _bad(422, exc) from None
+        # Seats are shares of the photo's width and height: the same decoded reduced or not.
         save_seats(setup, state.table)
-        token = uploads.add(data, image)
+        token = uploads.add(photo.data, photo.image)
         return SeatsMade(
             **TableInfo.of(setup).model_dump(),
-            boards=[_points(b) for b in boards],
-            size_wh=_photo_size(image),
+            boards=[_points(b * photo.scale) for b in boards],
+            size_wh=photo.size_wh,
             picture=f"/api/calibrate/uploads/{token}.jpg",
         )
 

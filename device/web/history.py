@@ -10,12 +10,13 @@ from fastapi.responses import HTMLResponse
 
 from device.history import GameNotFound, History
 from device.web.auth import NEEDS_PAIRING, AdminGuard
+from device.web.bodies import Guarded
 from device.web.score import NO_SUCH_GAME, GameId, ResultStore
 from device.web.security import page_response
 
 
 def router(history: History, results: ResultStore, admin: AdminGuard) -> APIRouter:
-    api = APIRouter(tags=["history"])
+    api = APIRouter(tags=["history"], route_class=Guarded)
 
     @api.get("/history", include_in_schema=False)
     def history_page() -> HTMLResponse:

@@ -1,9 +1,13 @@
 """Pairing a phone with the code the TV shows, the kiosk's sign-in, and the list of paired devices.
 
-``GET /kiosk?token=T`` signs the TV's browser in as the kiosk (the installer opens it with the token) and
-goes on to ``/tv``; ``GET /api/tv/pairing`` gives the kiosk alone the code to show. ``POST /api/pair`` with
-that code pairs the phone that sends it. ``GET /api/me`` says what the asking browser is. The set-up page
-lists the paired devices (``GET /api/devices``) and unpairs them (``DELETE /api/devices/{id}``).
+``POST /kiosk`` with the kiosk's token (a form field) signs the TV's browser in as the kiosk, with a session
+cookie of its own, and goes on to ``/tv``. The installer's autostart opens a page file that posts it
+(``garden-scorer kiosk-page``), so the token is never in an address or on a command line; ``GET /kiosk`` is
+a form to paste it into by hand. ``GET /api/tv/pairing`` gives the kiosk alone the code to show.
+``POST /api/pair`` with that code pairs the phone that sends it; ``GET /api/pair`` says what kind of code
+the TV shows now (digits, or letters and digits under a flood of wrong codes). ``GET /api/me`` says what the
+asking browser is. The set-up page lists the paired devices and the kiosk's sessions (``GET /api/devices``)
+and unpairs or signs them out (``DELETE /api/devices/{id}``).
 """
 
 from __future__ import annotations
@@ -12,16 +16,18 @@ import hmac
 import socket
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Depends, HTTPException, Query, Request, Response
+from fastapi import APIRouter, Depends, Form, HTTPException, Request, Response
 from fastapi import Path as PathParam
 from fastapi.responses import HTMLResponse, RedirectResponse
 from pydantic import BaseModel, ConfigDict, Field
 
 from device.web.auth import (
     DEVICE_COOKIE,
+    KIOSK,
     KIOSK_COOKIE,
     NAME_MAX,
     NEEDS_PAIRING,
+    PHONE,
     AdminGuard,
     Attempts,
     Devices,
@@ -30,6 +36,7 @@ from device.web.auth import (
     paired_name,
     set_login_cookie,
 )
+from device.web.bodies import Guarded
 from device.web.security import page_response
 
 
@@ -40,9 +47,14 @@ class PairRequest(BaseModel):
 
 
 class PairingInfo(BaseModel):
-    code: str = Field(description="eight digits, shown in two groups of four")
+    code: str = Field(description="eight digits (or twelve letters and digits), shown in groups of four")
     expires_in_s: int
     address: str = Field(description="where a phone on the network opens the pairing page")
+
+
+class CodeKind(BaseModel):
+    length: int = Field(description="how many characters the code the TV shows has, spaces left out")
+    letters: bool = Field(description="whether it has letters: after many wrong codes it is longer")
 
 
 class Me(BaseModel):
@@ -79,19 +91,29 @@ def pairing_address(request: Request) -> str:
     return f"{request.url.scheme}://{shown}{f':{port}' if port else ''}/pair"
 
 
+def _grouped(code: str) -> str:
+    return " ".join(code[i : i + 4] for i in range(0, len(code), 4))
+
+
 def router(
     devices: Devices, attempts: Attempts, code: PairingCode, kiosk_token: str, admin: AdminGuard
 ) -> APIRouter:
-    api = APIRouter(tags=["pairing"])
+    api = APIRouter(tags=["pairing"], route_class=Guarded)
 
     @api.get("/kiosk", include_in_schema=False)
-    def kiosk(request: Request, token: Annotated[str, Query(max_length=256)] = "") -> RedirectResponse:
+    def kiosk_page() -> HTMLResponse:
+        return page_response("kiosk.html")
+
+    @api.post("/kiosk", include_in_schema=False)
+    def kiosk(request: Request, token: Annotated[str, Form(max_length=256)]) -> RedirectResponse:
+        """Signs the TV's browser in as the kiosk: a session of its own, listed with the paired devices."""
         # Not counted with the codes: 32 random characters are not guessed, and a flood of wrong codes must
         # not keep the TV from signing in.
-        if not hmac.compare_digest(token.encode(), kiosk_token.encode()):
-            raise HTTPException(403, "not this scorer's kiosk token: open the address the installer set up")
+        if not hmac.compare_digest(token.strip().encode(), kiosk_token.encode()):
+            raise HTTPException(403, "not this scorer's kiosk token: use the one the installer set up")
+        _, session = devices.pair(f"TV kiosk ({_client(request)})", KIOSK)
         response = RedirectResponse("/tv", status_code=303)
-        set_login_cookie(request, response, KIOSK_COOKIE, token)
+        set_login_cookie(request, response, KIOSK_COOKIE, session)
         return response
 
     @api.get("/pair", include_in_schema=False)
@@ -104,9 +126,13 @@ def router(
         if not is_kiosk(request):
             raise HTTPException(403, "the pairing code is shown on the TV only")
         shown, left = code.current()
-        return PairingInfo(
-            code=f"{shown[:4]} {shown[4:]}", expires_in_s=int(left), address=pairing_address(request)
-        )
+        return PairingInfo(code=_grouped(shown), expires_in_s=int(left), address=pairing_address(request))
+
+    @api.get("/api/pair")
+    def code_kind() -> CodeKind:
+        """What kind of code the TV shows now, for the pairing page's keyboard."""
+        shown, _ = code.current()
+        return CodeKind(length=len(shown), letters=not shown.isdigit())
 
     @api.post(
         "/api/pair",
@@ -122,7 +148,7 @@ def router(
         if not code.redeem(asked.code):
             raise HTTPException(403, "that is not the code the TV shows now: check it and type it again")
         attempts.succeeded(_client(request), at)
-        device, token = devices.pair(" ".join(asked.name.split()))
+        device, token = devices.pair(" ".join(asked.name.split()), PHONE)
         set_login_cookie(request, response, DEVICE_COOKIE, token)
         return Me(paired=True, name=device.name, kiosk=is_kiosk(request))
 
@@ -134,7 +160,7 @@ def router(
 
     @api.get("/api/devices", dependencies=[Depends(admin)], responses={403: NEEDS_PAIRING})
     def paired_devices(request: Request) -> list[dict[str, Any]]:
-        """The paired devices, this one marked."""
+        """The paired devices and the kiosk's sessions, this one marked."""
         mine = getattr(request.state, "device_id", None)
         return [{**d.to_json(), "this": d.id == mine} for d in devices.all()]
 
@@ -146,7 +172,7 @@ def router(
     def unpair(
         request: Request, response: Response, device_id: Annotated[str, PathParam(pattern="^[0-9a-f]{8}$")]
     ) -> dict[str, str]:
-        """Unpairs a device: its login stops working at once."""
+        """Unpairs a device, or signs a kiosk session out: its login stops working at once."""
         if not devices.unpair(device_id):
             raise HTTPException(404, "no such paired device")
         if device_id == getattr(request.state, "device_id", None):

@@ -18,12 +18,12 @@ a new id, with the original time; the folder moves with it. More photos of a res
 Only the phone that sent a result's photo (its player cookie, ``device.web.auth``) or a paired device may
 change it, and the history notes who did and when.
 
-Each request costs a bounded share of a Pi: at most ``MAX_WAITING`` requests wait to read photos or are
-reading them (more are turned away, 503, before their body is read), they read one at a time, a photo is
-decoded reduced where it is larger than the reader needs, and the more photos of a board are decoded one
-after another as they are read. A request that stores a result may carry an ``Idempotency-Key`` (the pages
-send one, the same in each retry): a retry of one whose answer was lost is answered with the result stored
-then, not stored twice.
+Each request costs a bounded share of a Pi: a few bodies are received at once (bodies.py), spooled to files;
+once one is in, at most ``MAX_WAITING`` requests wait to read photos or are reading them (more are turned
+away, 503), they read one at a time, a photo is decoded reduced where it is larger than the reader needs,
+and the more photos of a board are decoded one after another as they are read. A request that stores a
+result may carry an ``Idempotency-Key`` (the pages send one, the same in each retry): a retry of one whose
+answer was lost is answered with the result stored then, not stored twice.
 """
 
 from __future__ import annotations
@@ -36,10 +36,9 @@ import secrets
 import shutil
 import tempfile
 import threading
-from collections.abc import Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from collections.abc import AsyncIterator, Iterator, Mapping, Sequence
+from contextlib import asynccontextmanager, contextmanager
 from dataclasses import dataclass, replace
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Annotated, Any, Protocol, overload
 
@@ -56,11 +55,13 @@ from starlette.datastructures import UploadFile
 from calibration import teaching
 from calibration.profiles import profile_exists
 from calibration.statedir import StateDir, check_name
-from calibration.store import StoreError, write_json_atomic
+from calibration.store import StoreError
 from device.history import AlreadyRecorded, Change, GameNotFound, GameRecord, History, Sender
+from device.inbox import Inbox
 from device.photo import ScoredBoard, table_state
 from device.report import breakdown_json, result_json
-from device.web.auth import give_player_id, is_admin, player_id, who
+from device.web.auth import PlayerIds, is_admin, who
+from device.web.bodies import TAKES_PHOTOS, Guarded
 from device.web.reteach import Reteacher
 from device.web.security import json_object_field, page_response
 from device.web.setup import SetupStore
@@ -69,20 +70,12 @@ from scoring.hand import check as check_hand
 from scoring.registry import GAMES, AnyPicker, Kind, get_entry, get_game
 from vision.debug import draw_reading
 from vision.geometry import Points, cell_rect_mm
-from vision.image_io import ImageError, check_image, decode_image, viewed_size
+from vision.image_io import ImageError, check_image, decode_image, viewed_size, without_personal_metadata
 from vision.pipeline import BoardReading, NoBoardError
 
 log = logging.getLogger(__name__)
 
 RESULTS_DIR = "web-results"
-INBOX_DIR = "enrolment-inbox"
-INBOX_USED_DIR = "used"
-INBOX_TIME = "%Y%m%dT%H%M%SZ"
-# The name (without .json) save_for_enrolment gives a board's state: the photo's name, then "-boardI".
-INBOX_ITEM = (
-    r"(?P<photo>(?P<when>\d{8}T\d{6}Z)-game(?P<game_id>\d+)(?:-(?P<profile>[a-z0-9][a-z0-9_-]*))?)"
-    r"-board(?P<board>\d+)"
-)
 META_FILE = "result.json"
 _ALSO_FILE = re.compile(r"also-(\d+)\.(?:jpg|png)")
 # What ResultStore.save names a result's folder while it writes it.
@@ -97,8 +90,8 @@ MAX_ALSO = 3
 # (a 64-megapixel one, 9248 px, to a quarter of its pixels); the Pi cameras' (4056, 4608 px) stay whole, so
 # their calibration holds.
 READ_LONG_SIDE = 3000
-# Requests waiting to read photos or reading them, at most; more are turned away before their body is read,
-# so that a crowd of uploads costs neither memory (each waiting one holds its body) nor the TV's answers.
+# Requests waiting to read photos or reading them, at most, each holding its photos' bytes; more are turned
+# away, so that a crowd of uploads costs neither memory nor the TV's answers.
 MAX_WAITING = 4
 RETRY_AFTER_S = 5
 BUSY = "the scorer is busy reading other photos; try again in a few seconds"
@@ -329,73 +322,6 @@ def enrolment_state(
     return {**states[index], "game": game}
 
 
-def save_for_enrolment(
-    inbox: Path,
-    photo: Path,
-    record: GameRecord,
-    states: Sequence[Mapping[str, Any]],
-    hand: Mapping[str, Any],
-    profile: str | None,
-) -> None:
-    """The photo and each board's corrected state, named so that a photo and a state pair up for
-    ``garden-scorer enroll --profile NAME PHOTO STATE.json`` (a photo of several boards also needs
-    ``--corners``, the board's ``corners_xy`` in the history). The profile the photo was read with, if
-    any, ends the name: it is the one to enrol. The calibration page reads them back with :func:`inbox_items`
-    and enrols them the same way."""
-    stem = f"{record.played_at.astimezone(UTC).strftime(INBOX_TIME)}-game{record.id}"
-    if profile is not None:
-        stem += f"-{check_name(profile)}"
-    inbox.mkdir(parents=True, exist_ok=True)
-    tmp = inbox / f".{stem}{photo.suffix}.tmp"
-    shutil.copyfile(photo, tmp)
-    os.replace(tmp, inbox / f"{stem}{photo.suffix}")
-    for i in range(len(states)):
-        write_json_atomic(inbox / f"{stem}-board{i + 1}.json", enrolment_state(record.game, states, i, hand))
-
-
-@dataclass(frozen=True)
-class InboxItem:
-    """One board's corrected state in the enrolment inbox and the photo it was read from."""
-
-    id: str
-    photo: Path
-    state: Path
-    played_at: datetime
-    game_id: int
-    board: int
-    """The board's index in the result, from 0."""
-    profile: str | None
-
-
-def inbox_items(inbox: Path) -> list[InboxItem]:
-    """The inbox's states that still have their photo, oldest first."""
-    items = []
-    for path in sorted(inbox.glob("*.json")):
-        match = re.fullmatch(INBOX_ITEM, path.stem)
-        if match is None:
-            continue
-        photos = (inbox / f"{match['photo']}{suffix}" for suffix in (".jpg", ".png"))
-        photo = next((p for p in photos if p.is_file()), None)
-        if photo is not None:
-            when = datetime.strptime(match["when"], INBOX_TIME).replace(tzinfo=UTC)
-            board = int(match["board"]) - 1
-            items.append(
-                InboxItem(path.stem, photo, path, when, int(match["game_id"]), board, match["profile"])
-            )
-    return items
-
-
-def retire_items(inbox: Path, items: Sequence[InboxItem]) -> None:
-    """Move enrolled items to ``used/``: each state, and its photo once no other state of it is left."""
-    used = inbox / INBOX_USED_DIR
-    used.mkdir(exist_ok=True)
-    for item in items:
-        os.replace(item.state, used / item.state.name)
-    waiting = {item.photo for item in inbox_items(inbox)}
-    for photo in {item.photo for item in items} - waiting:
-        os.replace(photo, used / photo.name)
-
-
 class ScoreResult(BaseModel):
     game_id: int = Field(description="the result's id in the history; its page is /result/GAME_ID")
     boards: list[dict[str, Any]] = Field(description="as `garden-scorer score --json` prints them")
@@ -409,18 +335,22 @@ class Correction(BaseModel):
     )
     consent: bool = Field(
         default=False,
-        description="teach from the photo and these states: its profile learns from them at once, or they "
-        "wait in the enrolment inbox",
+        description="teach from the photo and these states: from a paired device its profile learns from "
+        "them at once, otherwise they wait in the enrolment inbox for the owner",
     )
 
 
 class Corrected(ScoreResult):
     enrolment_saved: bool = Field(
         description="whether the photo was kept to teach from: among its profile's teaching photos, or in "
-        "the enrolment inbox when it was read with no profile"
+        "the enrolment inbox"
     )
     reteaching: str | None = Field(
         default=None, description="the profile now being taught again from the photo, in the background"
+    )
+    awaiting_owner: bool = Field(
+        default=False,
+        description="whether the photo waits in the enrolment inbox for the table's owner to teach from it",
     )
 
 
@@ -436,7 +366,8 @@ _ALSO_PROPERTY: dict[str, Any] = {
 def _multipart_body(required: str, properties: Mapping[str, Any]) -> dict[str, Any]:
     """An OpenAPI request body of a multipart form with ``properties``, ``required`` among them."""
     schema = {"type": "object", "required": [required], "properties": dict(properties)}
-    return {"requestBody": {"required": True, "content": {"multipart/form-data": {"schema": schema}}}}
+    content = {"multipart/form-data": {"schema": schema}}
+    return {"requestBody": {"required": True, "content": content}, **TAKES_PHOTOS}
 
 
 _UPLOAD_BODY = _multipart_body(
@@ -504,9 +435,25 @@ def _corners_field(text: str) -> Points:
         ) from None
 
 
-async def _read_upload(request: Request) -> tuple[bytes, list[bytes], str | None, str | None]:
-    """The photo's bytes, those of the ``also`` photos, and the ``hand`` and ``corners`` fields' text, from a
-    multipart form."""
+@dataclass(frozen=True)
+class _Upload:
+    """An upload's fields once its body is in: the photos (spooled, not yet read into memory) and the text of
+    the ``hand`` and ``corners`` fields."""
+
+    photo: UploadFile
+    also: list[UploadFile]
+    hand: str | None
+    corners: str | None
+
+    async def photos(self) -> list[bytes]:
+        """The photo's bytes, then the ``also`` photos': read into memory once a place to read them is had."""
+        return [await self.photo.read(), *[await a.read() for a in self.also]]
+
+
+@asynccontextmanager
+async def _upload_form(request: Request) -> AsyncIterator[_Upload]:
+    """The photo, the ``also`` photos and the ``hand`` and ``corners`` fields of a multipart form, open while
+    the block runs."""
     _require_multipart(request, "file")
     async with request.form(max_files=1 + MAX_ALSO, max_fields=MAX_FORM_FIELDS) as form:
         upload = form.get("file")
@@ -518,23 +465,19 @@ async def _read_upload(request: Request) -> tuple[bytes, list[bytes], str | None
         for name, value in (("hand", hand), ("corners", corners)):
             if value is not None and not isinstance(value, str):
                 raise HTTPException(400, f"{name}: expected a JSON text field, not a file")
-        more = [await a.read() for a in also]
-        return (
-            await upload.read(),
-            more,
-            hand if isinstance(hand, str) else None,
-            (corners if isinstance(corners, str) else None),
-        )
+        text = [value if isinstance(value, str) else None for value in (hand, corners)]
+        yield _Upload(upload, also, *text)
 
 
-async def _read_more(request: Request, most: int) -> list[bytes]:
-    """The bytes of the ``also`` photos (one to ``most``) from a multipart form."""
+@asynccontextmanager
+async def _more_form(request: Request, most: int) -> AsyncIterator[list[UploadFile]]:
+    """The ``also`` photos (one to ``most``) of a multipart form, open while the block runs."""
     _require_multipart(request, "also")
     async with request.form(max_files=MAX_ALSO, max_fields=MAX_FORM_FIELDS) as form:
         also = _photo_files(form.getlist("also"), "also", most)
         if not also:
             raise HTTPException(400, "no photo: send each in the multipart field 'also'")
-        return [await a.read() for a in also]
+        yield also
 
 
 class Waiting:
@@ -598,13 +541,6 @@ def _answer(record: GameRecord) -> ScoreResult:
     return ScoreResult(game_id=record.id, boards=[dict(b.data) for b in record.boards])
 
 
-def _sender(request: Request, response: Response, key: str | None) -> Sender:
-    """Who sent ``request``: its browser's player id (given now, as a cookie with ``response``, to a browser
-    that has none), its address and its Idempotency-Key."""
-    address = request.client.host if request.client else "an unknown address"
-    return Sender(give_player_id(request, response), address, key)
-
-
 def router(
     score: ScoreFn,
     state: StateDir,
@@ -612,26 +548,33 @@ def router(
     results: ResultStore,
     setup: SetupStore,
     reteacher: Reteacher,
+    players: PlayerIds,
     most_waiting: int = MAX_WAITING,
 ) -> APIRouter:
     """``most_waiting``: how many requests may wait to read photos or read them at once."""
-    api = APIRouter(tags=["score"])
+    api = APIRouter(tags=["score"], route_class=Guarded)
     # One photo read at a time: the reader uses the Pi's every core, and its memory is for one photo.
     scoring = threading.Lock()
     queue = Waiting(most_waiting)
+    inbox = Inbox(state)
+
+    def _sender(request: Request, response: Response, key: str | None) -> Sender:
+        """Who sent ``request``: its browser's player id (issued now, as a cookie with ``response``, to a
+        browser that has none), its address and its Idempotency-Key."""
+        address = request.client.host if request.client else "an unknown address"
+        return Sender(players.give(request, response), address, key)
 
     def score_photo(
         data: bytes,
+        size: tuple[int, int],
         also: Sequence[bytes],
         game: str,
         hand: Mapping[str, Any],
         profile: str | None,
         corners: Points | None = None,
     ) -> list[ScoredBoard]:
-        # Every photo's header first: a bad one is refused before any is read.
-        width, height = check_image(data)
-        for photo in also:
-            check_image(photo)
+        """Read the photo ``data``, ``size`` pixels as viewed, and the ``also`` photos of its one board."""
+        width, height = size
         if corners is not None and not np.all((corners >= -1) & (corners <= [width, height])):
             raise ValueError(
                 f"corners: each must lie in the photo ({width} x {height} pixels as it is viewed); drag them "
@@ -656,10 +599,13 @@ def router(
         change: Change | None = None,
     ) -> ScoreResult:
         """Read ``photos`` (more of the first's one board after it) and keep the result, in place of
-        ``replaces`` when given (its time and players kept)."""
-        first, *also = photos
+        ``replaces`` when given (its time and players kept). What a photo says of who took it, where and when
+        (EXIF's GPS position, ...) is neither kept nor served: only its picture."""
         try:
-            boards = score_photo(first, also, game, hand, profile, corners)
+            # Every photo's header first: a bad one is refused before any is read.
+            size, *_ = [check_image(photo) for photo in photos]
+            first, *also = [without_personal_metadata(photo) for photo in photos]
+            boards = score_photo(first, size, also, game, hand, profile, corners)
         except NoBoardError as exc:
             raise HTTPException(422, str(exc)) from None
         except ValueError as exc:  # ImageError, StateError, StoreError: each says what to do
@@ -701,7 +647,7 @@ def router(
         uploaders = history.uploaders(game_id)
         if not uploaders:
             return NOT_A_PHONES
-        mine = player_id(request)
+        mine = players.of(request)
         if mine is None or not any(secrets.compare_digest(mine, p) for p in uploaders):
             return NOT_YOURS
         return None
@@ -742,12 +688,11 @@ def router(
         sender = _sender(request, response, idempotency_key)
         if (done := await run_in_threadpool(replayed, sender)) is not None:
             return done
-        with queue.place():
-            photo, also, hand_text, corners_text = await _read_upload(request)
-            corners = _corners_field(corners_text) if corners_text and corners_text.strip() else None
+        async with _upload_form(request) as sent:
+            corners = _corners_field(sent.corners) if sent.corners and sent.corners.strip() else None
             hand = (
-                json_object_field(hand_text, "hand", '{"track_score": 38}')
-                if hand_text and hand_text.strip()
+                json_object_field(sent.hand, "hand", '{"track_score": 38}')
+                if sent.hand and sent.hand.strip()
                 else setup.hand_for(game)
             )
             try:
@@ -755,9 +700,10 @@ def router(
                 check_hand(get_entry(game).hand_form, hand)
             except StateError as exc:
                 raise HTTPException(400, str(exc)) from None
-            return await run_in_threadpool(
-                read_and_keep, game, [photo, *also], hand, profile, sender, corners
-            )
+            # A place in the queue once the body is in: a slow sender keeps no other phone waiting.
+            with queue.place():
+                photos = await sent.photos()
+                return await run_in_threadpool(read_and_keep, game, photos, hand, profile, sender, corners)
 
     @api.post(
         "/api/result/{game_id}/also",
@@ -791,10 +737,11 @@ def router(
         if room <= 0:
             full = f"game {game_id} was read from {len(kept)} photos, the most read together"
             raise HTTPException(400, full)
-        with queue.place():
-            more = await _read_more(request, room)
-            change = Change(CHANGE_MORE, who(request))
-            return await read_again(record, kept, gone, sender, change, more=more)
+        async with _more_form(request, room) as also:
+            with queue.place():
+                more = [await a.read() for a in also]
+                change = Change(CHANGE_MORE, who(request))
+                return await read_again(record, kept, gone, sender, change, more=more)
 
     def changeable(request: Request, game_id: int) -> GameRecord:
         """The stored result ``game_id``, once ``request`` may change it (404, 403 otherwise)."""
@@ -1044,19 +991,23 @@ def router(
         results.move(game_id, new_id)
         photo = results.photo(new_id) if correction.consent else None
         reteaching = None
-        if photo is not None and profile is not None and profile_exists(state, profile):
-            # Read with a profile: it learns from the photo now, in the background.
+        truths = [enrolment_state(record.game, correction.boards, i, hand) for i in range(len(boards))]
+        if photo is not None and profile is not None and profile_exists(state, profile) and is_admin(request):
+            # The owner's own correction of a result read with a profile: it learns from the photo now, in
+            # the background. Anyone else's waits in the inbox for the owner (device.inbox).
             recorded = history.get(new_id).boards
-            for i in range(len(correction.boards)):
-                truth = enrolment_state(record.game, correction.boards, i, hand)
+            for i, truth in enumerate(truths):
                 teaching.add(state, profile, photo, truth, recorded[i].data.get("corners_xy"))
             reteacher.schedule(profile)
             reteaching = profile
         elif photo is not None:
-            inbox = state.root / INBOX_DIR
-            save_for_enrolment(inbox, photo, history.get(new_id), correction.boards, hand, profile)
+            inbox.save(photo, record.played_at, new_id, truths, profile)
         return Corrected(
-            game_id=new_id, boards=boards, enrolment_saved=photo is not None, reteaching=reteaching
+            game_id=new_id,
+            boards=boards,
+            enrolment_saved=photo is not None,
+            reteaching=reteaching,
+            awaiting_owner=photo is not None and reteaching is None,
         )
 
     return api

@@ -1,5 +1,5 @@
 """What the app enforces on every request, whoever binds it: the names it answers to, where state-changing
-requests come from, the body limit, and the headers of every response.
+requests come from, and the headers of every response (what a body may be: bodies.py).
 
 The Host check: a request must name the scorer by an IP address, ``localhost``, this machine's host name (also
 with ``.local``, as mDNS gives it) or a name the settings add; any other name is a page on another site whose
@@ -7,11 +7,9 @@ domain was pointed at the scorer's address (DNS rebinding), answered 421.
 
 The Origin check: a browser says which site sent a request. A state-changing request (not GET, HEAD or
 OPTIONS) whose ``Origin``, or failing that ``Referer``, is not the scorer itself is refused with 403, so no
-page of another site, in the kiosk's browser or a phone's, can act for its user. A request with neither comes
+page of another site, in the kiosk's browser or a phone's, can act for its user (one exception: the kiosk's
+sign-in from the TV's start-up page file, :data:`KIOSK_SIGN_IN`). A request with neither comes
 from a program, not from a page; it still needs a paired device's login for the owner's actions (auth.py).
-
-The body limit is checked from ``Content-Length`` before anything is read and again while reading, so a huge
-or lying upload costs neither memory nor a decode.
 """
 
 from __future__ import annotations
@@ -32,7 +30,6 @@ from fastapi.responses import HTMLResponse, JSONResponse
 from starlette.datastructures import Headers, MutableHeaders
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-MAX_UPLOAD_BYTES = 20 * 1024 * 1024
 SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
 
 STATIC_DIR = Path(__file__).resolve().parent / "static"
@@ -63,6 +60,9 @@ DOCS_CSP = (
     "img-src 'self' data:; frame-ancestors 'none'"
 )
 DOCS_PATHS = ("/docs", "/redoc")
+# The TV's start-up page is a file on the Pi (garden-scorer kiosk-page) that posts the kiosk's token here;
+# a file's page has no origin ("null"). The token is the proof: a page that does not hold it gets a 403.
+KIOSK_SIGN_IN = ("POST", "/kiosk")
 HSTS = "max-age=31536000"
 
 
@@ -117,6 +117,8 @@ class RequestChecks:
         elif scope["method"] not in SAFE_METHODS:
             origin = headers.get("origin")
             sender = origin if origin is not None else headers.get("referer")
+            if sender == "null" and (scope["method"], scope.get("path")) == KIOSK_SIGN_IN:
+                sender = None  # the TV's start-up page, a file (see KIOSK_SIGN_IN)
             if sender is not None:
                 parts = urlsplit(sender)
                 same = parts.scheme in ("http", "https") and parts.netloc.lower() == host.lower()
@@ -144,37 +146,6 @@ class RequestChecks:
         await self.app(scope, receive, with_headers)
 
 
-class BodyLimit:
-    """ASGI middleware refusing request bodies over ``max_bytes`` with 413."""
-
-    def __init__(self, app: ASGIApp, max_bytes: int) -> None:
-        self.app = app
-        self.max_bytes = max_bytes
-        self.message = f"the request is over the {max_bytes}-byte limit; send a smaller photo"
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http":
-            await self.app(scope, receive, send)
-            return
-        declared = Headers(scope=scope).get("content-length", "")
-        if declared.isdigit() and int(declared) > self.max_bytes:
-            await JSONResponse({"detail": self.message}, 413)(scope, receive, send)
-            return
-        seen = 0
-
-        async def limited() -> Message:
-            nonlocal seen
-            message = await receive()
-            if message["type"] == "http.request":
-                seen += len(message.get("body", b""))
-                if seen > self.max_bytes:
-                    # Raised inside the handler's read of the body, so FastAPI answers it like any 413.
-                    raise HTTPException(413, self.message)
-            return message
-
-        await self.app(scope, limited, send)
-
-
 @dataclass(frozen=True)
 class Page:
     title: str
@@ -194,6 +165,7 @@ PAGES = {
     "setup.html": Page("Game set-up", "setup.js", "/setup", owner=True),
     "calibrate.html": Page("Calibration", "calibrate.js", "/calibrate", owner=True),
     "pair.html": Page("Pair this phone", "pair.js", None),
+    "kiosk.html": Page("Sign the TV in", "kiosk.js", None),
 }
 API_DOCS = ("/docs", "API")
 

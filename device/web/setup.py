@@ -21,6 +21,7 @@ from calibration.profiles import PICTURE_FILE, list_profiles, load_bundle
 from calibration.statedir import StateDir
 from calibration.store import StoreError, read_versioned, write_json_atomic
 from device.web.auth import NEEDS_PAIRING, AdminGuard
+from device.web.bodies import Guarded
 from device.web.reteach import Reteacher
 from device.web.security import page_response
 from scoring.core import StateError
@@ -132,7 +133,7 @@ def picture_url(state: StateDir, name: str) -> str | None:
 
 
 def router(state: StateDir, store: SetupStore, admin: AdminGuard, reteacher: Reteacher) -> APIRouter:
-    api = APIRouter(tags=["setup"])
+    api = APIRouter(tags=["setup"], route_class=Guarded)
 
     @api.get("/setup", include_in_schema=False)
     def setup_page() -> HTMLResponse:

@@ -6,26 +6,34 @@ that reconnects sends ``Last-Event-ID``; events with a numeric id up to that one
 that replays its latest events to a new subscriber resumes the stream exactly. On every (re)connect the
 page loads ``GET /api/tv`` (whether live events flow, and the latest result in the history) and shows that
 result until a live score arrives. With no live source, ``/api/events`` answers 404 and the page polls
-``/api/tv``, showing the latest uploaded result. At most :data:`MAX_TV_CLIENTS` streams are open at once;
-more are answered 503, to retry later. The kiosk's page also shows the pairing code (pairing.py).
+``/api/tv``, showing the latest uploaded result. The kiosk's page also shows the pairing code (pairing.py).
 
-``GET /api/preview.mjpg`` is the live camera itself as Motion JPEG, for aiming it on the set-up page.
+The TV is never locked out: the kiosk's streams have places of their own (:data:`KIOSK_STREAMS`); any other
+browser may hold :data:`STREAMS_PER_CLIENT` and all of them together :data:`OTHER_STREAMS` (more are answered
+503, to retry later), each place taken before the stream starts and given back when it ends.
+
+``GET /api/preview.mjpg`` is the live camera itself as Motion JPEG, for aiming it on the set-up page: for a
+paired device or the kiosk only, at most :data:`PREVIEWS` at once (each encodes pictures all the while).
 """
 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator, Callable, Mapping
+from collections.abc import AsyncIterator, Callable, Iterator, Mapping
+from contextlib import contextmanager
 from typing import Annotated, Any, Protocol
 
 import cv2
 import numpy as np
-from fastapi import APIRouter, Depends, Header, HTTPException
+from fastapi import APIRouter, Depends, Header, HTTPException, Request
 from fastapi.responses import HTMLResponse, StreamingResponse
 from fastapi.sse import EventSourceResponse, ServerSentEvent
 from numpy.typing import NDArray
 
 from device.history import History
+from device.web.auth import NEEDS_PAIRING, PAIR_FIRST, is_admin, is_kiosk
+from device.web.bodies import Guarded
+from device.web.places import Busy, Places
 from device.web.security import page_response
 from scoring.registry import GAMES
 
@@ -33,8 +41,13 @@ from scoring.registry import GAMES
 WAIT_S = 30.0
 # Asks the browser to reconnect soon after the service restarts.
 RETRY_MS = 3000
-# TVs and set-up pages at once: a home has a few; each open stream holds a task and a queue.
-MAX_TV_CLIENTS = 16
+# Event streams at once. The kiosk reconnecting may hold two for a moment; a phone's TV page holds one. A
+# home has a few screens; each open stream holds a task and a queue.
+KIOSK_STREAMS = 4
+STREAMS_PER_CLIENT = 2
+OTHER_STREAMS = 16
+# Live previews at once, from paired devices and the kiosk: the set-up page on the owner's phone.
+PREVIEWS = 2
 
 
 class LiveEvent(Protocol):
@@ -89,15 +102,56 @@ def _preview_jpeg(image: NDArray[np.uint8]) -> bytes:
     return bytes(data)
 
 
-def router(events: EventSource | None, history: History, preview: Preview | None = None) -> APIRouter:
-    api = APIRouter(tags=["tv"])
-    streams = 0  # open event streams
+class Streams:
+    """Places for endless responses: the kiosk's apart, everyone else's per client and in all."""
 
-    @api.get("/api/preview.mjpg", responses={404: {"description": "no camera"}})
-    async def preview_stream() -> StreamingResponse:
-        """The live camera as Motion JPEG (a few pictures a second), to aim it and check the light."""
+    def __init__(self, kiosk: int, per_client: int, others: int) -> None:
+        self.kiosk = Places(kiosk, kiosk)
+        self.others = Places(per_client, others)
+
+    @contextmanager
+    def place(self, request: Request, what: str) -> Iterator[None]:
+        """A place for ``request`` while the block runs; 503 saying ``what`` is full when none is left."""
+        kiosk = is_kiosk(request)
+        places = self.kiosk if kiosk else self.others
+        try:
+            with places.place("kiosk" if kiosk else _client(request)):
+                yield
+        except Busy:  # from taking the place: the block is a stream, which never raises it
+            raise HTTPException(
+                503, f"{what}; close one", headers={"Retry-After": str(RETRY_MS // 1000)}
+            ) from None
+
+
+def _client(request: Request) -> str:
+    return request.client.host if request.client else "?"
+
+
+def router(events: EventSource | None, history: History, preview: Preview | None = None) -> APIRouter:
+    api = APIRouter(tags=["tv"], route_class=Guarded)
+    streams = Streams(KIOSK_STREAMS, STREAMS_PER_CLIENT, OTHER_STREAMS)
+    previews = Places(1, PREVIEWS)
+
+    async def preview_place(request: Request) -> AsyncIterator[None]:
+        # A dependency with yield: the place is held until the response has been sent (or the client left).
+        if not (is_admin(request) or is_kiosk(request)):
+            raise HTTPException(403, PAIR_FIRST)
         if preview is None:
             raise HTTPException(404, "no live camera on this scorer")
+        try:
+            with previews.place(_client(request)):
+                yield
+        except Busy:  # from taking the place, as above
+            raise HTTPException(503, f"{PREVIEWS} previews of the camera are open; close one") from None
+
+    @api.get(
+        "/api/preview.mjpg",
+        dependencies=[Depends(preview_place)],
+        responses={403: NEEDS_PAIRING, 404: {"description": "no camera"}, 503: {"description": "too many"}},
+    )
+    async def preview_stream() -> StreamingResponse:
+        """The live camera as Motion JPEG (a few pictures a second), to aim it and check the light."""
+        assert preview is not None  # preview_place answered 404 otherwise
         source = preview
 
         async def frames() -> AsyncIterator[bytes]:
@@ -119,16 +173,12 @@ def router(events: EventSource | None, history: History, preview: Preview | None
             frames(), media_type=f"multipart/x-mixed-replace; boundary={PREVIEW_BOUNDARY}"
         )
 
-    def live_source() -> EventSource:
+    async def event_place(request: Request) -> AsyncIterator[None]:
+        # A dependency with yield: the place is taken before the stream starts and held until it ends.
         if events is None:
             raise HTTPException(404, "no live camera on this scorer: /tv shows the latest uploaded result")
-        if streams >= MAX_TV_CLIENTS:
-            raise HTTPException(
-                503,
-                f"{MAX_TV_CLIENTS} screens are already following the live scores; close one",
-                headers={"Retry-After": str(RETRY_MS // 1000)},
-            )
-        return events
+        with streams.place(request, "too many screens are following the live scores"):
+            yield
 
     @api.get("/tv", include_in_schema=False)
     def tv_page() -> HTMLResponse:
@@ -144,22 +194,22 @@ def router(events: EventSource | None, history: History, preview: Preview | None
             record["title"] = rules.title if rules else record["game"]
         return {"live": events is not None, "latest": record}
 
-    # As a dependency, the 404 is sent before the stream starts; in the stream it would come too late.
+    # As a dependency, the 404 and 503 are sent before the stream starts; in the stream they would come too
+    # late.
     @api.get(
         "/api/events",
         response_class=EventSourceResponse,
-        dependencies=[Depends(live_source)],
+        dependencies=[Depends(event_place)],
         responses={503: {"description": "too many screens following"}},
     )
     async def stream(
         last_event_id: Annotated[str | None, Header()] = None,
     ) -> AsyncIterator[ServerSentEvent]:
         """Live results and status messages as Server-Sent Events."""
-        nonlocal streams
-        source = live_source()
+        assert events is not None  # event_place answered 404 otherwise
+        source = events
         after = _number(last_event_id) if last_event_id is not None else None
         sub = source.subscribe()
-        streams += 1
         try:
             while True:
                 event = await source.next(sub, WAIT_S)
@@ -172,7 +222,6 @@ def router(events: EventSource | None, history: History, preview: Preview | None
                     data=dict(event.payload), event=event.kind, id=str(event.id), retry=RETRY_MS
                 )
         finally:
-            streams -= 1
             source.unsubscribe(sub)
 
     return api

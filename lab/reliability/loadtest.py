@@ -17,7 +17,6 @@ import http.client
 import itertools
 import json
 import logging
-import socket
 import tempfile
 import threading
 import time
@@ -29,40 +28,13 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from fastapi import FastAPI
 
 from device.live import Broadcaster, LiveEvent
+from lab.serving import serve_in_thread
 
 GAME = "alices-garden"
 # A photo as a phone sends it is larger, but the Pi camera's 2304x1296 is what the scorer is sized for.
 PHOTO_WH = (2304, 1296)
-
-
-@contextmanager
-def serve_app(app: FastAPI, timeout_s: float = 10.0) -> Iterator[str]:
-    """Runs ``app`` under uvicorn on a free loopback port in a background thread; yields its base URL."""
-    import uvicorn
-
-    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    # Bound here and handed over, so no other process can take the port meanwhile.
-    sock.bind(("127.0.0.1", 0))
-    host, port = sock.getsockname()
-    config = uvicorn.Config(app, log_level="warning", timeout_graceful_shutdown=2, backlog=256)
-    server = uvicorn.Server(config)
-    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, name="uvicorn", daemon=True)
-    thread.start()
-    try:
-        deadline = time.monotonic() + timeout_s
-        while not server.started:
-            if not thread.is_alive() or time.monotonic() > deadline:
-                raise RuntimeError(f"the app did not start on http://{host}:{port} within {timeout_s} s")
-            time.sleep(0.02)
-        yield f"http://{host}:{port}"
-    finally:
-        server.should_exit = True
-        thread.join(timeout_s)
-        sock.close()
 
 
 @contextmanager
@@ -115,11 +87,21 @@ class _Upload:
     error: str | None = None
 
 
+def phone_address(index: int) -> str:
+    """The loopback address phone ``index`` of a load sends from: each phone is a client of its own, as on a
+    LAN (the scorer limits what one client may hold at once)."""
+    return f"127.0.{1 + index // 250}.{2 + index % 250}"
+
+
 def _uploader(
-    url: str, jobs: Iterator[bytes], lock: threading.Lock, out: list[_Upload], timeout: float
+    url: str, jobs: Iterator[bytes], lock: threading.Lock, out: list[_Upload], timeout: float, address: str
 ) -> None:
     host, port = _host_port(url)
-    connection = http.client.HTTPConnection(host, port, timeout=timeout)
+
+    def connect() -> http.client.HTTPConnection:
+        return http.client.HTTPConnection(host, port, timeout=timeout, source_address=(address, 0))
+
+    connection = connect()
     try:
         while True:
             with lock:
@@ -139,7 +121,7 @@ def _uploader(
             except (OSError, http.client.HTTPException, ValueError) as exc:
                 result = _Upload(None, time.perf_counter() - started, f"{type(exc).__name__}: {exc}")
                 connection.close()
-                connection = http.client.HTTPConnection(host, port, timeout=timeout)
+                connection = connect()
             with lock:
                 out.append(result)
     finally:
@@ -151,6 +133,7 @@ class _Tv:
     """An SSE client that stays connected for the whole load; counts events and checks their ids rise."""
 
     url: str
+    address: str = "127.0.0.1"
     events: int = 0
     connects: int = 0
     disconnects: int = 0
@@ -164,7 +147,7 @@ class _Tv:
         host, port = _host_port(self.url)
         last: int | None = None
         while not self.stop.is_set():
-            connection = http.client.HTTPConnection(host, port, timeout=1.0)
+            connection = http.client.HTTPConnection(host, port, timeout=1.0, source_address=(self.address, 0))
             try:
                 connection.request("GET", "/api/events", headers={"Accept": "text/event-stream"})
                 response = connection.getresponse()
@@ -237,12 +220,13 @@ def run_load(
     with tempfile.TemporaryDirectory(prefix="loadtest-") as tmp:
         state = StateDir(Path(tmp))
         app = create_app(AppConfig(state, score or upload_scorer(state), source))
-        with serve_app(app) as url:
+        with serve_in_thread(app) as url:
             stop = threading.Event()
             publisher = threading.Thread(
                 target=_publisher, args=(source, event_interval_s, stop), daemon=True
             )
-            tvs = [_Tv(url) for _ in range(sse_clients)]
+            # Each TV a screen of its own, after the phones' addresses.
+            tvs = [_Tv(url, phone_address(concurrency + i)) for i in range(sse_clients)]
             tv_threads = [threading.Thread(target=tv.run, daemon=True) for tv in tvs]
             for thread in [publisher, *tv_threads]:
                 thread.start()
@@ -252,8 +236,12 @@ def run_load(
             lock = threading.Lock()
             jobs = (bodies[i % len(bodies)] for i in range(uploads))
             workers = [
-                threading.Thread(target=_uploader, args=(url, jobs, lock, results, timeout_s), daemon=True)
-                for _ in range(concurrency)
+                threading.Thread(
+                    target=_uploader,
+                    args=(url, jobs, lock, results, timeout_s, phone_address(i)),
+                    daemon=True,
+                )
+                for i in range(concurrency)
             ]
             started = time.perf_counter()
             for worker in workers:
@@ -302,14 +290,19 @@ def run_load(
 STREAMS = ("/api/events", "/api/preview.mjpg")
 
 
-def run_schemathesis(max_examples: int, *, negative: bool = True, score: Any = None) -> dict[str, Any]:
+def run_schemathesis(
+    max_examples: int, *, negative: bool = True, score: Any = None, seed: int | None = None
+) -> dict[str, Any]:
     """Schemathesis's generated requests for every operation of the app's OpenAPI schema, in process.
 
     Each operation gets ``max_examples`` valid requests and, with ``negative``, as many invalid ones, sent
     from a paired device so the owner's endpoints are reached. The app has no live source (its two endless
     streams answer 404; the load test covers the event stream) and ``score`` (default: the real upload
-    scorer). Counts answers by status, the 5xx ones (there must be none) and every other failed check.
+    scorer). ``seed`` picks the examples (each seed other ones, the same on every machine); None: Hypothesis's
+    own fixed choice. Counts answers by status, the 5xx ones (there must be none) and every other failed
+    check.
     """
+    import hypothesis
     import schemathesis
     from fastapi.testclient import TestClient
     from hypothesis import HealthCheck, Phase, given, settings
@@ -377,10 +370,12 @@ def run_schemathesis(max_examples: int, *, negative: bool = True, score: Any = N
                     max_examples=max_examples,
                     deadline=None,
                     database=None,
-                    derandomize=True,
+                    derandomize=seed is None,
                     phases=[Phase.explicit, Phase.generate],
                     suppress_health_check=list(HealthCheck),
                 )(given(operation.as_strategy(generation_mode=mode))(check))
+                if seed is not None:
+                    run = hypothesis.seed(seed + len(operations) * len(modes) + modes.index(mode))(run)
                 try:
                     run()
                 except Unsatisfiable:
@@ -389,6 +384,7 @@ def run_schemathesis(max_examples: int, *, negative: bool = True, score: Any = N
     return {
         "operations": len(operations),
         "max_examples": max_examples,
+        "seed": seed,
         "modes": [m.value for m in modes],
         "requests": sum(statuses.values()),
         "seconds": round(time.perf_counter() - started, 1),

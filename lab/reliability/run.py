@@ -28,7 +28,7 @@ import numpy as np
 from fastapi import FastAPI
 from numpy.typing import NDArray
 
-from lab.reliability.server import FLOOD_KINDS, MEMORY_BAR_MB, TV_BAR_MS
+from lab.reliability.server import ATTACK_BAR_MB, FLOOD_KINDS, MEMORY_BAR_MB, TV_BAR_MS
 
 # What every player at the table may do from their phone: score a photo, correct its reading, and read its
 # board again with more photos, where they placed its corners, or with what the photo cannot show typed in.
@@ -160,7 +160,7 @@ def audit_security(app: FastAPI, max_upload_bytes: int | None = None) -> Securit
     (default: the shipped limit) is its own. ``problems`` lists every door found open."""
     from fastapi.testclient import TestClient
 
-    from device.web.security import MAX_UPLOAD_BYTES
+    from device.web.bodies import MAX_UPLOAD_BYTES
     from lab.pairing import pair
 
     audit = SecurityAudit(problems=[])
@@ -247,7 +247,7 @@ def run_reliability(plan: Plan, report: Callable[[str], None] = print) -> dict[s
     from lab.reliability.crashtest import run_kill
     from lab.reliability.fuzz import run_fuzz
     from lab.reliability.loadtest import run_load, run_schemathesis
-    from lab.reliability.server import run_flood, run_upload_kills
+    from lab.reliability.server import run_flood, run_memory, run_upload_kills
     from lab.reliability.soak import run_soak
 
     results: dict[str, Any] = {"plan": asdict(plan)}
@@ -270,13 +270,18 @@ def run_reliability(plan: Plan, report: Callable[[str], None] = print) -> dict[s
     part(
         "schemathesis",
         f"{plan.schemathesis_examples} examples per operation",
-        lambda: run_schemathesis(plan.schemathesis_examples),
+        lambda: run_schemathesis(plan.schemathesis_examples, seed=plan.seed),
     )
     part("security", "every published route", run_security)
     part(
         "flood",
         f"{plan.flood_clients} phones at once, {plan.flood_megapixels:g} MP photos",
         lambda: {kind: run_flood(plan.flood_clients, plan.flood_megapixels, kind) for kind in FLOOD_KINDS},
+    )
+    part(
+        "memory",
+        f"each attack's request, alone and three at once, {plan.flood_megapixels:g} MP photos",
+        lambda: run_memory(plan.flood_megapixels),
     )
     part("upload_kills", f"{plan.upload_kills} kills", lambda: run_upload_kills(plan.upload_kills, plan.seed))
     return results
@@ -293,7 +298,7 @@ def rows(results: dict[str, Any]) -> list[Row]:
     """One line per claim, with the figures behind it and whether it held."""
     fuzz, kill, soak = results["fuzz"], results["kill"], results["soak"]
     load, schema, sec = results["load"], results["schemathesis"], results["security"]
-    flood, kills = results["flood"], results["upload_kills"]
+    flood, kills, memory = results["flood"], results["upload_kills"], results["memory"]
     outcomes: dict[str, int] = {}
     for counts in fuzz["counts"].values():
         for outcome, n in counts.items():
@@ -371,6 +376,13 @@ def rows(results: dict[str, Any]) -> list[Row]:
                 f["peak_mb"] < MEMORY_BAR_MB and all(s not in ("0", "500") for s in f["answers"])
                 for f in (flood[kind] for kind in FLOOD_KINDS)
             ),
+        ),
+        Row(
+            "memory under attack",
+            f"{sum(isinstance(v, dict) for v in memory.values())} requests alone and 3 at once: worst peak "
+            f"{memory['worst_peak_mb']:.0f} MB ({memory['resident_mb_loaded']:.0f} MB with the models "
+            f"loaded; bar {ATTACK_BAR_MB} MB)",
+            memory["worst_peak_mb"] < ATTACK_BAR_MB,
         ),
         Row(
             "kill -9 during uploads",

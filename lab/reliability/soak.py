@@ -39,7 +39,8 @@ from numpy.typing import NDArray
 
 from device.camera import Camera, CameraError
 from device.live import Broadcaster, LiveLoop, LiveScorer
-from lab.reliability.loadtest import quiet, serve_app
+from lab.reliability.loadtest import quiet
+from lab.serving import serve_in_thread
 
 GAME = "alices-garden"
 # Small enough that a frame's motion check and a copy stay cheap, large enough that the models read it.
@@ -445,7 +446,7 @@ def _tv(broadcaster: Broadcaster, drop_after: int) -> Iterator[SseClient]:
             raise ValueError("the soak's app scores no uploads")
 
         app = create_app(AppConfig(StateDir(Path(tmp)), no_uploads, broadcaster))
-        with serve_app(app) as url:
+        with serve_in_thread(app) as url:
             client = SseClient(url, drop_after)
             thread = threading.Thread(target=client.run, name="soak-tv", daemon=True)
             thread.start()

@@ -141,7 +141,10 @@ def test_enroll_takes_corners_once_for_all_photos_or_once_per_photo(
     truth_state = tmp_path / "truth.json"
     truth_state.write_text(json.dumps(TRUTH["state"]))
     other = tmp_path / "other.jpg"
-    other.write_bytes(PHOTO.read_bytes() + b"\0")  # another file of the same board
+    # Another photo of the same board (the same picture, saved again).
+    other.write_bytes(
+        cv2.imencode(".jpg", cv2.imread(str(PHOTO)), [cv2.IMWRITE_JPEG_QUALITY, 90])[1].tobytes()
+    )
     pairs = (str(PHOTO), str(truth_state), str(other), str(truth_state))
     a, b = "1,2,30,2,30,40,1,40", "5,6,50,6,50,60,5,60"
 

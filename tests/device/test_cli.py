@@ -205,3 +205,38 @@ def test_serve_takes_tls_host_names_and_a_kiosk_token_file_and_no_pin(
     with pytest.raises(SystemExit):
         _serve(monkeypatch, capsys, tmp_path, "--pin", "123456")
     assert "unrecognized arguments: --pin" in capsys.readouterr().err
+
+
+def test_kiosk_page_writes_the_tvs_start_up_page_for_its_user_alone(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    from tests.support import run_cli
+
+    token = tmp_path / "kiosk-token"
+    token.write_text("Kiosk_token-0123456789abcdef\n")
+    page = tmp_path / "run" / "garden-scorer-kiosk.html"
+    code, out, _ = run_cli(
+        capsys,
+        "kiosk-page",
+        "--token-file",
+        str(token),
+        "--url",
+        "https://127.0.0.1:8443/",
+        "--out",
+        str(page),
+    )
+    assert code == 0 and f"file://{page}" in out
+    html = page.read_text()
+    # A form that posts the token to the scorer as the page opens; the token in no address.
+    assert '<form method="post" action="https://127.0.0.1:8443/kiosk">' in html
+    assert '<input type="hidden" name="token" value="Kiosk_token-0123456789abcdef">' in html
+    assert 'onload="document.forms[0].submit()"' in html and "?token" not in html
+    assert page.stat().st_mode & 0o777 == 0o600
+    token.write_text("short")
+    code, _, err = run_cli(capsys, "kiosk-page", "--token-file", str(token), "--out", str(page))
+    assert code == 2 and "16 or more letters" in err
+    token.write_text("Kiosk_token-0123456789abcdef")
+    code, _, err = run_cli(
+        capsys, "kiosk-page", "--token-file", str(token), "--url", "127.0.0.1:8080", "--out", str(page)
+    )
+    assert code == 2 and "give the scorer's address" in err

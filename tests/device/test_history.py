@@ -178,6 +178,23 @@ def test_exports_parse_back_to_the_same_games(history: History) -> None:
         assert "\n" not in row["state"]
 
 
+@pytest.mark.parametrize(
+    "name",
+    ['=HYPERLINK("http://ev.il","x")', "+1+1", "-2+3", "@SUM(A1:A9)", "\tTab", "\rReturn"],
+)
+def test_the_csv_export_runs_no_formula_a_name_holds(history: History, name: str) -> None:
+    history.record("alices-garden", [board(-5, flags=("-weird flag",))], "upload", players=[name], when=T0)
+    out = io.StringIO()
+    history.export_csv(out)
+    out.seek(0)
+    (row,) = csv.DictReader(out)
+    # A spreadsheet shows a cell that starts with a quote as text, never as a formula.
+    assert row["player"] == f"'{name}"
+    assert row["flags"] == "'-weird flag"
+    # A negative total is a number, not a formula: it stays one.
+    assert row["total"] == "-5"
+
+
 def test_reopening_keeps_the_games(tmp_path: Path) -> None:
     path = tmp_path / "history.sqlite"
     with History.open(path) as h:

@@ -23,6 +23,7 @@ from device.serve import (
     banner,
     check_tls,
     credential,
+    listening_socket,
     live_scorer,
     open_live_camera,
     read_kiosk_token,
@@ -158,23 +159,46 @@ def test_tls_files_are_checked_before_serving(tmp_path: Path) -> None:
         check_tls(cert, other_key)
 
 
-def test_the_kiosk_link_and_its_token_are_printed_to_a_terminal_only() -> None:
+def test_the_kiosk_token_is_printed_to_a_terminal_only_and_never_in_an_address() -> None:
     token = "T0ken-for-the-kiosk-only"
     plain = ServeOptions("alices-garden", None, host="0.0.0.0")
     shown = banner(plain, token, None, terminal=True)
     assert shown[0] == "garden-scorer: http://127.0.0.1:8080/  (TV: http://127.0.0.1:8080/tv)"
-    assert f"http://127.0.0.1:8080/kiosk?token={token}" in shown[-1]
+    assert shown[-1] == (
+        f"Kiosk (the TV's browser): open http://127.0.0.1:8080/kiosk and paste the kiosk's token, {token}"
+    )
     logged = banner(plain, token, None, terminal=False)
     assert not any(token in line for line in logged)
-    assert logged[-1] == "Kiosk: its link is printed on a terminal only (or give --kiosk-token-file)"
+    assert logged[-1] == "Kiosk: its token is printed on a terminal only (or give --kiosk-token-file)"
     tls = ServeOptions("alices-garden", None, port=8443, tls_cert=Path("c"), tls_key=Path("k"))
     logged = banner(tls, token, Path("/run/credentials/garden-scorer.service/kiosk-token"), terminal=False)
     assert logged == [
         "garden-scorer: https://127.0.0.1:8443/  (TV: https://127.0.0.1:8443/tv)",
-        "Kiosk: https://127.0.0.1:8443/kiosk?token= followed by the token in "
-        "/run/credentials/garden-scorer.service/kiosk-token",
+        "Kiosk: garden-scorer kiosk-page --token-file /run/credentials/garden-scorer.service/kiosk-token "
+        "--url https://127.0.0.1:8443/ --out PAGE writes the page the TV's browser opens",
     ]
-    assert not any("PIN" in line for line in shown + logged)
+    assert not any("PIN" in line or "?token=" in line for line in shown + logged)
+
+
+def test_every_address_listens_on_ipv4_and_ipv6_alike() -> None:
+    """``--host ::`` listened on IPv6 alone while the banner and the kiosk said 127.0.0.1 (issue #58)."""
+    if not socket.has_ipv6:
+        pytest.skip("no IPv6 on this machine")
+    try:
+        sock = listening_socket("::", 0)
+    except ValueError as exc:
+        pytest.skip(f"no IPv6 here: {exc}")
+    with sock:
+        port = sock.getsockname()[1]
+        for family, address in ((socket.AF_INET, "127.0.0.1"), (socket.AF_INET6, "::1")):
+            with socket.socket(family) as client:
+                client.settimeout(10)
+                client.connect((address, port))
+    with (
+        listening_socket("127.0.0.1", 0) as taken,
+        pytest.raises(ValueError, match="is another scorer running"),
+    ):
+        listening_socket("127.0.0.1", taken.getsockname()[1])
 
 
 def test_the_server_tells_systemd_when_it_is_ready_and_when_it_stops(tmp_path: Path) -> None:
@@ -183,9 +207,7 @@ def test_the_server_tells_systemd_when_it_is_ready_and_when_it_stops(tmp_path: P
     async def app(scope: dict[str, Any], receive: Any, send: Any) -> None:
         raise AssertionError("no request is made")
 
-    server = uvicorn.Server(
-        uvicorn.Config(app, host="127.0.0.1", port=0, lifespan="off", log_level="warning")
-    )
+    server = uvicorn.Server(uvicorn.Config(app, lifespan="off", log_level="warning"))
     with socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM) as systemd_end:
         systemd_end.bind(str(tmp_path / "notify"))
         systemd_end.setblocking(False)
@@ -197,7 +219,8 @@ def test_the_server_tells_systemd_when_it_is_ready_and_when_it_stops(tmp_path: P
                 server.should_exit = True
 
             stopper = asyncio.create_task(stop_once_started())
-            await serve_supervised(server, Systemd(str(tmp_path / "notify"), None), lambda: True)
+            with listening_socket("127.0.0.1", 0) as sock:
+                await serve_supervised(server, Systemd(str(tmp_path / "notify"), None), lambda: True, sock)
             await stopper
 
         asyncio.run(run())

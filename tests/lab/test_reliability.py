@@ -47,6 +47,7 @@ def test_the_command_runs_every_harness_and_prints_what_held(
     assert results["schemathesis"]["server_errors"] == 0
     assert results["security"]["problems"] == []
     assert results["flood"]["jpeg"]["clients"] == 2 and results["upload_kills"]["games"] == 1
+    assert results["memory"]["worst_peak_mb"] > results["memory"]["resident_mb_loaded"] > 0
     table = [line.split("  ")[0].strip() for line in printed.splitlines()[1:] if "  " in line]
     assert table[: len(reliability.rows(results))] == [r.check for r in reliability.rows(results)]
     assert " FAILED " not in printed

@@ -289,7 +289,16 @@ function enrolChoiceChanged() {
 }
 
 async function loadInbox() {
-  inbox = await api("/api/calibrate/inbox");
+  const waiting = await api("/api/calibrate/inbox");
+  inbox = waiting.items;
+  const discard = (item) => async () => {
+    try {
+      await api(`/api/calibrate/inbox/${encodeURIComponent(item.id)}`, { method: "DELETE" });
+      await loadInbox();
+    } catch (error) {
+      showError(document.getElementById("enrol-result"), error);
+    }
+  };
   const items = inbox.map((item) =>
     el(
       "li",
@@ -302,11 +311,19 @@ async function loadInbox() {
         item.profile ? ` (read with profile ${item.profile})` : "",
       ),
       " ",
-      el("a", { href: `/result/${item.game_id}` }, "result"),
+      el("a", { href: `/result/${item.game_id}` }, "check the result"),
+      " ",
+      el("button", { type: "button", class: "danger", onclick: discard(item) }, "Discard"),
     ),
   );
   const none = el("li", { class: "muted" }, "No corrected photos are waiting.");
   document.getElementById("inbox").replaceChildren(...(items.length ? items : [none]));
+  const dropped = waiting.dropped.length
+    ? ` ${waiting.dropped.length} older photo(s) were dropped to make room, the last at ${localTime(waiting.dropped.at(-1).dropped_at)}.`
+    : "";
+  document.getElementById("inbox-room").textContent =
+    `${waiting.photos} of at most ${waiting.max_photos} photos wait here ` +
+    `(${Math.round(waiting.bytes / 1e6)} of ${Math.round(waiting.max_bytes / 1e6)} MB): the oldest go first.${dropped}`;
   enrolChoiceChanged();
 }
 

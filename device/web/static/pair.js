@@ -2,9 +2,18 @@
 "use strict";
 
 const message = document.getElementById("message");
-const next = new URLSearchParams(window.location.search).get("next") || "/setup";
-// Only a page of this scorer: "/setup", never "//elsewhere" or "https://...".
-const back = /^\/(?!\/)/.test(next) ? next : "/setup";
+// Only a page of this scorer. The browser's own URL parser decides, as the link will be followed: it reads
+// "/\elsewhere" and "/<tab>/elsewhere" as "//elsewhere", another site.
+function samePage(next) {
+  try {
+    const url = new URL(next, window.location.origin);
+    if (next.startsWith("/") && url.origin === window.location.origin) return url.pathname + url.search + url.hash;
+  } catch {
+    // not a URL at all
+  }
+  return "/setup";
+}
+const back = samePage(new URLSearchParams(window.location.search).get("next") || "/setup");
 
 function done(name) {
   document.getElementById("pair").hidden = true;
@@ -17,6 +26,19 @@ function done(name) {
 document.getElementById("name").value = /Android|iPhone|iPad/.test(navigator.userAgent)
   ? navigator.userAgent.match(/Android|iPhone|iPad/)[0]
   : "Phone";
+
+// After many wrong codes the TV shows a longer code of letters and digits: the keyboard follows.
+api("/api/pair")
+  .then((kind) => {
+    if (!kind.letters) return;
+    const code = document.getElementById("code");
+    code.inputMode = "text";
+    code.setAttribute("autocapitalize", "characters");
+    code.pattern = `[0-9A-Za-z \\-]{${kind.length},${kind.length * 2}}`;
+    code.maxLength = kind.length * 2;
+    code.placeholder = "ABCD EFGH JKMN";
+  })
+  .catch(() => {});
 
 api("/api/me")
   .then((me) => {

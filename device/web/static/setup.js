@@ -29,8 +29,10 @@ function fill(setup) {
 
 async function showDevices() {
   const devices = await api("/api/devices");
+  const kiosk = (device) => device.role === "kiosk";
   const unpair = (device) => async () => {
-    if (!window.confirm(`Unpair “${device.name}”?`)) return;
+    const ask = kiosk(device) ? `Sign the TV out (“${device.name}”)?` : `Unpair “${device.name}”?`;
+    if (!window.confirm(ask)) return;
     try {
       await api(`/api/devices/${device.id}`, { method: "DELETE" });
       await (device.this ? window.location.reload() : showDevices());
@@ -40,15 +42,31 @@ async function showDevices() {
   };
   document.getElementById("devices").replaceChildren(
     ...devices.map((d) =>
-      el("li", {}, el("span", {}, `${d.name}${d.this ? " (this phone)" : ""}, paired ${localTime(d.paired_at)}`),
-        el("button", { type: "button", class: "danger", onclick: unpair(d) }, "Unpair"))),
+      el("li", {},
+        el("span", {}, kiosk(d)
+          ? `${d.name}, signed in ${localTime(d.paired_at)}`
+          : `${d.name}${d.this ? " (this phone)" : ""}, paired ${localTime(d.paired_at)}`),
+        el("button", { type: "button", class: "danger", onclick: unpair(d) }, kiosk(d) ? "Sign out" : "Unpair"))),
   );
   document.getElementById("devices-section").hidden = false;
 }
 
+// Players' corrections teach a profile only once the owner has checked them (on the calibration page).
+async function showInbox() {
+  const waiting = await api("/api/calibrate/inbox");
+  if (!waiting.items.length && !waiting.dropped.length) return;
+  const notice = document.getElementById("inbox-notice");
+  notice.replaceChildren(
+    `${waiting.photos} corrected photo(s) from players wait for you to check them before they teach a profile: `,
+    el("a", { href: "/calibrate#enrol" }, "review them"),
+    waiting.dropped.length ? ` (${waiting.dropped.length} older ones were dropped to make room).` : ".",
+  );
+  notice.hidden = false;
+}
+
 async function start() {
   try {
-    if ((await pairingNotice()).paired) await showDevices();
+    if ((await pairingNotice()).paired) await Promise.all([showDevices(), showInbox()]);
     const [known, setup, profiles] = await Promise.all([api("/api/games"), api("/api/setup"), api("/api/profiles")]);
     games = known;
     for (const g of games) gameSelect.append(el("option", { value: g.name }, g.title));

@@ -89,6 +89,11 @@ async function refresh() {
   return state;
 }
 
+// A browser reconnects an event stream by itself only after a network error; a refusal (503: too many
+// screens, or the scorer restarting) closes it for good. The TV then tries again, waiting longer each time.
+const RECONNECT_MS = [1000, 2000, 5000, 10000, 30000];
+let failures = 0;
+
 function listen() {
   const source = new EventSource("/api/events");
   source.addEventListener("score", (event) => {
@@ -104,10 +109,18 @@ function listen() {
     showStatus(data.message || "");
   });
   source.addEventListener("open", () => {
+    failures = 0;
     showStatus("");
     refresh().catch(() => {});
   });
-  source.addEventListener("error", () => showStatus("Lost the connection to the scorer: reconnecting…"));
+  source.addEventListener("error", () => {
+    showStatus("Lost the connection to the scorer: reconnecting…");
+    if (source.readyState === EventSource.CLOSED) {
+      source.close();
+      setTimeout(listen, RECONNECT_MS[Math.min(failures, RECONNECT_MS.length - 1)]);
+      failures += 1;
+    }
+  });
 }
 
 // Only the kiosk on the TV is told the pairing code; on any other screen the line stays hidden.
@@ -125,7 +138,6 @@ async function showPairing() {
 }
 
 async function start() {
-  showPairing();
   try {
     titles = await gameTitles();
     setup = await api("/api/setup");
@@ -145,4 +157,5 @@ async function start() {
   }
 }
 
+showPairing();
 start();

@@ -22,9 +22,9 @@ from calibration.seats import assign
 from calibration.seats import load as load_seats
 from calibration.statedir import StateDir
 from device.history import History
+from device.inbox import INBOX_DIR, Inbox
 from device.photo import ScoredBoard
 from device.web import AppConfig, create_app
-from device.web.score import INBOX_DIR, save_for_enrolment
 from lab.pairing import KIOSK_TOKEN, pair
 from tests.conftest import BASE_URL, LOCAL
 from tests.support import ALICE_PHOTO, ALICE_TRUTH, charuco_photos
@@ -184,8 +184,9 @@ def _inbox_pair(state: StateDir) -> str:
     try:
         board = {"game": GAME, "corners_xy": ALICE_TRUTH["corners_xy"], "state": ALICE_TRUTH["state"]}
         game_id = history.record(GAME, [board], "corrected")
-        save_for_enrolment(
-            state.root / INBOX_DIR, ALICE_PHOTO, history.get(game_id), [ALICE_TRUTH["state"]], {}, None
+        record = history.get(game_id)
+        Inbox(state).save(
+            ALICE_PHOTO, record.played_at, game_id, [{**ALICE_TRUTH["state"], "game": GAME}], None
         )
     finally:
         history.close()
@@ -196,7 +197,7 @@ def test_enrolment_from_the_inbox(tmp_path: Path) -> None:
     state = StateDir(tmp_path)
     suffix = _inbox_pair(state)
     with _paired_client(state) as local:
-        inbox = local.get("/api/calibrate/inbox").json()
+        inbox = local.get("/api/calibrate/inbox").json()["items"]
         assert [(i["game"], i["board"], i["id"].endswith(suffix)) for i in inbox] == [(GAME, 1, True)]
         request = {"profile": "table1", "game": GAME, "items": [inbox[0]["id"]]}
         enrolled = local.post("/api/calibrate/enrol", json=request)
@@ -204,9 +205,9 @@ def test_enrolment_from_the_inbox(tmp_path: Path) -> None:
         assert enrolled.json()["cells"] == 48 and enrolled.json()["photos"] == 1
         assert enrolled.json()["unchanged"] is None
         assert (tmp_path / "profiles" / "table1" / "enrolment.json").is_file()
-        assert local.get("/api/calibrate/inbox").json() == []
-        used = tmp_path / INBOX_DIR / "used"
-        assert sorted(p.suffix for p in used.iterdir()) == [".jpg", ".json"]
+        assert local.get("/api/calibrate/inbox").json()["items"] == []
+        # The profile keeps its own copy: the inbox keeps nothing of it.
+        assert [p.name for p in (tmp_path / INBOX_DIR).iterdir()] == []
         again = local.post("/api/calibrate/enrol", json=request)
         assert again.status_code == 404 and "enrolled already" in again.text
 
@@ -221,7 +222,7 @@ def test_enrolment_names_the_heads_it_left_to_the_model(
     state = StateDir(tmp_path)
     item = _inbox_pair(state)
     with _paired_client(state) as local:
-        (listed,) = local.get("/api/calibrate/inbox").json()
+        (listed,) = local.get("/api/calibrate/inbox").json()["items"]
         assert listed["id"].endswith(item)
         enrolled = local.post(
             "/api/calibrate/enrol", json={"profile": "t", "game": GAME, "items": [listed["id"]]}

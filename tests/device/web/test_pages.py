@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import shutil
+import socket
 import time
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
@@ -22,10 +23,13 @@ import numpy as np
 import pytest
 
 from calibration.statedir import StateDir
+from device.kiosk import write_kiosk_page
 from device.live import Broadcaster, EventKind, LiveEvent
 from device.serve import upload_scorer
 from device.web import AppConfig, create_app
+from device.web.auth import KIOSK_COOKIE
 from device.web.score import META_FILE, RESULTS_DIR
+from device.web.tv import KIOSK_STREAMS
 from examples import example_views
 from lab.bench import _exact
 from scoring.core import ScoreBreakdown, TableScore
@@ -51,8 +55,10 @@ from selenium.webdriver.support.select import Select  # noqa: E402
 from selenium.webdriver.support.wait import WebDriverWait  # noqa: E402
 
 from examples import EXAMPLES_DIR  # noqa: E402
-from lab.browser import PHONE, chromium, phone, serve_in_thread, set_viewport  # noqa: E402
+from lab.browser import PHONE, chromium, phone, set_viewport  # noqa: E402
 from lab.pairing import KIOSK_TOKEN, pair, pairing_code  # noqa: E402
+from lab.reliability.attacks import open_event_stream  # noqa: E402
+from lab.serving import serve_in_thread  # noqa: E402
 
 axe_core = pytest.importorskip("axe_core_python", reason="the accessibility check needs axe-core-python")
 AXE = Path(axe_core.__file__).with_name("axe.min.js")
@@ -466,12 +472,44 @@ def _tv_scores(driver: webdriver.Chrome) -> list[tuple[str, str]]:
 
 
 def _open_tv_as_the_kiosk(site: Site, driver: webdriver.Chrome) -> WebDriverWait[webdriver.Chrome]:
-    """The TV page as the kiosk opens it, signed in with its token: it shows the pairing code, once loaded."""
-    driver.get(f"{site.url}/kiosk?token={KIOSK_TOKEN}")
+    """The TV page as the kiosk opens it at start: the page file ``garden-scorer kiosk-page`` writes (the
+    token never in an address) signs it in, then it shows the pairing code, once loaded."""
+    page = site.state_root.parent / f"{site.state_root.name}-kiosk.html"
+    write_kiosk_page(page, f"{site.url}/", KIOSK_TOKEN)
+    driver.get(page.as_uri())
     wait = _wait(driver)
     code = wait.until(lambda d: d.find_element(By.ID, "pair-code").text, "the TV page did not load")
     assert code.replace(" ", "").isdigit() and len(code) == 9
     return wait
+
+
+def test_the_tv_reconnects_by_itself_after_it_was_turned_away(tmp_path: Path) -> None:
+    """A browser gives an event stream up for good once it is refused (503): the TV page tries again. A server
+    and a browser of the test's own, so that no other page holds a place."""
+    state = StateDir(tmp_path / "state")
+    events = Broadcaster()
+    app = create_app(AppConfig(state, upload_scorer(state), events=events, kiosk_token=KIOSK_TOKEN))
+    held: list[socket.socket] = []
+    with serve_in_thread(app) as url, chromium(tmp_path / "chromium") as browser:
+        site = Site(url, events, httpx.Client(base_url=url), state.root)
+        # Every place of the kiosk's own taken, as stuck browsers of another of its sessions would.
+        with httpx.Client(base_url=url) as other_tv:
+            pairing_code(other_tv)
+            session = other_tv.cookies[KIOSK_COOKIE]
+        try:
+            for _ in range(KIOSK_STREAMS):
+                sock, status = open_event_stream(url, "127.0.0.1", session)
+                held.append(sock)
+                assert status == 200
+            wait = _open_tv_as_the_kiosk(site, browser)
+            wait.until(ec.text_to_be_present_in_element((By.ID, "status"), "Lost the connection"))
+        finally:
+            for sock in held:
+                sock.close()
+        _publish(site, "score", _live_boards(("north", "Carol", 63)))
+        wait.until(lambda d: ("Carol", "63") in _tv_scores(d), "the TV did not reconnect")
+        assert not browser.find_element(By.ID, "status").is_displayed()
+        site.client.close()
 
 
 def test_the_tv_shows_live_scores_and_status_messages(site: Site, driver: webdriver.Chrome) -> None:
@@ -541,6 +579,26 @@ def test_a_phone_is_paired_with_the_code_the_tv_shows_and_then_may_change_the_se
     )
     assert "Test phone" in mine.text
     assert not driver.find_elements(By.CSS_SELECTOR, "p.notice")
+
+
+@pytest.mark.parametrize(
+    ("given", "followed"),
+    [
+        ("/history", "/history"),
+        ("/%5Cev.il", "/setup"),  # a backslash: the browser reads //ev.il
+        ("/%09/ev.il", "/setup"),  # a tab, which URLs drop: //ev.il again
+        ("//ev.il/x", "/setup"),
+        ("https://ev.il/", "/setup"),
+        ("javascript:alert(1)", "/setup"),
+    ],
+)
+def test_the_pairing_page_goes_on_only_to_a_page_of_the_scorer(
+    site: Site, driver: webdriver.Chrome, given: str, followed: str
+) -> None:
+    # The browser is paired already (the driver fixture): the page offers to go on at once.
+    driver.get(f"{site.url}/pair?next={given}")
+    link = _wait(driver).until(ec.visibility_of_element_located((By.LINK_TEXT, "Go on")))
+    assert link.get_attribute("href") == f"{site.url}{followed}"
 
 
 def test_the_board_found_for_a_profile_can_be_dragged_then_saved(

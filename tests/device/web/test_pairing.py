@@ -15,7 +15,16 @@ from numpy.typing import NDArray
 
 from calibration.statedir import StateDir
 from device.web import ATTEMPTS_FILE, AppConfig, create_app
-from device.web.auth import ALL_TRIES, CLIENT_TRIES, CODE_LIFE_S, Attempts, PairingCode
+from device.web.auth import (
+    ALL_TRIES,
+    CLIENT_TRIES,
+    CODE_LIFE_S,
+    LONG_CODE_ALPHABET,
+    LONG_CODE_CHARS,
+    Attempts,
+    PairingCode,
+    normal_code,
+)
 from lab.pairing import KIOSK_TOKEN, pairing_code
 from tests.conftest import BASE_URL, LOCAL, REMOTE
 
@@ -46,11 +55,16 @@ def test_only_the_kiosk_is_shown_the_pairing_code(app: FastAPI, remote: TestClie
         refused = client.get("/api/tv/pairing")
         assert refused.status_code == 403 and "on the TV only" in refused.json()["detail"]
         assert "code" not in client.get("/api/tv").json()
-    assert on_the_pi.get("/kiosk", params={"token": "not-the-token-at-all"}).status_code == 403
-    signed_in = on_the_pi.get("/kiosk", params={"token": KIOSK_TOKEN}, follow_redirects=False)
+    assert on_the_pi.post("/kiosk", data={"token": "not-the-token-at-all"}).status_code == 403
+    # A token in an address signs nobody in: addresses end up on command lines, in histories and logs.
+    on_the_pi.get("/kiosk", params={"token": KIOSK_TOKEN})
+    assert on_the_pi.get("/api/tv/pairing").status_code == 403
+    signed_in = on_the_pi.post("/kiosk", data={"token": KIOSK_TOKEN}, follow_redirects=False)
     assert signed_in.status_code == 303 and signed_in.headers["location"] == "/tv"
     cookie = signed_in.headers["set-cookie"]
     assert "HttpOnly" in cookie and "SameSite=strict" in cookie
+    # The cookie is a session of the kiosk's own, not the token.
+    assert KIOSK_TOKEN not in cookie
     shown = on_the_pi.get("/api/tv/pairing").json()
     assert shown["code"][:4].isdigit() and shown["code"][4] == " " and shown["code"][5:].isdigit()
     assert 0 < shown["expires_in_s"] <= CODE_LIFE_S and shown["address"].endswith("/pair")
@@ -76,7 +90,7 @@ def test_a_phone_paired_with_the_code_may_do_the_owners_tasks_until_unpaired(
     other = _client(app, ("192.168.1.30", 4000))
     assert other.post("/api/pair", json={"code": code, "name": "Bob"}).status_code == 403
     other.post("/api/pair", json={"code": pairing_code(kiosk), "name": "Bob"}).raise_for_status()
-    listed = remote.get("/api/devices").json()
+    listed = [d for d in remote.get("/api/devices").json() if d["role"] == "phone"]
     assert [(d["name"], d["this"]) for d in listed] == [("Ann's phone", True), ("Bob", False)]
     bob = listed[1]["id"]
     assert other.put("/api/setup", json={}).status_code == 200
@@ -101,7 +115,39 @@ def test_a_login_survives_a_restart_and_a_damaged_device_list_stops_the_start(tm
         _app(tmp_path)
 
 
-def test_wrong_codes_are_limited_per_client_overall_and_across_a_restart(tmp_path: Path) -> None:
+def test_the_kiosks_session_is_listed_with_the_paired_devices_and_can_be_signed_out(
+    app: FastAPI, remote: TestClient
+) -> None:
+    kiosk = _client(app, LOCAL)
+    # The TV's start-up page is a file: its form's Origin is "null", which only the kiosk's sign-in takes.
+    started = kiosk.post(
+        "/kiosk", data={"token": KIOSK_TOKEN}, headers={"Origin": "null"}, follow_redirects=False
+    )
+    assert started.status_code == 303
+    assert (
+        kiosk.post(
+            "/kiosk", data={"token": KIOSK_TOKEN}, headers={"Origin": "http://evil.example"}
+        ).status_code
+        == 403
+    )
+    assert (
+        remote.post("/api/pair", json={"code": "0", "name": "x"}, headers={"Origin": "null"}).status_code
+        == 403
+    )
+    remote.post("/api/pair", json={"code": pairing_code(kiosk), "name": "Ann"}).raise_for_status()
+    listed = remote.get("/api/devices").json()
+    assert sorted(d["role"] for d in listed) == ["kiosk", "phone"]
+    for session in (d for d in listed if d["role"] == "kiosk"):
+        assert remote.delete(f"/api/devices/{session['id']}").status_code == 200
+    # Signed out: the TV is no longer shown the code, and must sign in again.
+    assert kiosk.get("/api/tv/pairing").status_code == 403
+    assert kiosk.get("/api/me").json()["kiosk"] is False
+    # A kiosk session is no owner: it may not change the set-up.
+    pairing_code(kiosk)
+    assert kiosk.put("/api/setup", json={}).status_code == 403
+
+
+def test_wrong_codes_are_limited_per_client_and_a_flood_makes_the_code_long(tmp_path: Path) -> None:
     app = _app(tmp_path)
     kiosk = _client(app, LOCAL)
     guesser = _client(app)
@@ -114,12 +160,29 @@ def test_wrong_codes_are_limited_per_client_overall_and_across_a_restart(tmp_pat
     # Across a restart, from the same client.
     restarted = _client(_app(tmp_path))
     assert restarted.post("/api/pair", json={"code": "1111 1111", "name": "x"}).status_code == 429
-    # Other clients still may, until everyone's tries together are spent.
+    # Other clients still may.
+    short = pairing_code(kiosk)
+    assert len(short.replace(" ", "")) == 8 and _client(app).get("/api/pair").json() == {
+        "length": 8,
+        "letters": False,
+    }
     for k in range(ALL_TRIES - CLIENT_TRIES):
         other = _client(app, (f"192.168.1.{100 + k}", 4000))
         assert other.post("/api/pair", json={"code": "1111 1111", "name": "x"}).status_code == 403
-    last = _client(app, ("192.168.1.99", 4000))
-    assert last.post("/api/pair", json={"code": pairing_code(kiosk), "name": "x"}).status_code == 429
+    # Everyone's tries together are spent: nobody is locked out, but the TV shows a long code now, and the
+    # short one shown before the flood pairs nobody.
+    owner = _client(app, ("192.168.1.99", 4000))
+    assert owner.post("/api/pair", json={"code": short, "name": "x"}).status_code == 403
+    long = pairing_code(kiosk)
+    assert len(long.replace(" ", "")) == 12 and not long.replace(" ", "").isdigit()
+    assert owner.get("/api/pair").json() == {"length": 12, "letters": True}
+    typed = long.lower().replace(" ", "-")  # as a phone's keyboard may give it
+    paired = owner.post("/api/pair", json={"code": typed, "name": "Owner"})
+    assert paired.status_code == 200, paired.text
+    # The flood goes on from the same addresses: their own limit stops them, the owner pairs another phone.
+    assert guesser.post("/api/pair", json={"code": "1111 1111", "name": "x"}).status_code == 429
+    second = _client(app, ("192.168.1.98", 4000))
+    assert second.post("/api/pair", json={"code": pairing_code(kiosk), "name": "Tab"}).status_code == 200
     assert (tmp_path / ATTEMPTS_FILE).is_file()
 
 
@@ -148,6 +211,21 @@ def test_tries_are_counted_before_the_secret_is_compared_so_a_burst_gets_no_more
     fresh.succeeded("192.168.1.7", at)
     for _ in range(CLIENT_TRIES):
         fresh.begin("192.168.1.7")
+
+
+def test_a_flood_retires_the_short_code_at_once_and_its_end_brings_it_back() -> None:
+    flooded = [False]
+    code = PairingCode(long=lambda: flooded[0], clock=lambda: 0.0)
+    short, _ = code.current()
+    flooded[0] = True
+    long, _ = code.current()
+    assert len(long) == LONG_CODE_CHARS and set(long) <= set(LONG_CODE_ALPHABET)
+    assert not code.redeem(short)
+    # Letters read alike are read as the code's: O as 0, I and L as 1.
+    look_alike = long.replace("0", "o").replace("1", "I")
+    assert normal_code(look_alike) == long
+    flooded[0] = False
+    assert len(code.current()[0]) == 8 and not code.redeem(long)
 
 
 def test_a_code_expires_and_is_used_once() -> None:

@@ -27,6 +27,7 @@ from device.cli import main
 from device.history import CSV_FIELDS
 from device.photo import ScoredBoard, score_image
 from device.web.score import MAX_ALSO, ResultStore, enrolment_state, rescore
+from lab.pairing import pair
 from scoring.core import ScoreBreakdown, TableScore
 from scoring.registry import get_game, read_state
 from tests.conftest import BASE_URL, LOCAL, REMOTE
@@ -355,7 +356,7 @@ def test_the_real_pipeline_gives_what_score_json_prints(
     ("content", "kind", "status", "message"),
     [
         (b"", "image/jpeg", 400, "empty"),
-        (PHOTO.read_bytes()[:600], "image/jpeg", 400, "could not be decoded"),
+        (PHOTO.read_bytes()[:600], "image/jpeg", 400, "truncated"),
         (PHOTO.read_bytes()[:100], "image/jpeg", 400, "truncated"),
         (b"shopping list: eggs", "image/jpeg", 400, "not a JPEG or PNG"),
         (b"shopping list: eggs", "text/plain", 415, "text/plain, not a photo"),
@@ -670,9 +671,15 @@ def test_only_the_newest_results_keep_their_folder(alice_boards: list[ScoredBoar
     assert store.picture(3, 0) is not None and store.photo(3) == store.folder(3) / "photo.jpg"
 
 
-def test_the_live_preview_streams_the_cameras_latest_picture(make_app: AppFactory) -> None:
+def test_the_live_preview_streams_the_cameras_latest_picture_to_the_owner_alone(make_app: AppFactory) -> None:
     picture = np.full((1296, 2304, 3), (40, 120, 200), np.uint8)
-    with TestClient(make_app(preview=lambda: picture), base_url=BASE_URL) as client:
+    app = make_app(preview=lambda: picture)
+    # The camera shows the room: a phone that is not paired, or a program on the Pi itself, sees nothing.
+    for address in (REMOTE, LOCAL):
+        refused = TestClient(app, base_url=BASE_URL, client=address).get("/api/preview.mjpg")
+        assert refused.status_code == 403 and "pair this phone" in refused.json()["detail"]
+    with TestClient(app, base_url=BASE_URL) as client:
+        pair(client, TestClient(app, base_url=BASE_URL, client=LOCAL))
         with client.stream("GET", "/api/preview.mjpg") as response:
             assert response.headers["content-type"] == "multipart/x-mixed-replace; boundary=frame"
             head = b""
@@ -683,7 +690,9 @@ def test_the_live_preview_streams_the_cameras_latest_picture(make_app: AppFactor
         assert head.startswith(b"--frame\r\nContent-Type: image/jpeg\r\n")
         jpeg = head[head.index(b"\r\n\r\n") + 4 :]
         assert jpeg.startswith(b"\xff\xd8")
-    assert TestClient(make_app(), base_url=BASE_URL).get("/api/preview.mjpg").status_code == 404
+        # Without a camera there is none to show, even to the owner (the same state folder: still paired).
+        without = TestClient(make_app(), base_url=BASE_URL, cookies=client.cookies)
+        assert without.get("/api/preview.mjpg").status_code == 404
 
 
 def test_the_api_docs_need_no_internet(local: TestClient) -> None:

@@ -24,6 +24,8 @@ from device.history import History
 from device.photo import ScoredBoard
 from device.web import AppConfig, create_app
 from device.web import score as score_module
+from device.web.auth import PlayerIds
+from device.web.bodies import MAX_UPLOAD_BYTES
 from device.web.reteach import Reteacher
 from device.web.score import BUSY, RESULTS_DIR, RETRY_AFTER_S, ResultStore, Waiting
 from device.web.setup import SetupStore
@@ -107,16 +109,25 @@ def history(tmp_path: Path) -> Iterator[History]:
         yield history
 
 
-def test_uploads_beyond_those_let_in_are_turned_away_before_their_body_is_read(
+def test_uploads_beyond_those_let_in_to_read_are_turned_away_unread(
     tmp_path: Path, scorer: Scorer, history: History
 ) -> None:
-    # The score router alone, letting one request in.
+    # The score router alone, letting one request in to read photos.
     state = StateDir(tmp_path)
     reteacher = Reteacher(state, threading.Lock())
     app = FastAPI()
+    app.state.max_upload_bytes = MAX_UPLOAD_BYTES
+    players = PlayerIds(tmp_path / "key.json")
     app.include_router(
         score_module.router(
-            scorer, state, history, ResultStore(state), SetupStore.open(state), reteacher, most_waiting=1
+            scorer,
+            state,
+            history,
+            ResultStore(state),
+            SetupStore.open(state),
+            reteacher,
+            players,
+            most_waiting=1,
         )
     )
     scorer.go.clear()
@@ -126,12 +137,8 @@ def test_uploads_beyond_those_let_in_are_turned_away_before_their_body_is_read(
         first.start()
         try:
             assert scorer.reading.wait(HANG_GUARD_S)
-            # Not even a multipart body: it would be refused (400) had it been read.
-            busy = client.post(
-                "/api/score?game=alices-garden",
-                content=b"not a form",
-                headers={"content-type": "multipart/form-data; boundary=x"},
-            )
+            # Its body is in, but the photo is neither decoded nor read: the one place is taken.
+            busy = _upload(client, _png_header(60_000, 60_000, depth=8, colour=2))
             assert busy.status_code == 503 and busy.json()["detail"] == BUSY
             assert busy.headers["retry-after"] == str(RETRY_AFTER_S)
         finally:
@@ -140,6 +147,54 @@ def test_uploads_beyond_those_let_in_are_turned_away_before_their_body_is_read(
         assert [a.status_code for a in answers] == [200]
         # Its place is free again.
         assert _upload(client, _jpeg()).status_code == 200
+    assert [entry for entry in scorer.log if entry[0] == "read"] == [("read", (48, 64, 3))] * 2
+
+
+def test_slow_bodies_hold_no_place_to_read_and_few_places_to_be_received(
+    app: FastAPI, scorer: Scorer
+) -> None:
+    """What four slow uploads did (issue #58): a phone whose body trickles in holds a place to be received,
+    at most two from one address, never a place to read photos; other phones upload meanwhile."""
+    from device.web.bodies import RECEIVING_BUSY, RECEIVING_PER_CLIENT
+
+    release = threading.Event()
+    started = threading.Semaphore(0)
+
+    def trickle() -> Iterator[bytes]:
+        yield b'--b\r\nContent-Disposition: form-data; name="file"; filename="a.jpg"\r\n\r\n'
+        started.release()
+        assert release.wait(HANG_GUARD_S)
+        yield b"\r\n--b--\r\n"
+
+    slow = TestClient(app, base_url=BASE_URL, client=("192.168.1.66", 4000))
+    answers: list[int] = []
+
+    def send() -> None:
+        sent = slow.post(
+            "/api/score?game=alices-garden",
+            content=trickle(),
+            headers={"content-type": "multipart/form-data; boundary=b"},
+        )
+        answers.append(sent.status_code)
+
+    senders = [threading.Thread(target=send) for _ in range(RECEIVING_PER_CLIENT)]
+    for sender in senders:
+        sender.start()
+    try:
+        for _ in senders:
+            assert started.acquire(timeout=HANG_GUARD_S)
+        # A third from the same address is turned away before its body is read...
+        third = slow.post("/api/score?game=alices-garden", files={"file": ("a.jpg", _jpeg(), "image/jpeg")})
+        assert third.status_code == 503 and third.json()["detail"] == RECEIVING_BUSY
+        # ... while another phone uploads and is read as ever.
+        other = TestClient(app, base_url=BASE_URL, client=("192.168.1.67", 4000))
+        assert _upload(other, _jpeg()).status_code == 200
+    finally:
+        release.set()
+        for sender in senders:
+            sender.join(HANG_GUARD_S)
+    # The slow ones, once in, are no photo: refused as such, not stuck.
+    assert sorted(answers) == [400] * RECEIVING_PER_CLIENT
 
 
 def _png_header(width: int, height: int, depth: int, colour: int) -> bytes:
