@@ -370,10 +370,19 @@ def cmd_calibrate_camera(args: argparse.Namespace) -> int:
     return 0
 
 
+# Where `profile create` leaves the pictures of a board's four turns when it cannot tell which is upright.
+TURNS_DIR = "turns"
+
+
 def cmd_profile_create(args: argparse.Namespace) -> int:
+    import shutil
+
+    import cv2
+
     from calibration.profiles import new_profile, profile_exists, with_geometry
-    from device.learn import make_profile, read_one_board
+    from device.learn import UnsureTurn, make_profile, read_one_board
     from device.photo import parse_sets
+    from vision.debug import draw_turn
     from vision.image_io import read_image
 
     get_game(args.game)
@@ -384,9 +393,27 @@ def cmd_profile_create(args: argparse.Namespace) -> int:
     if args.size_mm or args.grid_mm:
         profile = with_geometry(profile, args.size_mm, dict(args.grid_mm or []))
     reading = None
+    turns_dir = state.root / TURNS_DIR / args.name
     if args.photo:
         corners = np.array(args.corners, float) if args.corners else None
-        reading = read_one_board(read_image(str(args.photo)), profile, _camera(args), corners, args.stickers)
+        image = read_image(str(args.photo))
+        camera = _camera(args)
+        try:
+            reading = read_one_board(image, profile, camera, corners, args.stickers, args.turn)
+        except UnsureTurn as exc:
+            # Shown, not guessed: the owner looks and says which way up the board lies.
+            turns_dir.mkdir(parents=True, exist_ok=True)
+            for k, turned in enumerate(exc.turns.corners, start=1):
+                cv2.imwrite(str(turns_dir / f"turn-{k}.png"), draw_turn(image, turned, profile, camera))
+            raise StateError(
+                f"{exc}: the board at each of its four turns, its grid drawn where the profile puts it, is "
+                f"in {turns_dir} (turn-1.png to turn-4.png); run again with --turn N for the one that is "
+                "upright"
+            ) from None
+    shutil.rmtree(turns_dir, ignore_errors=True)
+    if args.force:
+        # Replaced whole: what the old profile learnt and kept was of another board, or another turn.
+        shutil.rmtree(state.profile(args.name), ignore_errors=True)
     colour = make_profile(state, profile, reading)
     print(f"Profile {args.name!r} ({GAMES[args.game].title}) saved in {state.profile(args.name)}")
     if profile.setup:
@@ -639,7 +666,18 @@ def build_parser() -> argparse.ArgumentParser:
     c.add_argument("--calibration", type=Path, help="camera calibration JSON (default: the state folder's)")
     c.add_argument("--corners", type=_corners, help="the board's corners TL,TR,BR,BL as x1,y1,...,x4,y4")
     c.add_argument("--stickers", action="store_true", help="the board wears ArUco corner stickers")
-    c.add_argument("--force", action="store_true", help="replace a profile of that name")
+    c.add_argument(
+        "--force",
+        action="store_true",
+        help="replace a profile of that name: everything it learnt and kept goes (its teaching photos too)",
+    )
+    c.add_argument(
+        "--turn",
+        type=int,
+        choices=(1, 2, 3, 4),
+        help="which way up the board lies, where the photo does not tell: the number of its upright turn "
+        "picture (written when it is not clear), or, with --corners, which corner is the top left",
+    )
     c.add_argument("--size-mm", type=_size_mm, metavar="W,H", help="the real board's width and height (mm)")
     c.add_argument(
         "--grid-mm",

@@ -25,8 +25,10 @@ from __future__ import annotations
 
 import builtins
 import csv
+import io
 import json
 import sqlite3
+import textwrap
 import threading
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
@@ -90,6 +92,11 @@ KEY_KEPT = timedelta(days=1)
 # Long enough for another process's write (a few milliseconds) to finish, short enough to report a stuck one.
 BUSY_TIMEOUT_S = 10.0
 
+# Games read at a time by an export.
+EXPORT_PAGE = 200
+# The games kept at most: a table's evenings for years (a game is a few KB), and no more however many photos
+# a stranger sends; past it the oldest go first.
+MAX_GAMES = 20_000
 CSV_FIELDS = ("game_id", "played_at", "game", "source", "seat", "player", "total", "flags", "state")
 # A spreadsheet runs a cell that starts with one of these as a formula (a player named
 # =HYPERLINK("http://...") would be a link out of the sheet); OWASP's rule: such text starts with a quote.
@@ -228,15 +235,17 @@ def _board(game_id: int, seat: int, player: Any, total: Any, data: Any, path: Pa
 
 
 class History:
-    """Scored games in one SQLite file; safe to share between threads."""
+    """Scored games in one SQLite file, at most ``max_games`` of them (the oldest go first); safe to share
+    between threads."""
 
-    def __init__(self, path: Path, conn: sqlite3.Connection) -> None:
+    def __init__(self, path: Path, conn: sqlite3.Connection, max_games: int = MAX_GAMES) -> None:
         self.path = path
         self._conn = conn
         self._lock = threading.Lock()
+        self.max_games = max_games
 
     @classmethod
-    def open(cls, path: Path) -> History:
+    def open(cls, path: Path, max_games: int = MAX_GAMES) -> History:
         """Open the history at ``path``, creating it (and its folders) if it does not exist."""
         path.parent.mkdir(parents=True, exist_ok=True)
         try:
@@ -250,7 +259,7 @@ class History:
         except BaseException:
             conn.close()
             raise
-        return cls(path, conn)
+        return cls(path, conn, max_games)
 
     def close(self) -> None:
         with self._lock:
@@ -343,6 +352,12 @@ class History:
                     "INSERT INTO changes (game_id, changed_at, who, what) VALUES (?, ?, ?, ?)",
                     (game_id, _timestamp(change.at), change.who, change.what),
                 )
+            (count,) = conn.execute("SELECT COUNT(*) FROM games").fetchone()
+            if count > self.max_games:
+                conn.execute(
+                    "DELETE FROM games WHERE id IN (SELECT id FROM games ORDER BY played_at, id LIMIT ?)",
+                    (count - self.max_games,),
+                )
         return game_id
 
     def replay(self, sender: Sender) -> int | None:
@@ -399,17 +414,36 @@ class History:
             if conn.execute("DELETE FROM games WHERE id = ?", (game_id,)).rowcount == 0:
                 raise GameNotFound(f"no game {game_id} in the history {self.path}")
 
-    def _all(self) -> builtins.list[GameRecord]:
-        # Oldest first: an export reads as a log, and a later export only adds rows at the end.
-        return self._select("SELECT * FROM games", (), "ASC")
+    def _all(self) -> Iterator[GameRecord]:
+        """Every game, oldest first (an export reads as a log, and a later export only adds rows at the end),
+        read :data:`EXPORT_PAGE` at a time: an export of the whole history never holds it all."""
+        after: tuple[str, int] = ("", 0)
+        while True:
+            page = self._select(
+                "SELECT * FROM games WHERE (played_at, id) > (?, ?) ORDER BY played_at, id LIMIT ?",
+                (*after, EXPORT_PAGE),
+                "ASC",
+            )
+            yield from page
+            if len(page) < EXPORT_PAGE:
+                return
+            after = (_timestamp(page[-1].played_at), page[-1].id)
+
+    def json_chunks(self) -> Iterator[str]:
+        """Every game, oldest first, as a JSON list of ``GameRecord.to_json`` objects, a game at a time."""
+        yield "["
+        for i, game in enumerate(self._all()):
+            yield ("," if i else "") + "\n" + textwrap.indent(json.dumps(game.to_json(), indent=2), "  ")
+        yield "\n]\n"
 
     def export_json(self, out: TextIO) -> None:
-        """Every game, oldest first, as a JSON list of ``GameRecord.to_json`` objects."""
-        json.dump([g.to_json() for g in self._all()], out, indent=2)
-        out.write("\n")
+        for chunk in self.json_chunks():
+            out.write(chunk)
 
-    def export_csv(self, out: TextIO) -> None:
-        """One row per board, oldest game first (columns ``CSV_FIELDS``); games without boards have no row."""
+    def csv_chunks(self) -> Iterator[str]:
+        """One row per board, oldest game first (columns ``CSV_FIELDS``), a game's rows at a time; games
+        without boards have no row."""
+        out = io.StringIO()
         writer = csv.writer(out)
         writer.writerow(CSV_FIELDS)
         for g in self._all():
@@ -428,6 +462,14 @@ class History:
                         json.dumps(b.data.get("state"), separators=(",", ":")),
                     )
                 )
+            yield out.getvalue()
+            out.seek(0)
+            out.truncate()
+        yield out.getvalue()
+
+    def export_csv(self, out: TextIO) -> None:
+        for chunk in self.csv_chunks():
+            out.write(chunk)
 
 
 def _spreadsheet_cell(value: object) -> object:

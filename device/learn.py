@@ -37,17 +37,94 @@ from calibration.profiles import (
 )
 from calibration.statedir import StateDir
 from calibration.teaching import TeachingReport
-from device.photo import base_classifier, load_classifier, load_orienter, load_segmenter
+from device.photo import (
+    base_classifier,
+    check_photo,
+    decode_photo,
+    load_classifier,
+    load_orienter,
+    load_segmenter,
+    shipped_art,
+)
 from scoring import custom_grid
 from scoring.core import StateError
 from scoring.registry import get_game, read_state
 from vision.camera_model import CameraModel
 from vision.geometry import Points
-from vision.image_io import read_image
-from vision.pipeline import BoardReading, read_photo
+from vision.pipeline import BoardReading, NoBoardError, locate_boards, read_photo
 from vision.profile import BoardProfile
 from vision.read.colour import BoardColour, measure
+from vision.read.upright import Turns, weigh_turns
 from vision.readers import reader_for
+
+
+class UnsureTurn(ValueError):
+    """Which way up the board lies is not clear from the photo: the owner chooses among its four ``turns``
+    (``--turn``, or on the calibration page)."""
+
+    def __init__(self, turns: Turns) -> None:
+        super().__init__(
+            "which way up the board lies is not clear from the photo (no model knows this copy's printing): "
+            "look at its four turns and give the one that is upright (--turn 1 to 4, or tap it on the "
+            "calibration page)"
+        )
+        self.turns = turns
+
+
+def board_turns(
+    image: NDArray[np.uint8], profile: BoardProfile, outline_xy: Points, camera: CameraModel | None
+) -> Turns:
+    """How likely each of the outline's four turns (photo pixels, any corner first) is upright, weighed with
+    the game's shipped models (vision.read.upright); a user's own grid game, which has none, by its grid's
+    place alone."""
+    reader = reader_for(profile)
+    known = profile.game != custom_grid.GAME
+    classifier = load_classifier(reader.game) if known else None
+    orienter = load_orienter(reader.game) if known and not reader.turns_freely else None
+    return weigh_turns(image, outline_xy, profile, camera, classifier, orienter, reader.regions)
+
+
+def place_board(
+    image: NDArray[np.uint8],
+    profile: BoardProfile,
+    camera: CameraModel | None,
+    corners_xy: Points | None = None,
+    stickers: bool = False,
+    turn: int | None = None,
+) -> tuple[Points, CameraModel | None]:
+    """Where the one board of a set-up photo lies, its top left first (photo pixels), and the camera to read
+    it through (with none, a lens estimated from the board's sides).
+
+    ``corners_xy`` given: they are the board's, as the owner placed them, and their first is its top left,
+    unless ``turn`` (1 to 4) says to take their corner ``turn`` as the top left instead. Else the board is
+    found, and which way up it lies is weighed (:func:`board_turns`) unless stickers tell it or ``turn``
+    does: a turn not sure is never taken, :class:`UnsureTurn` asks for it. Raises NoBoardError when no board
+    is found and StateError when several are."""
+    if turn is not None and not 1 <= turn <= 4:
+        raise StateError(f"--turn {turn}: give 1, 2, 3 or 4 (the turn pictures' numbers)")
+    if corners_xy is not None:
+        outline, lens, oriented = np.asarray(corners_xy, np.float64), camera, turn is None
+    else:
+        quads, lens = locate_boards(
+            image, [profile], camera, stickers, load_segmenter(), shipped_art([profile])
+        )
+        if not quads:
+            raise NoBoardError(
+                "no board found in the photo: make sure the whole board is in view, on a plain table, and lit"
+            )
+        if len(quads) > 1:
+            raise StateError(
+                f"{len(quads)} boards found: photograph one board at a time (or give its corners)"
+            )
+        outline, oriented = quads[0].corners_xy, quads[0].oriented
+    if turn is not None:
+        return np.roll(outline, -(turn - 1), axis=0), lens
+    if oriented or reader_for(profile).turns_freely:
+        return outline, lens
+    turns = board_turns(image, profile, outline, lens)
+    if not turns.sure:
+        raise UnsureTurn(turns)
+    return turns.corners[turns.best], lens
 
 
 def read_one_board(
@@ -56,13 +133,16 @@ def read_one_board(
     camera: CameraModel | None,
     corners_xy: Points | None = None,
     stickers: bool = False,
+    turn: int | None = None,
 ) -> BoardReading:
-    """The one board of a set-up photo, read with ``profile`` and its game's shipped models: where
-    ``corners_xy`` (TL, TR, BR, BL photo pixels) say, else where it is found.
+    """The one board of a set-up photo, read with ``profile`` and its game's shipped models where
+    :func:`place_board` places it.
 
-    Raises NoBoardError when none is found and StateError when several are.
+    Raises NoBoardError when none is found, StateError when several are, and :class:`UnsureTurn` when
+    which way up it lies is not clear.
     """
     game = profile.game
+    corners_xy, camera = place_board(image, profile, camera, corners_xy, stickers, turn)
     readings = read_photo(
         image,
         [profile],
@@ -185,6 +265,20 @@ def outdated(state: StateDir, name: str) -> bool:
     return bundle.enrolment.model != base_classifier(reader_for(bundle.profile).game).model_id
 
 
+def _example(photo: teaching.TeachingPhoto, game: str, camera: CameraModel | None) -> Example:
+    """A teaching photo as the reader takes it (decoded reduced where large, as an upload is: its corners
+    scaled with it), read through the table camera's calibration where it is that camera's size."""
+    data = photo.photo.read_bytes()
+    width, _ = check_photo(data)
+    image = decode_photo(data)
+    scale = image.shape[1] / width
+    corners = None if photo.corners_xy is None else photo.corners_xy * scale
+    fits = camera is not None and tuple(camera.size_wh) == (image.shape[1], image.shape[0])
+    return Example(
+        image, check_enrolment_state(photo.state, game, photo.id), corners, camera if fits else None
+    )
+
+
 def reteach(
     state: StateDir, profile: BoardProfile, camera: CameraModel | None, stickers: bool = False
 ) -> tuple[Enrolment, TeachingReport]:
@@ -192,12 +286,7 @@ def reteach(
     kept = teaching.photos(state, profile.name)
     if not kept:
         raise StateError(f"profile {profile.name!r} has no teaching photos yet")
-    examples = [
-        Example(
-            read_image(str(p.photo)), check_enrolment_state(p.state, profile.game, p.id), p.corners_xy, camera
-        )
-        for p in kept
-    ]
+    examples = [_example(p, profile.game, camera) for p in kept]
     enrolment, figures = _enrol(state, profile, examples, stickers)
     report = teaching.TeachingReport(
         len(kept),

@@ -22,6 +22,7 @@ from models import art_path, boards_model_path, model_path, orient_model_path, s
 from scoring.core import InvalidState, ScoreBreakdown, StateError, TableScore
 from scoring.registry import Kind, get_entry, get_game
 from vision.camera_model import CameraModel
+from vision.image_io import check_image, decode_image
 from vision.locate.art import ArtColours
 from vision.locate.art import load_art as read_art
 from vision.locate.mask import BoardSegmenter
@@ -98,6 +99,27 @@ def load_segmenter() -> BoardSegmenter:
     if not sides.is_file():
         raise StateError(f"no board-side model at {sides}; rebuild it with `garden-scorer-lab train --sides`")
     return BoardSegmenter(path, SideFinder(sides))
+
+
+# Photos as the reader takes them from phones: a board is redrawn at 2 px/mm (vision.read.rectify), the
+# largest, 420 mm, in 840 px, which a photo 3000 px long gives where the board spans 28 % of it. A photo twice
+# as long or more is decoded halved or more (libjpeg scales as it decodes: a 64-megapixel one, 9248 px, is
+# read from a quarter of its pixels); one still longer than the Pi cameras' (4608 px, kept whole so that
+# their calibration holds) is shrunk to that. What decoding may hold is bounded too: a PNG is decoded whole
+# (and held twice), so a large one is refused before it takes the Pi's memory.
+READ_LONG_SIDE = 3000
+READ_MOST_SIDE = 4608
+READ_DECODE_BYTES = 96 * 2**20
+
+
+def check_photo(data: bytes) -> tuple[int, int]:
+    """A photo's size as viewed, once its header shows that :func:`decode_photo` may decode it."""
+    return check_image(data, long_side=READ_LONG_SIDE, max_bytes=READ_DECODE_BYTES)
+
+
+def decode_photo(data: bytes) -> NDArray[np.uint8]:
+    """A photo decoded as the reader takes it (see :data:`READ_LONG_SIDE`)."""
+    return decode_image(data, long_side=READ_LONG_SIDE, max_bytes=READ_DECODE_BYTES, most_side=READ_MOST_SIDE)
 
 
 def parse_sets(items: Sequence[str]) -> dict[str, Any]:

@@ -33,6 +33,7 @@ from device.camera import Camera, open_camera
 from device.history import History, LiveRecord
 from device.learn import outdated, reteach
 from device.live import Broadcaster, LiveLoop, LiveScorer
+from device.memory import give_back_freed_memory
 from device.notify import Systemd, supervise
 from device.photo import ScoredBoard, profile_models, score_image, state_camera
 from device.web import AppConfig, create_app
@@ -276,7 +277,8 @@ async def serve_supervised(
 
 
 def serve(state: StateDir, options: ServeOptions) -> None:
-    """Run until interrupted; prints the addresses, and the kiosk's link on a terminal only."""
+    """Run until interrupted; prints the addresses, and the kiosk's token on a terminal only."""
+    give_back_freed_memory()
     if options.profile is not None and outdated(state, options.profile):
         # The live loop reads with it from the first frame: taught again now, not in the background.
         print(f"Teaching profile {options.profile!r} again from its photos: this version reads cells anew.")

@@ -8,14 +8,18 @@ import cv2
 import numpy as np
 from numpy.typing import NDArray
 
-from vision.geometry import cell_rect_mm
+from vision.camera_model import CameraModel
+from vision.geometry import Points, cell_rect_mm
 from vision.locate.board import Quad
 from vision.locate.mask import BoardMasks, segment_input
 from vision.pipeline import BoardReading
+from vision.profile import BoardProfile
 from vision.read.cells import CellGrid
+from vision.read.rectify import board_homography, rectify
 from vision.readers import reader_for
 
 GOOD = (60, 200, 60)
+TURN_PX_PER_MM = 1.5  # a turn's picture: small enough for a phone to show four of
 DOUBTFUL = (0, 160, 255)
 
 
@@ -81,6 +85,22 @@ def draw_reading(reading: BoardReading) -> NDArray[np.uint8]:
         if words:
             _caption(image, words, (x0, y0, x1, y1), colour)
     return np.asarray(image, dtype=np.uint8)
+
+
+def draw_turn(
+    image: NDArray[np.uint8], corners_xy: Points, profile: BoardProfile, camera: CameraModel | None
+) -> NDArray[np.uint8]:
+    """The board as it reads at one of its turns (``corners_xy``, photo pixels, its top left first), its
+    grids' cells outlined where the profile places them: the owner sees which turn lays them on the printed
+    squares."""
+    ideal = camera.undistort_px(corners_xy) if camera is not None else np.asarray(corners_xy, np.float64)
+    rect = rectify(image, profile, board_homography(profile, ideal), camera, TURN_PX_PER_MM)
+    out = rect.image_bgr.copy()
+    for region in profile.regions:
+        for r, c in region.cells():
+            x0, y0, x1, y1 = (round(v * TURN_PX_PER_MM) for v in cell_rect_mm(region, r, c))
+            cv2.rectangle(out, (x0, y0), (x1, y1), GOOD, 1)
+    return np.asarray(out, np.uint8)
 
 
 def cell_words(values: dict[str, str]) -> list[str]:

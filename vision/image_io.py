@@ -313,13 +313,19 @@ def _as_viewed(image: NDArray[np.uint8], turn: int) -> NDArray[np.uint8]:
     return image
 
 
-def check_image(data: bytes, max_pixels: int = MAX_PIXELS) -> tuple[int, int]:
+def check_image(
+    data: bytes,
+    max_pixels: int = MAX_PIXELS,
+    long_side: int | None = None,
+    max_bytes: int = MAX_DECODED_BYTES,
+) -> tuple[int, int]:
     """``(width, height)`` of the photo as viewed, once its header shows that :func:`decode_image` may decode
-    it: a JPEG or PNG, not empty, within the limits. Refuses a bad photo before any work is spent on it."""
-    return _viewed(_checked(data, max_pixels))
+    it with the same ``long_side`` and ``max_bytes``: a JPEG or PNG, not empty, within the limits. Refuses a
+    bad photo before any work is spent on it."""
+    return _viewed(_checked(data, max_pixels, long_side, max_bytes))
 
 
-def _checked(data: bytes, max_pixels: int) -> _Header:
+def _checked(data: bytes, max_pixels: int, long_side: int | None, max_bytes: int) -> _Header:
     if not data:
         raise ImageError("the file is empty; send a photo")
     if len(data) > MAX_BYTES:
@@ -335,14 +341,22 @@ def _checked(data: bytes, max_pixels: int) -> _Header:
             f"the image is {width}x{height} = {width * height} pixels, over the {max_pixels}-pixel limit; "
             "send a smaller photo"
         )
-    # The whole image, even where it is decoded reduced: a PNG is decoded whole before it is scaled.
-    needed = width * height * max(header.pixel_bytes, BGR_BYTES) * header.copies
-    if needed > MAX_DECODED_BYTES:
+    needed = _held(header, _reduction(width, height, long_side))
+    if needed > max_bytes:
         raise ImageError(
             f"the image is {width}x{height}: decoding it takes {needed} bytes, over the "
-            f"{MAX_DECODED_BYTES}-byte limit; send a smaller photo, or save it as a JPEG"
+            f"{max_bytes}-byte limit; send a smaller photo, or save it as a JPEG"
         )
     return header
+
+
+def _held(header: _Header, scale: int) -> int:
+    """The bytes the decoder holds at once: a JPEG is scaled while it is decoded, a PNG decoded whole (and
+    held twice) before it is scaled; each pixel as the file stores it or as 8-bit BGR, whichever is more."""
+    width, height = header.size
+    if header.copies == 1:
+        width, height = -(-width // scale), -(-height // scale)
+    return width * height * max(header.pixel_bytes, BGR_BYTES) * header.copies
 
 
 def _reduction(width: int, height: int, long_side: int | None) -> int:
@@ -354,16 +368,21 @@ def _reduction(width: int, height: int, long_side: int | None) -> int:
 
 
 def decode_image(
-    data: bytes, max_pixels: int = MAX_PIXELS, long_side: int | None = None
+    data: bytes,
+    max_pixels: int = MAX_PIXELS,
+    long_side: int | None = None,
+    max_bytes: int = MAX_DECODED_BYTES,
+    most_side: int | None = None,
 ) -> NDArray[np.uint8]:
     """An 8-bit BGR image from JPEG or PNG bytes as viewers show it (EXIF orientation applied), refusing
-    huge, empty and corrupt files before decoding them.
+    huge, empty and corrupt files before decoding them (``max_bytes``: what the decoder may hold).
 
     16-bit and alpha PNGs are reduced to 8-bit BGR (alpha dropped), as every later stage expects. With
     ``long_side``, a photo of twice, four or eight times that on its long side is decoded halved, quartered
-    or eighthed (the image is then that much smaller than :func:`viewed_size` says).
+    or eighthed; with ``most_side``, one still longer than that is then shrunk to it (the image is then that
+    much smaller than :func:`viewed_size` says).
     """
-    header = _checked(data, max_pixels)
+    header = _checked(data, max_pixels, long_side, max_bytes)
     width, height = header.size
     scale = _reduction(width, height, long_side)
     with _DECODING:
@@ -374,6 +393,11 @@ def decode_image(
         # Scaled, a side is rounded up (JPEG) or down (PNG).
         if abs(image.shape[0] * scale - height) >= scale or abs(image.shape[1] * scale - width) >= scale:
             raise ImageError("the decoded image does not match its header; the file is corrupt")
+        h, w = image.shape[:2]
+        if most_side is not None and max(h, w) > most_side:
+            shrink = most_side / max(h, w)
+            size = (max(1, round(w * shrink)), max(1, round(h * shrink)))
+            image = cv2.resize(image, size, interpolation=cv2.INTER_AREA)
         # Turned under the lock too: a quarter turn copies the whole image.
         return np.ascontiguousarray(_as_viewed(image, header.turn), dtype=np.uint8)
 

@@ -24,6 +24,9 @@ def open_model(path: Path, threads: int = 1) -> tuple[Any, dict[str, Any]]:
     options.inter_op_num_threads = 1
     # Spinning threads burn a Pi's cores between frames for no gain on a model this small.
     options.add_session_config_entry("session.intra_op.allow_spinning", "0")
+    # No arena: each model's kept the memory of its largest run for good, and with a dozen models in one
+    # process that added up to hundreds of MB (the run's memory is freed at its end instead).
+    options.enable_cpu_mem_arena = False
     session = ort.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
     meta = session.get_modelmeta().custom_metadata_map
     if METADATA_KEY not in meta:

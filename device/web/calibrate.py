@@ -20,6 +20,7 @@ import secrets
 import shutil
 import tempfile
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated, Any, Literal
@@ -43,19 +44,27 @@ from calibration.statedir import StateDir
 from calibration.store import StoreError
 from device.history import GameNotFound, History
 from device.inbox import ITEM, Inbox, InboxItem
-from device.learn import check_enrolment_state, enrolment_profile, make_profile, read_one_board, teach_profile
-from device.photo import load_segmenter, parse_pair, state_camera
+from device.learn import (
+    board_turns,
+    check_enrolment_state,
+    enrolment_profile,
+    make_profile,
+    read_one_board,
+    teach_profile,
+)
+from device.photo import check_photo, decode_photo, load_segmenter, parse_pair, state_camera
 from device.statefile import load_state_json
 from device.web.auth import NEEDS_PAIRING, AdminGuard
 from device.web.bodies import TAKES_PHOTOS, Guarded
 from device.web.reteach import Reteacher
-from device.web.score import READ_LONG_SIDE
 from device.web.security import json_object_field, page_response
 from device.web.setup import picture_url
 from scoring.core import StateError
 from scoring.registry import get_game
 from vision.camera_model import CameraModel
-from vision.image_io import check_image, decode_image, without_personal_metadata
+from vision.debug import draw_turn
+from vision.geometry import Points
+from vision.image_io import without_personal_metadata
 from vision.pipeline import NoBoardError
 from vision.profile import BoardProfile
 
@@ -100,6 +109,16 @@ class UploadStore:
         path = self._path(token, "preview.jpg")
         return path if path.is_file() else None
 
+    def add_turns(self, token: str, pictures: Sequence[bytes]) -> list[str]:
+        """Keep the pictures of the board's turns beside its photo; their addresses."""
+        for k, picture in enumerate(pictures, start=1):
+            self._path(token, f"turn-{k}.jpg").write_bytes(picture)
+        return [f"/api/calibrate/uploads/{token}.turn-{k}.jpg" for k in range(1, len(pictures) + 1)]
+
+    def turn(self, token: str, turn: int) -> Path | None:
+        path = self._path(token, f"turn-{int(turn)}.jpg")
+        return path if path.is_file() else None
+
     def drop(self, token: str) -> None:
         for path in self.root.glob(self._path(token, "*").name):
             path.unlink(missing_ok=True)
@@ -120,6 +139,13 @@ class UploadStore:
         for path in files:
             if path.name.split(".")[0] in old:
                 path.unlink(missing_ok=True)
+
+
+def _jpeg(image: NDArray[np.uint8]) -> bytes:
+    ok, jpeg = cv2.imencode(".jpg", image, [cv2.IMWRITE_JPEG_QUALITY, 85])
+    if not ok:
+        raise OSError("could not encode a picture for the page")
+    return bytes(jpeg.tobytes())
 
 
 def _preview(image: NDArray[np.uint8]) -> bytes:
@@ -195,7 +221,18 @@ class Located(BaseModel):
     )
 
 
-class ProfileRequest(BaseModel):
+GridMm = tuple[
+    Annotated[float, Field(ge=0, le=5000)],
+    Annotated[float, Field(ge=0, le=5000)],
+    Annotated[float, Field(gt=0, le=1000)],
+    Annotated[float, Field(gt=0, le=1000)],
+]
+
+
+class PlacedBoard(BaseModel):
+    """A located photo's board, where its owner placed it, and the board's own geometry where it is not the
+    game's."""
+
     model_config = ConfigDict(extra="forbid")
 
     token: str = Field(pattern=TOKEN, description="from POST /api/calibrate/profile/locate")
@@ -205,7 +242,6 @@ class ProfileRequest(BaseModel):
     corners_xy: list[Point] = Field(
         min_length=4, max_length=4, description="the board's corners TL, TR, BR, BL in photo pixels"
     )
-    replace: bool = Field(default=False, description="replace a profile of that name")
     size_mm: tuple[Annotated[float, Field(gt=0, le=5000)], Annotated[float, Field(gt=0, le=5000)]] | None = (
         Field(default=None, description="the real board's width and height (mm); default: the game's board's")
     )
@@ -217,6 +253,33 @@ class ProfileRequest(BaseModel):
         "photo pixels, where it lies elsewhere than on the game's board",
     )
     grid_region: str = Field(default="grid", description="which grid `grid_xy` places")
+    grids_mm: dict[str, GridMm] | None = Field(
+        default=None,
+        description="each named grid's place measured on the board, as `--grid-mm` takes it: mm from the "
+        "board's top-left corner to the first cell's, a cell's side, the step to the next cell",
+    )
+
+
+class ProfileRequest(PlacedBoard):
+    replace: bool = Field(default=False, description="replace a profile of that name")
+    turn: int | None = Field(
+        default=None,
+        ge=1,
+        le=4,
+        description="which of the corners is the board's top left, as POST /api/calibrate/profile/turns "
+        "numbers its pictures; null: the first, as given",
+    )
+
+
+class TurnInfo(BaseModel):
+    picture: str = Field(description="the board read at this turn, its grids' cells outlined")
+    chance: float = Field(description="how likely this turn is the upright one, 0-1")
+
+
+class TurnsInfo(BaseModel):
+    turns: list[TurnInfo] = Field(description="the four turns: turn K takes corner K as the top left")
+    best: int = Field(description="the likeliest turn, 1-4")
+    sure: bool = Field(description="whether it may be taken without asking the owner")
 
 
 class ProfileMade(BaseModel):
@@ -305,8 +368,8 @@ class _Photo:
 
 def _decoded(data: bytes) -> _Photo:
     try:
-        width, _ = check_image(data)
-        image = decode_image(data, long_side=READ_LONG_SIDE)
+        width, _ = check_photo(data)
+        image = decode_photo(data)
     except ValueError as exc:
         raise _bad(400, exc) from None
     return _Photo(data, image, width / image.shape[1])
@@ -528,6 +591,76 @@ def router(
             raise HTTPException(404, "no such upload: only the newest photos are kept; upload it again")
         return FileResponse(path, media_type="image/jpeg")
 
+    def placed(request: PlacedBoard) -> tuple[BoardProfile, _Photo, Points, CameraModel | None]:
+        """The profile ``request`` makes (its board's geometry as the owner gave it), the photo it was
+        placed on, the board's corners in the decoded image and the camera to read them through; call it
+        under ``busy``, as it decodes the photo."""
+        profile = _profile(request.game, request.name, request.setup)
+        kept = uploads.photo(request.token)
+        if kept is None:
+            raise HTTPException(404, "the photo is no longer kept (only the newest are): upload it again")
+        photo = _decoded(kept.read_bytes())
+        # The page places corners on the photo as viewed; they are read on the image decoded.
+        corners = np.array(request.corners_xy, np.float64) / photo.scale
+        camera = _camera(state, photo.image)
+        try:
+            places: dict[str | None, GridPlace] = {
+                name: GridPlace(*place) for name, place in (request.grids_mm or {}).items()
+            }
+            if request.grid_xy is not None:
+                size = request.size_mm or profile.size_mm
+                grid, region = np.array(request.grid_xy, np.float64) / photo.scale, request.grid_region
+                places[region] = grid_place(profile, size, corners, grid, region, camera)
+            if request.size_mm is not None or places:
+                profile = with_geometry(profile, request.size_mm, places)
+        except (StateError, KeyError, ValueError) as exc:
+            raise _bad(400, exc) from None
+        return profile, photo, corners, camera
+
+    @api.post(
+        "/api/calibrate/profile/turns",
+        dependencies=[Depends(admin)],
+        responses={
+            **_ADMIN_ERRORS,
+            400: {"description": "unknown game, bad name, set-up or geometry"},
+            404: {"description": "the uploaded photo is no longer kept"},
+        },
+    )
+    def turns(request: PlacedBoard) -> TurnsInfo:
+        """The board read at each of its four turns, with each one's chance of being upright, weighed from
+        where its grids lie, how its cells read and the game's layout (vision.read.upright): the owner
+        confirms the likeliest, or, where it is not sure, taps the upright one."""
+        with busy:
+            profile, photo, corners, camera = placed(request)
+            try:
+                weighed = board_turns(photo.image, profile, corners, camera)
+            except ValueError as exc:
+                raise _bad(422, exc) from None
+            pictures = [_jpeg(draw_turn(photo.image, c, profile, camera)) for c in weighed.corners]
+        urls = uploads.add_turns(request.token, pictures)
+        return TurnsInfo(
+            turns=[
+                TurnInfo(picture=url, chance=round(c, 4))
+                for url, c in zip(urls, weighed.chances, strict=True)
+            ],
+            best=weighed.best + 1,
+            sure=weighed.sure,
+        )
+
+    @api.get(
+        "/api/calibrate/uploads/{token}.turn-{turn}.jpg",
+        response_class=FileResponse,
+        responses={404: {"description": "no such picture (only the newest uploads' are kept)"}},
+    )
+    def turn_picture(token: Token, turn: Annotated[int, PathParam(ge=1, le=4)]) -> FileResponse:
+        """The board read at one of its turns (POST /api/calibrate/profile/turns)."""
+        path = uploads.turn(token, turn)
+        if path is None:
+            raise HTTPException(
+                404, "no such picture: only the newest photos' are kept; place the board again"
+            )
+        return FileResponse(path, media_type="image/jpeg")
+
     @api.post(
         "/api/calibrate/profile",
         dependencies=[Depends(admin)],
@@ -536,35 +669,26 @@ def router(
             400: {"description": "unknown game, bad name or set-up"},
             404: {"description": "the uploaded photo is no longer kept"},
             409: {"description": "a profile of that name exists and replace is false"},
-            422: {"description": "the corners enclose no board or lie outside the photo"},
+            422: {
+                "description": "the corners enclose no board or lie outside the photo, or which way up "
+                "it lies is not sure (choose its turn)"
+            },
         },
     )
     def make(request: ProfileRequest) -> ProfileMade:
         """Make a board profile from a located photo and its corners (profile.json, colour.json, board.png),
-        as ``garden-scorer profile create NAME PHOTO --corners ...``."""
-        profile = _profile(request.game, request.name, request.setup)
-        if profile_exists(state, profile.name) and not request.replace:
-            raise HTTPException(409, f"profile {profile.name!r} exists: tick replace, or choose another name")
-        kept = uploads.photo(request.token)
-        if kept is None:
-            raise HTTPException(404, "the photo is no longer kept (only the newest are): upload it again")
+        as ``garden-scorer profile create NAME PHOTO --corners ...``; ``turn`` says which corner is the top
+        left (the owner's choice among the turns' pictures)."""
+        name = _profile(request.game, request.name, request.setup).name
+        if profile_exists(state, name) and not request.replace:
+            raise HTTPException(409, f"profile {name!r} exists: tick replace, or choose another name")
         with busy:
-            photo = _decoded(kept.read_bytes())
-            # The page places corners on the photo as viewed; they are read on the image decoded.
-            corners = np.array(request.corners_xy, np.float64) / photo.scale
-            camera = _camera(state, photo.image)
+            profile, photo, corners, camera = placed(request)
             try:
-                places: dict[str | None, GridPlace] = {}
-                if request.grid_xy is not None:
-                    size = request.size_mm or profile.size_mm
-                    grid, region = np.array(request.grid_xy, np.float64) / photo.scale, request.grid_region
-                    places[region] = grid_place(profile, size, corners, grid, region, camera)
-                if request.size_mm is not None or places:
-                    profile = with_geometry(profile, request.size_mm, places)
-            except (StateError, KeyError, ValueError) as exc:
-                raise _bad(400, exc) from None
-            try:
-                reading = read_one_board(photo.image, profile, camera, corners)
+                reading = read_one_board(photo.image, profile, camera, corners, turn=request.turn)
+                if request.replace:
+                    # Replaced whole: what the old profile learnt and kept was of another board, or turn.
+                    shutil.rmtree(state.profile(profile.name), ignore_errors=True)
                 colour = make_profile(state, profile, reading)
             except ValueError as exc:
                 raise _bad(422, exc) from None
@@ -650,7 +774,7 @@ def router(
             try:
                 truth = check_enrolment_state(load_state_json(item.state), profile.game, item.id)
                 # One that does not decode must not join the teaching photos.
-                decode_image(item.photo.read_bytes(), long_side=READ_LONG_SIDE)
+                decode_photo(item.photo.read_bytes())
             except ValueError as exc:
                 raise _bad(400, exc) from None
             new.append((item.photo, truth, recorded_corners(item)))

@@ -39,6 +39,8 @@ from typing import ClassVar
 import h11
 from uvicorn.protocols.http.h11_impl import H11Protocol
 
+from device.web.places import client_key
+
 RETRY_AFTER_S = 5
 
 
@@ -199,13 +201,15 @@ class GuardedH11Protocol(H11Protocol):
         super().connection_lost(exc)
 
     def _client(self) -> tuple[str, bool]:
-        """The client's address as counted (an IPv4-mapped IPv6 one as IPv4) and whether it is loopback."""
+        """Whom the client counts as (``places.client_key``: an IPv6 one by its /64) and whether it is
+        loopback."""
         if self.client is None:  # a Unix socket (only this machine reaches one), or a client gone already
             return "", True
         address = ip_address(self.client[0])
         if isinstance(address, IPv6Address) and address.ipv4_mapped is not None:
             address = address.ipv4_mapped
-        return str(address), any(address in network for network in self.loopback_networks)
+        loopback = any(address in network for network in self.loopback_networks)
+        return client_key(str(address)), loopback
 
     def evict(self) -> None:
         """Close this connection, which waits for a head, to make room: its place is given back now."""

@@ -2,16 +2,16 @@
 
 from __future__ import annotations
 
-import io
+from collections.abc import Iterator
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Depends, HTTPException, Query, Response
-from fastapi.responses import HTMLResponse
+from fastapi import APIRouter, Depends, HTTPException, Query
+from fastapi.responses import HTMLResponse, StreamingResponse
 
 from device.history import GameNotFound, History
 from device.web.auth import NEEDS_PAIRING, AdminGuard
 from device.web.bodies import Guarded
-from device.web.score import NO_SUCH_GAME, GameId, ResultStore
+from device.web.score import NO_SUCH_GAME, SQLITE_MAX_INT, GameId, ResultStore
 from device.web.security import page_response
 
 
@@ -25,25 +25,24 @@ def router(history: History, results: ResultStore, admin: AdminGuard) -> APIRout
     @api.get("/api/history")
     def list_games(
         limit: Annotated[int, Query(ge=1, le=500)] = 50,
-        offset: Annotated[int, Query(ge=0)] = 0,
+        offset: Annotated[int, Query(ge=0, le=SQLITE_MAX_INT)] = 0,
         game: str | None = None,
     ) -> list[dict[str, Any]]:
         """Games newest first, as ``{"id", "played_at", "game", "source", "boards": [...]}``."""
         return [g.to_json() for g in history.list(limit, offset, game)]
 
-    @api.get("/api/history.json")
-    def export_json() -> Response:
-        out = io.StringIO()
-        history.export_json(out)
-        return _download(out.getvalue(), "application/json", "garden-scorer-history.json")
+    # Streamed a game at a time: the whole history is never held at once, however long it grows.
+    @api.get("/api/history.json", response_class=StreamingResponse)
+    def export_json() -> StreamingResponse:
+        return _download(history.json_chunks(), "application/json", "garden-scorer-history.json")
 
     @api.get(
-        "/api/history.csv", responses={200: {"content": {"text/csv": {}}, "description": "one row a board"}}
+        "/api/history.csv",
+        response_class=StreamingResponse,
+        responses={200: {"content": {"text/csv": {}}, "description": "one row a board"}},
     )
-    def export_csv() -> Response:
-        out = io.StringIO()
-        history.export_csv(out)
-        return _download(out.getvalue(), "text/csv; charset=utf-8", "garden-scorer-history.csv")
+    def export_csv() -> StreamingResponse:
+        return _download(history.csv_chunks(), "text/csv; charset=utf-8", "garden-scorer-history.csv")
 
     @api.get("/api/history/{game_id}", responses={404: NO_SUCH_GAME})
     def one_game(game_id: GameId) -> dict[str, Any]:
@@ -68,7 +67,7 @@ def router(history: History, results: ResultStore, admin: AdminGuard) -> APIRout
     return api
 
 
-def _download(text: str, media_type: str, filename: str) -> Response:
-    return Response(
-        text, media_type=media_type, headers={"Content-Disposition": f'attachment; filename="{filename}"'}
+def _download(chunks: Iterator[str], media_type: str, filename: str) -> StreamingResponse:
+    return StreamingResponse(
+        chunks, media_type=media_type, headers={"Content-Disposition": f'attachment; filename="{filename}"'}
     )

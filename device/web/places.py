@@ -6,6 +6,22 @@ from __future__ import annotations
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
+from ipaddress import IPv6Address, ip_address, ip_network
+
+
+def client_key(host: str) -> str:
+    """Whom a request's address counts as: an IPv4 address (also mapped into IPv6) itself; an IPv6 one its
+    /64 network, from which one device may take new addresses at will (privacy addresses)."""
+    try:
+        address = ip_address(host)
+    except ValueError:
+        return host
+    if isinstance(address, IPv6Address):
+        if address.ipv4_mapped is not None:
+            return str(address.ipv4_mapped)
+        if not address.is_loopback:
+            return str(ip_network(f"{address}/64", strict=False))
+    return str(address)
 
 
 class Busy(Exception):

@@ -36,7 +36,7 @@ import secrets
 import shutil
 import tempfile
 import threading
-from collections.abc import AsyncIterator, Iterator, Mapping, Sequence
+from collections.abc import AsyncIterator, Callable, Iterator, Mapping, Sequence
 from contextlib import asynccontextmanager, contextmanager
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -58,10 +58,10 @@ from calibration.statedir import StateDir, check_name
 from calibration.store import StoreError
 from device.history import AlreadyRecorded, Change, GameNotFound, GameRecord, History, Sender
 from device.inbox import Inbox
-from device.photo import ScoredBoard, table_state
+from device.photo import ScoredBoard, check_photo, decode_photo, table_state
 from device.report import breakdown_json, result_json
 from device.web.auth import PlayerIds, is_admin, who
-from device.web.bodies import TAKES_PHOTOS, Guarded
+from device.web.bodies import TAKES_PHOTOS, Guarded, strict_json
 from device.web.reteach import Reteacher
 from device.web.security import json_object_field, page_response
 from device.web.setup import SetupStore
@@ -70,7 +70,7 @@ from scoring.hand import check as check_hand
 from scoring.registry import GAMES, AnyPicker, Kind, get_entry, get_game
 from vision.debug import draw_reading
 from vision.geometry import Points, cell_rect_mm
-from vision.image_io import ImageError, check_image, decode_image, viewed_size, without_personal_metadata
+from vision.image_io import ImageError, viewed_size, without_personal_metadata
 from vision.pipeline import BoardReading, NoBoardError
 
 log = logging.getLogger(__name__)
@@ -85,13 +85,9 @@ CORRECTED = "corrected by hand"
 # Photos of one board from other sides, read with the first (device.photo.score_image ``also``), each decoded
 # as it is read: what one more costs is the time to read it.
 MAX_ALSO = 3
-# The reader redraws a board at 2 px/mm (vision.read.rectify): the largest, 420 mm, needs 840 px, which a
-# photo 3000 px long gives where the board spans 28% of it. A photo twice as long or more is decoded reduced
-# (a 64-megapixel one, 9248 px, to a quarter of its pixels); the Pi cameras' (4056, 4608 px) stay whole, so
-# their calibration holds.
-READ_LONG_SIDE = 3000
-# Requests waiting to read photos or reading them, at most, each holding its photos' bytes; more are turned
-# away, so that a crowd of uploads costs neither memory nor the TV's answers.
+# Requests waiting to read photos or reading them, at most (each waits with its photos spooled on disk: only
+# the one reading holds them in memory); more are turned away, so that a crowd of uploads costs neither
+# memory nor the TV's answers.
 MAX_WAITING = 4
 RETRY_AFTER_S = 5
 BUSY = "the scorer is busy reading other photos; try again in a few seconds"
@@ -428,7 +424,7 @@ def _photo_files(items: Sequence[object], field_name: str, most: int) -> list[Up
 def _corners_field(text: str) -> Points:
     """The ``corners`` form field: the board's corners placed by the player, as JSON ``[[x, y] x 4]``."""
     try:
-        return np.array(Corners(corners_xy=json.loads(text)).corners_xy, dtype=np.float64)
+        return np.array(Corners(corners_xy=strict_json(text)).corners_xy, dtype=np.float64)
     except (ValueError, ValidationError, RecursionError):
         raise HTTPException(
             400, "corners: expected four [x, y] pixel pairs, top left first and round clockwise"
@@ -445,9 +441,21 @@ class _Upload:
     hand: str | None
     corners: str | None
 
-    async def photos(self) -> list[bytes]:
-        """The photo's bytes, then the ``also`` photos': read into memory once a place to read them is had."""
-        return [await self.photo.read(), *[await a.read() for a in self.also]]
+    def sources(self) -> list[PhotoSource]:
+        """The photo, then the ``also`` photos, each read into memory only when the reader takes it."""
+        return [_spooled(upload) for upload in (self.photo, *self.also)]
+
+
+PhotoSource = Callable[[], bytes]
+"""A photo's bytes, read when called: spooled on disk, or kept, until the reader's turn comes."""
+
+
+def _spooled(upload: UploadFile) -> PhotoSource:
+    def read() -> bytes:
+        upload.file.seek(0)
+        return upload.file.read()
+
+    return read
 
 
 @asynccontextmanager
@@ -524,7 +532,7 @@ class _Decoded(Sequence[NDArray[np.uint8]]):
     def __getitem__(self, index: int | slice) -> NDArray[np.uint8] | _Decoded:
         if isinstance(index, slice):
             return _Decoded(self._photos[index])
-        return decode_image(self._photos[index], long_side=READ_LONG_SIDE)
+        return decode_photo(self._photos[index])
 
     def __iter__(self) -> Iterator[NDArray[np.uint8]]:
         # Not the mixin's loop, which holds each photo until the next is decoded.
@@ -580,17 +588,16 @@ def router(
                 f"corners: each must lie in the photo ({width} x {height} pixels as it is viewed); drag them "
                 "onto the board's corners"
             )
-        with scoring:
-            image = decode_image(data, long_side=READ_LONG_SIDE)
-            # Corners go between the photo as viewed and the image decoded, where it is reduced.
-            scale = np.array([width / image.shape[1], height / image.shape[0]])
-            placed = None if corners is None else corners / scale
-            boards = score(image, game, hand, profile, _Decoded(also), corners=placed)
+        image = decode_photo(data)
+        # Corners go between the photo as viewed and the image decoded, where it is reduced.
+        scale = np.array([width / image.shape[1], height / image.shape[0]])
+        placed = None if corners is None else corners / scale
+        boards = score(image, game, hand, profile, _Decoded(also), corners=placed)
         return [_in_photo(board, scale) for board in boards]
 
     def read_and_keep(
         game: str,
-        photos: Sequence[bytes],
+        sources: Sequence[PhotoSource],
         hand: Mapping[str, Any],
         profile: str | None,
         sender: Sender,
@@ -598,13 +605,30 @@ def router(
         replaces: GameRecord | None = None,
         change: Change | None = None,
     ) -> ScoreResult:
-        """Read ``photos`` (more of the first's one board after it) and keep the result, in place of
-        ``replaces`` when given (its time and players kept). What a photo says of who took it, where and when
-        (EXIF's GPS position, ...) is neither kept nor served: only its picture."""
+        """Read the photos of ``sources`` (more of the first's one board after it) and keep the result, in
+        place of ``replaces`` when given (its time and players kept). What a photo says of who took it,
+        where and when (EXIF's GPS position, ...) is neither kept nor served: only its picture."""
+        # One request at a time holds its photos' bytes, reads them and keeps them: the others wait with
+        # theirs on disk.
+        with scoring:
+            return _read_and_keep(game, sources, hand, profile, sender, corners, replaces, change)
+
+    def _read_and_keep(
+        game: str,
+        sources: Sequence[PhotoSource],
+        hand: Mapping[str, Any],
+        profile: str | None,
+        sender: Sender,
+        corners: Points | None,
+        replaces: GameRecord | None,
+        change: Change | None,
+    ) -> ScoreResult:
         try:
+            photos = [source() for source in sources]
             # Every photo's header first: a bad one is refused before any is read.
-            size, *_ = [check_image(photo) for photo in photos]
+            size, *_ = [check_photo(photo) for photo in photos]
             first, *also = [without_personal_metadata(photo) for photo in photos]
+            del photos  # as sent: only the pictures are kept
             boards = score_photo(first, size, also, game, hand, profile, corners)
         except NoBoardError as exc:
             raise HTTPException(422, str(exc)) from None
@@ -702,8 +726,9 @@ def router(
                 raise HTTPException(400, str(exc)) from None
             # A place in the queue once the body is in: a slow sender keeps no other phone waiting.
             with queue.place():
-                photos = await sent.photos()
-                return await run_in_threadpool(read_and_keep, game, photos, hand, profile, sender, corners)
+                return await run_in_threadpool(
+                    read_and_keep, game, sent.sources(), hand, profile, sender, corners
+                )
 
     @api.post(
         "/api/result/{game_id}/also",
@@ -739,8 +764,8 @@ def router(
             raise HTTPException(400, full)
         async with _more_form(request, room) as also:
             with queue.place():
-                more = [await a.read() for a in also]
                 change = Change(CHANGE_MORE, who(request))
+                more = [_spooled(upload) for upload in also]
                 return await read_again(record, kept, gone, sender, change, more=more)
 
     def changeable(request: Request, game_id: int) -> GameRecord:
@@ -770,7 +795,7 @@ def router(
         gone: HTTPException,
         sender: Sender,
         change: Change,
-        more: Sequence[bytes] = (),
+        more: Sequence[PhotoSource] = (),
         corners: Points | None = None,
         entered: Mapping[str, Any] | None = None,
     ) -> ScoreResult:
@@ -784,13 +809,18 @@ def router(
             if entered is not None:
                 hand = dict(entered)
             profile = meta["profile"] if isinstance(meta.get("profile"), str) else None
-            try:
-                photos = [path.read_bytes() for path in kept]
-            except OSError:  # the folder pruned meanwhile
-                raise gone from None
-            return read_and_keep(
-                record.game, [*photos, *more], hand, profile, sender, corners, record, change
-            )
+
+            def source(path: Path) -> PhotoSource:
+                def read() -> bytes:
+                    try:
+                        return path.read_bytes()
+                    except OSError:  # the folder pruned meanwhile
+                        raise gone from None
+
+                return read
+
+            sources = [*(source(path) for path in kept), *more]
+            return read_and_keep(record.game, sources, hand, profile, sender, corners, record, change)
 
         return await run_in_threadpool(read_kept)
 

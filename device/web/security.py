@@ -15,7 +15,6 @@ from a program, not from a page; it still needs a paired device's login for the 
 from __future__ import annotations
 
 import ipaddress
-import json
 import socket
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -29,6 +28,8 @@ from fastapi import HTTPException
 from fastapi.responses import HTMLResponse, JSONResponse
 from starlette.datastructures import Headers, MutableHeaders
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from device.web.bodies import NotStandardJson, strict_json
 
 SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
 
@@ -121,7 +122,8 @@ class RequestChecks:
                 sender = None  # the TV's start-up page, a file (see KIOSK_SIGN_IN)
             if sender is not None:
                 parts = urlsplit(sender)
-                same = parts.scheme in ("http", "https") and parts.netloc.lower() == host.lower()
+                # The scorer's own origin: its scheme too (a page of https://host is another origin).
+                same = parts.scheme == scope.get("scheme", "http") and parts.netloc.lower() == host.lower()
                 if not same:
                     said = "refused: this request came from a page of another site, not the scorer's"
                     refusal = JSONResponse({"detail": said}, 403)
@@ -206,7 +208,9 @@ def page_response(name: str) -> HTMLResponse:
 def json_object_field(text: str, name: str, example: str) -> dict[str, Any]:
     """A form field holding a JSON object (hand entry, game set-up); otherwise a 400 showing ``example``."""
     try:
-        value = json.loads(text)
+        value = strict_json(text)
+    except NotStandardJson as exc:
+        raise HTTPException(400, f"{name}: {exc}") from None
     except ValueError as exc:  # also json's 4300-digit limit on numbers, not only JSONDecodeError
         raise HTTPException(400, f"{name}: not valid JSON ({exc})") from None
     except RecursionError:

@@ -31,7 +31,7 @@ import resource
 import socket
 import threading
 import time
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import ExitStack, contextmanager
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -48,7 +48,7 @@ from device.live import Broadcaster, LiveEvent
 from device.serve import listening_socket, server_config, upload_scorer
 from device.web import AppConfig, create_app
 from device.web.auth import CLIENT_TRIES, KIOSK_COOKIE, PLAYER_COOKIE
-from device.web.bodies import RECEIVING_PER_CLIENT
+from device.web.bodies import RECEIVING_PER_CLIENT, RECEIVING_TOTAL
 from device.web.score import RESULTS_DIR
 from device.web.tv import KIOSK_STREAMS, OTHER_STREAMS, STREAMS_PER_CLIENT
 from examples import EXAMPLES_DIR
@@ -344,7 +344,7 @@ def _bodies_and_teaching(root: Path, attack: Report) -> None:
         )
 
         # Four uploads from one address that send their body a byte at a time.
-        slow = _slow_uploads(url, LAN_ADDRESS, 4)
+        slow = _slow_uploads(url, [LAN_ADDRESS] * 4)
         try:
             meanwhile = _client(stack, url, OTHER_LAN_ADDRESS).post(
                 f"/api/score?game={GAME}", files={"file": (PHOTO.name, photo, "image/jpeg")}
@@ -359,6 +359,42 @@ def _bodies_and_teaching(root: Path, attack: Report) -> None:
             meanwhile.status_code == 200 and refused == 4 - RECEIVING_PER_CLIENT,
             f"another phone's upload meanwhile: {meanwhile.status_code}; of the 4 slow ones {refused} were "
             f"turned away at once, {4 - refused} let in to be received (then cut off by the pace rule)",
+        )
+
+        # Every place to be received taken, from four addresses two each, at a byte now and then (the second
+        # attack: about 8 bytes a second locked out uploads, pairing and the TV's sign-in).
+        slow = _slow_uploads(url, [f"127.0.10.{k // 2 + 2}" for k in range(RECEIVING_TOTAL)])
+        try:
+            time.sleep(1.5)  # past their first second: how slowly they send is known
+            phone = _client(stack, url, "127.0.11.2")
+            pairing = phone.post("/api/pair", json={"code": "0000 0002", "name": "x"}).status_code
+            signing_in = phone.post("/kiosk", data={"token": "not-the-kiosk-token-at-all"}).status_code
+            upload = phone.post(f"/api/score?game={GAME}", files={"file": (PHOTO.name, photo, "image/jpeg")})
+        finally:
+            for sock, _ in slow:
+                sock.close()
+        attack(
+            f"{RECEIVING_TOTAL} uploads from 4 addresses, each a byte now and then",
+            (pairing, signing_in, upload.status_code) == (403, 403, 200),
+            f"meanwhile pairing answered {pairing}, the kiosk's sign-in {signing_in} (both compared, not "
+            f"kept waiting) and a phone's upload {upload.status_code} (the slowest made room)",
+        )
+
+        # What Python's JSON reader takes and JSON does not allow, and numbers past SQLite's.
+        odd = [
+            stranger.post("/api/pair", content=text, headers=json_type).status_code
+            for text in ('{"code": NaN, "name": "x"}', '{"code": "1", "name": "\\ud800"}', "1e999")
+        ]
+        paged = stranger.get("/api/history", params={"offset": 2**63}).status_code
+        chunked = stranger.post(
+            "/kiosk",
+            content=(b"&" * 65536 for _ in range(8)),
+            headers={"content-type": "application/x-www-form-urlencoded"},
+        ).status_code
+        attack(
+            "NaN, a lone surrogate and 1e999 in JSON; an offset past SQLite's; 512 KB sent without a length",
+            odd == [400, 400, 400] and paged == 422 and chunked == 413,
+            f"answers {odd}, {paged}, {chunked} (no 500)",
         )
 
 
@@ -384,8 +420,8 @@ def _make_profile(owner: httpx.Client) -> int:
     return made.status_code
 
 
-def _slow_uploads(url: str, address: str, count: int) -> list[tuple[socket.socket, bytes]]:
-    """``count`` uploads from ``address`` that say a 1 MB body and send its first bytes; each socket and
+def _slow_uploads(url: str, addresses: Sequence[str]) -> list[tuple[socket.socket, bytes]]:
+    """An upload from each of ``addresses`` that says a 1 MB body and sends its first bytes; each socket and
     what the scorer answered within a moment (nothing while it waits for the body)."""
     head = (
         f"POST /api/score?game={GAME} HTTP/1.1\r\nHost: 127.0.0.1\r\n"
@@ -393,7 +429,7 @@ def _slow_uploads(url: str, address: str, count: int) -> list[tuple[socket.socke
         '--b\r\nContent-Disposition: form-data; name="file"; filename="a.jpg"\r\n\r\n'
     ).encode()
     opened = []
-    for _ in range(count):
+    for address in addresses:
         sock = socket.create_connection(
             ("127.0.0.1", _port(url)), timeout=HANG_GUARD_S, source_address=(address, 0)
         )

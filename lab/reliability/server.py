@@ -137,10 +137,12 @@ def run_flood(clients: int, megapixels: float, kind: str) -> dict[str, Any]:
         done = threading.Event()
         start = threading.Barrier(clients + 1)
 
-        def phone() -> None:
+        def phone(k: int) -> None:
+            # Each phone a client of its own, as on a LAN (the scorer limits what one may hold at once).
+            transport = httpx.HTTPTransport(local_address=f"127.0.7.{k + 2}")
             start.wait()
             try:
-                with httpx.Client(timeout=REQUEST_TIMEOUT_S) as client:
+                with httpx.Client(timeout=REQUEST_TIMEOUT_S, transport=transport) as client:
                     statuses.append(client.post(f"{url}/api/score?game={GAME}", files=files).status_code)
             except httpx.HTTPError:
                 statuses.append(0)
@@ -154,7 +156,7 @@ def run_flood(clients: int, megapixels: float, kind: str) -> dict[str, Any]:
                     tv_ms.append((time.perf_counter() - asked) * 1000)
                     time.sleep(TV_EVERY_S)
 
-        phones = [threading.Thread(target=phone) for _ in range(clients)]
+        phones = [threading.Thread(target=phone, args=(k,)) for k in range(clients)]
         watcher = threading.Thread(target=tv)
         for thread in [*phones, watcher]:
             thread.start()
@@ -199,6 +201,11 @@ def attack_requests(big_jpeg: bytes) -> dict[str, tuple[bool, Any]]:
     """The requests :func:`run_memory` sends, each as (sent by the owner, ``httpx.Client.request``
     arguments); ``big_jpeg``: the largest photo a phone sends."""
     nested = b'{"code":"1","name":"x","z":[' + b"[]," * (20 * 2**20 // 3) + b"[]]}"
+    # A JPEG of noise: 2000 x 2000, 4.7 MB, where the board finders find boards everywhere (an attack's).
+    pixels = np.random.default_rng(58).integers(0, 256, (2000, 2000, 3), np.uint8)
+    noise = cv2.imencode(".jpg", pixels, [cv2.IMWRITE_JPEG_QUALITY, 90])[1].tobytes()
+    flat = np.tile(np.linspace(0, 255, 5600, dtype=np.float32).astype(np.uint8)[None, :, None], (5600, 1, 3))
+    flat_png = cv2.imencode(".png", flat, [cv2.IMWRITE_PNG_COMPRESSION, 9])[1].tobytes()
     deep = b'{"code":"1","name":"x","z":' + b"[" * 100_000 + b"]" * 100_000 + b"}"
     as_json = {"content-type": "application/json"}
     multipart = {"content-type": "multipart/form-data; boundary=b"}
@@ -234,6 +241,21 @@ def attack_requests(big_jpeg: bytes) -> dict[str, tuple[bool, Any]]:
                     + [("also", ("b.jpg", big_jpeg, "image/jpeg"))] * ALSO
                 },
             ),
+        ),
+        "4 photos of noise to Tang Garden (every look of many crops)": (
+            False,
+            (
+                "POST",
+                "/api/score?game=tang-garden",
+                {
+                    "files": [("file", ("n.jpg", noise, "image/jpeg"))]
+                    + [("also", ("n.jpg", noise, "image/jpeg"))] * 3
+                },
+            ),
+        ),
+        "a 5600 x 5600 PNG of little detail (105 KB)": (
+            False,
+            ("POST", score, {"files": {"file": ("flat.png", flat_png, "image/png")}}),
         ),
         "a 16-bit PNG bomb to /api/score": (
             False,

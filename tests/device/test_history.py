@@ -446,3 +446,27 @@ def test_a_history_of_the_first_schema_is_brought_up_to_date(tmp_path: Path) -> 
         assert old.played_at == T0 and h.uploaders(old.id) == frozenset() and h.changes(old.id) == []
         new = h.record("zen-garden", [board(1)], "upload", sender=ANN)
         assert h.uploaders(new) == {ANN.player}
+
+
+def test_the_history_keeps_its_newest_games_and_exports_them_a_page_at_a_time(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import device.history as history_module
+
+    monkeypatch.setattr(history_module, "EXPORT_PAGE", 3)
+    with History.open(tmp_path / "history.sqlite", max_games=7) as history:
+        ids = [
+            history.record("alices-garden", [board(k)], "upload", when=T0 + timedelta(minutes=k))
+            for k in range(10)
+        ]
+        # The oldest three went to make room: every board, key and change with them.
+        assert [g.id for g in reversed(history.list())] == ids[3:]
+        with pytest.raises(GameNotFound):
+            history.get(ids[0])
+        out = io.StringIO()
+        history.export_json(out)
+        assert [g["id"] for g in json.loads(out.getvalue())] == ids[3:]
+        out = io.StringIO()
+        history.export_csv(out)
+        out.seek(0)
+        assert [int(row["game_id"]) for row in csv.DictReader(out)] == ids[3:]

@@ -25,6 +25,8 @@ from vision.reader_api import Head, Reading, ShiftedLook, TurnedLook
 # Photos read together average their log-probabilities: one a model rounded to zero is taken as this, so
 # that a class one photo rules out outright stays a class another photo can still show.
 PROBABILITY_FLOOR = 1e-6
+# Crops a model reads at once: a board's cells in one or two runs, and the memory of 64 crops' activations.
+BATCH = 64
 
 
 @dataclass(frozen=True)
@@ -133,10 +135,15 @@ class OnnxCellClassifier:
         self._run(np.zeros((1, self.crop_px, self.crop_px, 3), np.uint8))  # warm-up: first runs are slow
 
     def _run(self, crops: NDArray[np.uint8]) -> dict[str, NDArray[np.float32]]:
-        results = self.session.run(self._outputs, {self._input: model_input(crops)})
+        # In batches of BATCH crops: a board read from several looks is hundreds of crops, whose activations
+        # at once took a few hundred MB, which onnxruntime's arena then keeps (a Pi has under a GB).
+        parts = [
+            self.session.run(self._outputs, {self._input: model_input(crops[i : i + BATCH])})
+            for i in range(0, len(crops), BATCH)
+        ]
         return {
-            name: np.asarray(value, dtype=np.float32)
-            for name, value in zip(self._outputs, results, strict=True)
+            name: np.concatenate([np.asarray(part[k], dtype=np.float32) for part in parts])
+            for k, name in enumerate(self._outputs)
         }
 
     def classify(self, cells: CellGrid) -> CellPredictions:

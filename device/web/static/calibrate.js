@@ -160,6 +160,7 @@ document.getElementById("locate-form").addEventListener("submit", (event) => {
   const section = document.getElementById("profile");
   const target = document.getElementById("profile-result");
   document.getElementById("corners").hidden = true;
+  document.getElementById("turns").hidden = true;
   step(section, target, "Looking for the board…", async () => {
     const data = new FormData();
     data.append("file", document.getElementById("profile-photo").files[0]);
@@ -187,33 +188,98 @@ document.getElementById("locate-form").addEventListener("submit", (event) => {
 
 document.getElementById("reset-corners").addEventListener("click", showCornerEditor);
 
+// The grid's place typed in mm: "x,y,cell[,step]" for the game's grid (its region named grid).
+function gridMm() {
+  const text = document.getElementById("grid-mm").value.trim();
+  if (!text) return null;
+  const values = text.split(/[, ]+/).map(Number);
+  if (values.length < 3 || values.length > 4 || !values.every((v) => v >= 0) || !(values[2] > 0)) {
+    throw new Error(`The grid's place: x, y, a cell's side and its step in mm, e.g. 9,12,24,24 (not "${text}").`);
+  }
+  return { grid: values.length === 3 ? [...values, values[2]] : values };
+}
+
+// The board as the owner placed it, and its geometry: what the turns are weighed and the profile made from.
+function placedBoard() {
+  const setupText = document.getElementById("profile-setup").value.trim();
+  let fields;
+  try {
+    fields = setupText ? JSON.parse(setupText) : {};
+  } catch (error) {
+    throw new Error(`Game set-up fields: ${error.message}`);
+  }
+  const name = document.getElementById("profile-name").value.trim();
+  const typed = gridMm();
+  return {
+    token: located.token,
+    game: document.getElementById("profile-game").value,
+    name: name || null,
+    setup: fields,
+    corners_xy: located.corners,
+    size_mm: boardSize(),
+    grid_xy: gridView && !typed ? gridView.corners : null,
+    grids_mm: typed,
+  };
+}
+
+let chosenTurn = null;
+
+function chooseTurn(turn) {
+  chosenTurn = turn;
+  for (const choice of document.querySelectorAll("#turn-choices .turn")) {
+    const on = Number(choice.dataset.turn) === turn;
+    choice.classList.toggle("chosen", on);
+    choice.setAttribute("aria-checked", on ? "true" : "false");
+  }
+  document.getElementById("save-profile").disabled = turn === null;
+}
+
+// Which way up: the board read at each of its four turns, its grid outlined; the likeliest chosen where the
+// scorer is sure, else the owner taps the upright one.
+document.getElementById("weigh-turns").addEventListener("click", () => {
+  const section = document.getElementById("profile");
+  const target = document.getElementById("profile-result");
+  step(section, target, "Reading the board each way up…", async () => {
+    const weighed = await api("/api/calibrate/profile/turns", {
+      method: "POST",
+      headers: { "Content-Type": "application/json" },
+      body: JSON.stringify(placedBoard()),
+    });
+    document.getElementById("turns-hint").textContent = weighed.sure
+      ? "This is the board the right way up, its squares outlined where they should be. If another picture is " +
+        "upright instead, tap it; then save."
+      : "Which way up does the board lie? The scorer cannot tell from this photo: tap the picture that shows " +
+        "it upright, with its squares outlined over the printed ones.";
+    document.getElementById("turn-choices").replaceChildren(
+      ...weighed.turns.map((turn, i) =>
+        el(
+          "button",
+          { type: "button", class: "turn", role: "radio", "data-turn": i + 1, onclick: () => chooseTurn(i + 1) },
+          el("img", { src: turn.picture, alt: `the board read with corner ${i + 1} at its top left` }),
+          el("span", {}, `${i + 1}`),
+        ),
+      ),
+    );
+    chooseTurn(weighed.sure ? weighed.best : null);
+    document.getElementById("turns").hidden = false;
+  });
+});
+
 document.getElementById("save-profile").addEventListener("click", () => {
   const section = document.getElementById("profile");
   const target = document.getElementById("profile-result");
   step(section, target, "Saving the profile…", async () => {
-    const setupText = document.getElementById("profile-setup").value.trim();
-    let fields;
-    try {
-      fields = setupText ? JSON.parse(setupText) : {};
-    } catch (error) {
-      throw new Error(`Game set-up fields: ${error.message}`);
-    }
-    const name = document.getElementById("profile-name").value.trim();
     const made = await api("/api/calibrate/profile", {
       method: "POST",
       headers: { "Content-Type": "application/json" },
       body: JSON.stringify({
-        token: located.token,
-        game: document.getElementById("profile-game").value,
-        name: name || null,
-        setup: fields,
-        corners_xy: located.corners,
-        size_mm: boardSize(),
-        grid_xy: gridView ? gridView.corners : null,
+        ...placedBoard(),
+        turn: chosenTurn,
         replace: document.getElementById("profile-replace").checked,
       }),
     });
     document.getElementById("corners").hidden = true;
+    document.getElementById("turns").hidden = true;
     const colour = made.colour_bgr
       ? `background colour (B, G, R) ${made.colour_bgr.join(", ")}`
       : "background colour not measured";
@@ -226,6 +292,14 @@ document.getElementById("save-profile").addEventListener("click", () => {
         made.flags.length ? flagList(made.flags) : null,
         picture ? el("div", { class: "picture" }, picture) : null,
         el("p", { class: "muted" }, "The picture should show the board flat and upright; if not, place it again."),
+        el(
+          "p",
+          {},
+          el("a", { href: `/?game=${encodeURIComponent(made.game)}&profile=${encodeURIComponent(made.name)}`, class: "button" },
+            "Score a first game with it"),
+          " Correct what it reads wrong on the result page, from this paired phone, and keep the photo to teach it: " +
+            "each game so corrected teaches it your tiles.",
+        ),
       ),
     );
     await loadProfiles();

@@ -69,7 +69,11 @@ async function start() {
   try {
     [games, setup, profiles] = await Promise.all([api("/api/games"), api("/api/setup"), api("/api/profiles")]);
     gameButtons();
-    pick(localStorage.getItem(GAME_KEY) || setup.game || games[0].name);
+    // A link from the calibration page names the game and the profile just made.
+    const asked = new URLSearchParams(location.search);
+    pick(asked.get("game") || localStorage.getItem(GAME_KEY) || setup.game || games[0].name);
+    const profile = asked.get("profile");
+    if (profile && [...profileSelect.options].some((o) => o.value === profile)) profileSelect.value = profile;
   } catch (error) {
     showError(message, error);
   }

@@ -2,12 +2,13 @@
 "use strict";
 
 const message = document.getElementById("message");
-// Only a page of this scorer. The browser's own URL parser decides, as the link will be followed: it reads
-// "/\elsewhere" and "/<tab>/elsewhere" as "//elsewhere", another site.
+// Only a page of this scorer. The browser's own URL parser decides, as the link will be followed (it reads
+// "/\elsewhere" and "/<tab>/elsewhere" as "//elsewhere", another site), and the link is the whole address it
+// made: a path alone may start with "//" once "/./" is taken out of it, which a browser follows elsewhere.
 function samePage(next) {
   try {
     const url = new URL(next, window.location.origin);
-    if (next.startsWith("/") && url.origin === window.location.origin) return url.pathname + url.search + url.hash;
+    if (next.startsWith("/") && url.origin === window.location.origin) return url.href;
   } catch {
     // not a URL at all
   }

@@ -130,7 +130,9 @@ async function showPairing() {
     document.getElementById("pair-at").textContent = pairing.address;
     document.getElementById("pair-code").textContent = pairing.code;
     document.getElementById("pairing").hidden = false;
-    setTimeout(showPairing, Math.min(pairing.expires_in_s + 1, 60) * 1000);
+    // Asked again every few seconds: the code changes when it is used or the scorer restarts, not only when
+    // it expires, and a stale one would cost the owner a try.
+    setTimeout(showPairing, Math.min(pairing.expires_in_s + 1, 10) * 1000);
   } catch (error) {
     document.getElementById("pairing").hidden = true;
     if (error.status !== 403) setTimeout(showPairing, POLL_MS);

@@ -6,8 +6,10 @@ from __future__ import annotations
 import asyncio
 import json
 import socket
+import time
 from typing import Any
 
+import httpx
 import pytest
 from fastapi import FastAPI
 from fastapi.testclient import TestClient
@@ -19,8 +21,10 @@ from lab.pairing import pair
 from lab.serving import serve_in_thread
 from tests.conftest import BASE_URL, LOCAL, REMOTE
 from tests.device.web.conftest import AppFactory
+from tests.support import EXAMPLES
 
 HANG_GUARD_S = 60  # a guard against a hang, not a speed
+PHOTO = EXAMPLES / "photos" / "alices-garden.jpg"
 
 
 @pytest.mark.parametrize(
@@ -157,3 +161,56 @@ def test_a_body_that_stops_arriving_is_answered_408(
                 answer += phone.recv(4096)
     assert answer.startswith(b"HTTP/1.1 408"), answer[:200]
     assert TOO_SLOW in json.loads(answer[head_end:])["detail"]
+
+
+@pytest.mark.parametrize("value", ["NaN", "Infinity", "-Infinity", "1e999", '"\\ud800"'])
+def test_json_that_is_not_standard_is_refused_not_answered_500(make_app: AppFactory, value: str) -> None:
+    """Python reads NaN and lone surrogates; JSON allows neither, and an answer quoting them fails (#58)."""
+    client = TestClient(make_app(), base_url=BASE_URL, client=REMOTE)
+    for path, text in [("/api/pair", f'{{"code": {value}, "name": "x"}}'), ("/api/pair", value)]:
+        refused = client.post(path, content=text, headers={"content-type": "application/json"})
+        assert refused.status_code == 400, (text, refused.text)
+        assert "not standard" in refused.json()["detail"] or "UTF-16" in refused.json()["detail"]
+
+
+def test_senders_that_trickle_make_room_for_a_phone_and_hold_no_small_request(make_app: AppFactory) -> None:
+    """Eight photo bodies from four addresses, each a byte now and then, took every place (#58): the slowest
+    makes room for a phone, and pairing or the kiosk's sign-in never wait for a place."""
+    from device.web.bodies import MADE_ROOM, RECEIVING_TOTAL
+
+    head = (
+        b"POST /api/score?game=alices-garden HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+        b"Content-Type: multipart/form-data; boundary=b\r\nContent-Length: 1000000\r\n\r\n"
+        b'--b\r\nContent-Disposition: form-data; name="file"; filename="a.jpg"\r\n\r\n'
+    )
+    with serve_in_thread(make_app()) as url:
+        port = int(url.rsplit(":", 1)[1])
+        slow = []
+        for k in range(RECEIVING_TOTAL):
+            sock = socket.create_connection(("127.0.0.1", port), source_address=(f"127.0.8.{k // 2 + 2}", 0))
+            sock.sendall(head)
+            slow.append(sock)
+        try:
+            time.sleep(1.5)  # past their first second: they have shown how slowly they send
+            with httpx.Client(
+                base_url=url, transport=httpx.HTTPTransport(local_address="127.0.9.2"), timeout=HANG_GUARD_S
+            ) as phone:
+                small = phone.post("/api/pair", json={"code": "1234 5678", "name": "x"})
+                assert small.status_code == 403  # compared, not kept waiting
+                photo = PHOTO.read_bytes()
+                sent = phone.post(
+                    "/api/score?game=alices-garden", files={"file": ("a.jpg", photo, "image/jpeg")}
+                )
+                assert sent.status_code != 503, sent.text
+            answers = []
+            for sock in slow:
+                sock.settimeout(0.5)
+                try:
+                    answers.append(sock.recv(4096))
+                except TimeoutError:
+                    answers.append(b"")
+            made_room = [a for a in answers if a.startswith(b"HTTP/1.1 408")]
+            assert len(made_room) == 1 and MADE_ROOM.encode() in made_room[0]
+        finally:
+            for sock in slow:
+                sock.close()

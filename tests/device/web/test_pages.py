@@ -590,6 +590,10 @@ def test_a_phone_is_paired_with_the_code_the_tv_shows_and_then_may_change_the_se
         ("//ev.il/x", "/setup"),
         ("https://ev.il/", "/setup"),
         ("javascript:alert(1)", "/setup"),
+        # Dot segments taken out leave "//ev.il/a": followed as a path of the scorer, never as a site.
+        ("/.//ev.il/a", "//ev.il/a"),
+        ("/x/..//ev.il/a", "//ev.il/a"),
+        ("/%2e//ev.il/", "//ev.il/"),
     ],
 )
 def test_the_pairing_page_goes_on_only_to_a_page_of_the_scorer(

@@ -263,6 +263,9 @@ def test_a_page_of_another_site_cannot_change_anything(app: FastAPI, local: Test
         local.put("/api/setup", json={}, headers={"Referer": "http://evil.example/page"}).status_code == 403
     )
     assert local.put("/api/setup", json={}, headers={"Origin": "null"}).status_code == 403
+    # The same host by another scheme is another origin.
+    other_scheme = BASE_URL.replace("http://", "https://")
+    assert local.put("/api/setup", json={}, headers={"Origin": other_scheme}).status_code == 403
     # The scorer's own pages, and programs that send no Origin.
     assert local.put("/api/setup", json={}, headers={"Origin": BASE_URL}).status_code == 200
     assert local.put("/api/setup", json={}, headers={"Referer": f"{BASE_URL}/setup"}).status_code == 200

@@ -21,7 +21,7 @@ from numpy.typing import NDArray
 
 from calibration.statedir import StateDir
 from device.history import History
-from device.photo import ScoredBoard
+from device.photo import ScoredBoard, decode_photo
 from device.web import AppConfig, create_app
 from device.web import score as score_module
 from device.web.auth import PlayerIds
@@ -33,7 +33,6 @@ from lab.pairing import KIOSK_TOKEN
 from tests.conftest import BASE_URL, REMOTE
 from tests.device.web.conftest import AppFactory
 from tests.support import EXAMPLES
-from vision.image_io import decode_image
 
 PHOTO = EXAMPLES / "photos" / "alices-garden.jpg"
 HANG_GUARD_S = 60.0  # a guard against a hang, not a speed
@@ -217,7 +216,9 @@ def test_a_photo_is_refused_by_the_bytes_it_would_take_before_any_is_read(
 def test_a_photo_larger_than_the_reader_needs_is_read_reduced_its_corners_in_the_photos_pixels(
     remote: TestClient, scorer: Scorer, alice_boards: list[ScoredBoard], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(score_module, "READ_LONG_SIDE", 32)
+    import device.photo
+
+    monkeypatch.setattr(device.photo, "READ_LONG_SIDE", 32)
     placed = [[12.0, 8.0], [120.0, 10.0], [116.0, 90.0], [8.0, 88.0]]
     response = _upload(remote, _jpeg(128, 96), corners=json.dumps(placed))
     assert response.status_code == 200, response.text
@@ -229,17 +230,22 @@ def test_a_photo_larger_than_the_reader_needs_is_read_reduced_its_corners_in_the
     assert np.allclose(response.json()["boards"][0]["corners_xy"], read * 4, atol=0.05)
     result = remote.get(f"/api/result/{response.json()['game_id']}").json()
     assert result["photo"]["size_wh"] == [128, 96]
+    # Longer still than the largest Pi camera's frame, a photo is shrunk to it whatever the reduction.
+    monkeypatch.setattr(device.photo, "READ_MOST_SIDE", 20)
+    scorer.log.clear()
+    assert _upload(remote, _jpeg(128, 96)).status_code == 200
+    assert scorer.log == [("read", (15, 20, 3))]
 
 
 def test_more_photos_are_decoded_one_after_another_as_they_are_read(
     remote: TestClient, scorer: Scorer, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    def noted(data: bytes, *args: Any, **kwargs: Any) -> NDArray[np.uint8]:
-        image = decode_image(data, *args, **kwargs)
+    def noted(data: bytes) -> NDArray[np.uint8]:
+        image = decode_photo(data)
         scorer.log.append(("decoded", image.shape))
         return image
 
-    monkeypatch.setattr("device.web.score.decode_image", noted)
+    monkeypatch.setattr("device.web.score.decode_photo", noted)
     response = _upload(remote, _jpeg(64, 48), _jpeg(80, 60), _jpeg(40, 30))
     assert response.status_code == 200, response.text
     first, second, third = (48, 64, 3), (60, 80, 3), (30, 40, 3)
