@@ -19,11 +19,12 @@ compressed image untouched, so that it decodes to the same pixels and is shown t
 
 from __future__ import annotations
 
+import math
 import re
 import struct
 import threading
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import cv2
 import numpy as np
@@ -54,6 +55,14 @@ _DECODING = threading.Lock()
 _PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 # JPEG start-of-frame markers that carry the image size (baseline, progressive, lossless, ...).
 _SOF_MARKERS = {0xC0, 0xC1, 0xC2, 0xC3, 0xC5, 0xC6, 0xC7, 0xC9, 0xCA, 0xCB, 0xCD, 0xCE, 0xCF}
+# Those of a progressive JPEG, which is decoded from scans that each refine every block: the decoder holds all
+# the blocks' coefficients (two bytes each) at full size till the last scan, however much it scales the
+# output (an 8192 x 8192 progressive CMYK JPEG of 1.1 MB held 783 MB when this was not counted).
+_PROGRESSIVE = {0xC2, 0xC6, 0xCA, 0xCE}
+_COEFFICIENT_BYTES = 2
+# A progressive JPEG's scans are each a pass over all its coefficients: libjpeg writes 10, encoders tuned for
+# size a few more; thousands of empty ones (100 bytes each) held the reader a minute per 1.5 MB.
+MAX_SCANS = 64
 _APP0, _APP1, _APP2, _APP14 = 0xE0, 0xE1, 0xE2, 0xEE
 _COM, _SOS, _EOI = 0xFE, 0xDA, 0xD9
 # Markers without a length: SOI, EOI, TEM and the restart markers.
@@ -98,6 +107,10 @@ class _Header:
     """What a pixel takes as the file stores it: its samples times their bytes (a 16-bit RGBA PNG: 8)."""
     copies: int = 1
     """How many copies of the image the decoder holds at once."""
+    coefficients: int = 0
+    """The bytes of a progressive JPEG's coefficients, held at full size while it is decoded."""
+    scans: int = 1
+    """A JPEG's scans (one for a baseline JPEG)."""
 
 
 def image_size(data: bytes) -> tuple[int, int]:
@@ -150,18 +163,43 @@ def _png_header(data: bytes) -> _Header:
 
 
 def _jpeg_header(data: bytes) -> _Header:
-    """The stored size, pixel layout and EXIF orientation, from the segments before the first frame."""
+    """The stored size, pixel layout and EXIF orientation, from the segments before the first frame; what
+    a progressive one's coefficients take, and the scans."""
     turn = 1
+    frame: _Header | None = None
+    scans = 0
     for marker, start, end in _jpeg_segments(data):
-        if marker in _SOF_MARKERS:
-            if end < start + 10:
-                raise ImageError("the JPEG is corrupt (bad segment length); take or upload the photo again")
-            # Sample precision (8 or 12 bits, 16 lossless), size, and components (grey 1, colour 3, CMYK 4).
-            precision, height, width, components = struct.unpack(">BHHB", data[start + 4 : start + 10])
-            return _Header((int(width), int(height)), turn, components * (2 if precision > 8 else 1))
-        if marker == _APP1 and data[start + 4 : start + 10] == _EXIF:
+        if marker in _SOF_MARKERS and frame is None:
+            frame = _jpeg_frame(data, marker, start, end, turn)
+        elif marker == _SOS:
+            scans += 1
+        elif marker == _APP1 and frame is None and data[start + 4 : start + 10] == _EXIF:
             turn = _exif_orientation(data[start + 10 : end])
-    raise ImageError("the JPEG is truncated before its size is given; take or upload the photo again")
+    if frame is None:
+        raise ImageError("the JPEG is truncated before its size is given; take or upload the photo again")
+    return replace(frame, scans=scans)
+
+
+def _jpeg_frame(data: bytes, marker: int, start: int, end: int, turn: int) -> _Header:
+    if end < start + 10:
+        raise ImageError("the JPEG is corrupt (bad segment length); take or upload the photo again")
+    # Sample precision (8 or 12 bits, 16 lossless), size, and components (grey 1, colour 3, CMYK 4), then each
+    # component's id, sampling factors (horizontal, vertical: 4 bits each) and table.
+    precision, height, width, components = struct.unpack(">BHHB", data[start + 4 : start + 10])
+    if end < start + 10 + 3 * components:
+        raise ImageError("the JPEG is corrupt (bad frame header); take or upload the photo again")
+    sampling = [divmod(data[start + 11 + 3 * k], 16) for k in range(components)]
+    coefficients = 0
+    if marker in _PROGRESSIVE and sampling:
+        most_h, most_v = max(h for h, _ in sampling) or 1, max(v for _, v in sampling) or 1
+        for h, v in sampling:
+            # Whole 8 x 8 blocks of each component at its own sampling, 64 coefficients each.
+            across = math.ceil(math.ceil(width * h / most_h) / 8)
+            down = math.ceil(math.ceil(height * v / most_v) / 8)
+            coefficients += across * down * 64 * _COEFFICIENT_BYTES
+    return _Header(
+        (int(width), int(height)), turn, components * (2 if precision > 8 else 1), coefficients=coefficients
+    )
 
 
 def _jpeg_segments(data: bytes) -> Iterator[tuple[int, int, int]]:
@@ -341,22 +379,30 @@ def _checked(data: bytes, max_pixels: int, long_side: int | None, max_bytes: int
             f"the image is {width}x{height} = {width * height} pixels, over the {max_pixels}-pixel limit; "
             "send a smaller photo"
         )
+    if header.scans > MAX_SCANS:
+        raise ImageError(
+            f"the JPEG is coded in {header.scans} scans, over the {MAX_SCANS} a photo needs; save it again "
+            "as a JPEG from a photo app"
+        )
     needed = _held(header, _reduction(width, height, long_side))
     if needed > max_bytes:
+        kind = "a progressive JPEG" if header.coefficients else "the image"
+        instead = "a plain (baseline) JPEG" if header.coefficients else "a JPEG"
         raise ImageError(
-            f"the image is {width}x{height}: decoding it takes {needed} bytes, over the "
-            f"{max_bytes}-byte limit; send a smaller photo, or save it as a JPEG"
+            f"{kind} of {width}x{height}: decoding it takes {needed} bytes, over the {max_bytes}-byte limit; "
+            f"send a smaller photo, or save it as {instead}"
         )
     return header
 
 
 def _held(header: _Header, scale: int) -> int:
     """The bytes the decoder holds at once: a JPEG is scaled while it is decoded, a PNG decoded whole (and
-    held twice) before it is scaled; each pixel as the file stores it or as 8-bit BGR, whichever is more."""
+    held twice) before it is scaled; each pixel as the file stores it or as 8-bit BGR, whichever is more;
+    and a progressive JPEG's coefficients."""
     width, height = header.size
     if header.copies == 1:
         width, height = -(-width // scale), -(-height // scale)
-    return width * height * max(header.pixel_bytes, BGR_BYTES) * header.copies
+    return width * height * max(header.pixel_bytes, BGR_BYTES) * header.copies + header.coefficients
 
 
 def _reduction(width: int, height: int, long_side: int | None) -> int:

@@ -104,6 +104,7 @@ def create_app(config: AppConfig) -> FastAPI:
         # A new version may read cells otherwise: the profiles it cannot read with are taught again.
         reteacher.schedule_outdated()
         yield
+        attempts.close()
         records.close()
 
     # FastAPI's own docs pages fetch Swagger UI from a CDN; a scorer on a home network may have no internet,

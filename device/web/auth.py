@@ -11,12 +11,13 @@ from. The kiosk proves itself once with a token the installer gives it, posted t
 file (never in a URL or on a command line, where other users of the Pi could read it), and then holds a
 kiosk session of its own, listed with the paired devices and revocable like them.
 
-A code is eight digits, lasts :data:`CODE_LIFE_S` and is used once. Wrong codes are counted per client and
-overall, atomically and on disk (:class:`Attempts`), so neither 300 guesses sent at once nor a restart buys
-more tries. A client past its own limit (:data:`CLIENT_TRIES` in :data:`CLIENT_WINDOW_S`) is refused (429).
-Past the overall limit (:data:`ALL_TRIES` in :data:`ALL_WINDOW_S`, from every address together) nobody is
-refused, so that no flood can keep the owner from pairing: the TV shows a long code instead
-(:data:`LONG_CODE_CHARS` letters and digits, 60 bits), which no number of guesses a LAN can send finds.
+A code is eight digits, lasts :data:`CODE_LIFE_S` and is used once. Wrong codes are counted per client (an
+IPv6 client by its /64 network) and overall, atomically and on disk (:class:`Attempts`), so neither 300
+guesses sent at once nor a restart buys more tries. A client past its own limit (:data:`CLIENT_TRIES` in
+:data:`CLIENT_WINDOW_S`) is refused (429). Past the overall limit (:data:`ALL_TRIES` in
+:data:`ALL_WINDOW_S`, from every address together) nobody is refused, so that no flood can keep the owner
+from pairing: the TV shows a long code instead (:data:`LONG_CODE_CHARS` letters and digits, 60 bits),
+which no number of guesses a LAN can send finds.
 
 A phone that is not paired may still upload photos and change the results it sent itself: it carries an
 anonymous player cookie, issued by the scorer on its first upload and signed with the scorer's own key (a
@@ -70,6 +71,8 @@ CLIENT_TRIES = 5
 CLIENT_WINDOW_S = 900.0
 ALL_TRIES = 20
 ALL_WINDOW_S = 3600.0
+SAVE_EVERY_S = 1.0
+KEPT_TRIES = 4096
 MIN_KIOSK_TOKEN = 16
 
 NEEDS_PAIRING: dict[str, Any] = {
@@ -183,7 +186,10 @@ class Attempts:
     :meth:`begin` counts a try before the code is compared and refuses one over the client's limit, in one
     step under a lock, so concurrent requests cannot all pass the check first; :meth:`succeeded` takes a
     right try back; :meth:`flooded` says whether everyone's tries together are over the overall limit. The
-    tries are written to ``path`` at every change, so a restart forgets none.
+    tries are written to ``path`` at most every :data:`SAVE_EVERY_S` (and at :meth:`close`), not at every
+    try: a flood of wrong codes from many addresses, each written and synced in turn, held every other request
+    waiting (an attack took ``/api/tv`` 34 s to answer). A restart forgets at most that last moment's tries.
+    At most :data:`KEPT_TRIES` are kept, the newest: far past the overall limit, which a flood reaches first.
     """
 
     def __init__(self, path: Path, clock: Callable[[], float] = time.time) -> None:
@@ -191,6 +197,7 @@ class Attempts:
         self.clock = clock
         self._lock = threading.Lock()
         self._tries: list[tuple[str, float]] = []
+        self._saving: threading.Timer | None = None
         if path.exists():
             try:
                 data = read_versioned(path, ATTEMPTS_KIND, (ATTEMPTS_VERSION,))
@@ -205,8 +212,8 @@ class Attempts:
             now = self._forget_old()
             mine = [t for k, t in self._tries if k == client and t > now - CLIENT_WINDOW_S]
             if len(mine) < CLIENT_TRIES:
-                self._tries.append((client, now))
-                self._save()
+                self._tries = [*self._tries[-(KEPT_TRIES - 1) :], (client, now)]
+                self._save_soon()
                 return now
             wait = mine[0] + CLIENT_WINDOW_S - now
         minutes = max(1, round(wait / 60))
@@ -220,7 +227,7 @@ class Attempts:
         with self._lock:
             if (client, at) in self._tries:
                 self._tries.remove((client, at))
-                self._save()
+                self._save_soon()
 
     def flooded(self) -> bool:
         """Whether the tries of the last :data:`ALL_WINDOW_S`, from everyone, reach :data:`ALL_TRIES`."""
@@ -228,10 +235,30 @@ class Attempts:
             self._forget_old()
             return len(self._tries) >= ALL_TRIES
 
+    def close(self) -> None:
+        """Writes what is not written yet (the app stopping)."""
+        with self._lock:
+            if self._saving is not None:
+                self._saving.cancel()
+                self._saving = None
+                self._save()
+
     def _forget_old(self) -> float:
         now = self.clock()
         self._tries = [(k, t) for k, t in self._tries if t > now - ALL_WINDOW_S]
         return now
+
+    def _save_soon(self) -> None:
+        """Under the lock: a save in :data:`SAVE_EVERY_S`, of every change made till then."""
+        if self._saving is None:
+            self._saving = threading.Timer(SAVE_EVERY_S, self._saved)
+            self._saving.daemon = True
+            self._saving.start()
+
+    def _saved(self) -> None:
+        with self._lock:
+            self._saving = None
+            self._save()
 
     def _save(self) -> None:
         write_json_atomic(

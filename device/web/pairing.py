@@ -37,6 +37,7 @@ from device.web.auth import (
     set_login_cookie,
 )
 from device.web.bodies import Guarded
+from device.web.places import client_key
 from device.web.security import page_response
 
 
@@ -65,6 +66,11 @@ class Me(BaseModel):
 
 def _client(request: Request) -> str:
     return request.client.host if request.client else "?"
+
+
+def _guesser(request: Request) -> str:
+    """Whom a try at the code counts against: an IPv6 device by its /64, whence it takes new addresses."""
+    return client_key(_client(request))
 
 
 def network_address() -> str | None:
@@ -144,10 +150,10 @@ def router(
     )
     def pair(request: Request, response: Response, asked: PairRequest) -> Me:
         """Pairs this device with the code the TV shows: a login cookie the set-up page can revoke."""
-        at = attempts.begin(_client(request))
+        at = attempts.begin(_guesser(request))
         if not code.redeem(asked.code):
             raise HTTPException(403, "that is not the code the TV shows now: check it and type it again")
-        attempts.succeeded(_client(request), at)
+        attempts.succeeded(_guesser(request), at)
         device, token = devices.pair(" ".join(asked.name.split()), PHONE)
         set_login_cookie(request, response, DEVICE_COOKIE, token)
         return Me(paired=True, name=device.name, kiosk=is_kiosk(request))

@@ -39,6 +39,7 @@ from typing import Any
 
 import cv2
 import httpx
+import numpy as np
 import uvicorn
 
 from calibration import teaching
@@ -53,7 +54,7 @@ from device.web.score import RESULTS_DIR
 from device.web.tv import KIOSK_STREAMS, OTHER_STREAMS, STREAMS_PER_CLIENT
 from examples import EXAMPLES_DIR
 from lab.pairing import KIOSK_TOKEN, pair, pairing_code
-from lab.reliability.fuzz import crafted_png
+from lab.reliability.fuzz import crafted_png, with_empty_scans
 from lab.reliability.metadata import SECRETS, with_personal_metadata
 from lab.serving import serve_in_thread
 
@@ -110,6 +111,7 @@ def run_attacks(root: Path) -> list[Attack]:
     _bodies_and_teaching(root / "teaching", attack)
     _streams_and_connections(root / "streams", attack)
     _pairing_under_a_flood(root / "pairing", attack)
+    _hostile_jpegs(root / "jpegs", attack)
     _privacy(root / "privacy", attack)
     _every_address(attack)
     return attacks
@@ -597,6 +599,50 @@ def _pairing_under_a_flood(root: Path, attack: Report) -> None:
             f"the TV showed {len(shown.replace(' ', ''))} characters; pairing with them: "
             f"{paired.status_code}",
         )
+        # Wrong codes from 200 addresses at once, each a first try: the TV and the pages go on answering.
+        guessers = [_client(stack, url, f"127.0.6.{k + 2}") for k in range(200)]
+        answers: list[int] = []
+
+        def guess(guesser: httpx.Client) -> None:
+            answers.append(guesser.post("/api/pair", json={"code": "1111 1111", "name": "x"}).status_code)
+
+        threads = [threading.Thread(target=guess, args=(g,)) for g in guessers]
+        for thread in threads:
+            thread.start()
+        tv = [kiosk.get("/api/tv") for _ in range(5)]
+        for thread in threads:
+            thread.join()
+        attack(
+            "wrong codes from 200 addresses at once, the TV asking meanwhile",
+            all(r.status_code == 200 for r in tv) and set(answers) <= {403, 503},
+            f"TV {[r.status_code for r in tv]}, slowest {max(r.elapsed.total_seconds() for r in tv):.2f} s; "
+            f"guesses {sorted(set(answers))}",
+        )
+
+
+def _hostile_jpegs(root: Path, attack: Report) -> None:
+    """JPEGs whose decoding costs far more than their size says: a large progressive one (its coefficients
+    held whole) and one of thousands of empty scans (each a pass over every block)."""
+    with _server(root) as url, ExitStack() as stack:
+        phone = _client(stack, url, LAN_ADDRESS)
+        flat = np.full((8192, 8192, 3), 128, np.uint8)
+        ok, coded = cv2.imencode(".jpg", flat, [cv2.IMWRITE_JPEG_PROGRESSIVE, 1])
+        assert ok
+        progressive = coded.tobytes()
+        del flat
+        small = cv2.imencode(".jpg", cv2.imread(str(PHOTO)), [cv2.IMWRITE_JPEG_PROGRESSIVE, 1])[1].tobytes()
+        for name, photo in (
+            (f"a progressive 8192 x 8192 JPEG of {len(progressive) // 1000} KB", progressive),
+            ("a JPEG of 5000 empty scans", with_empty_scans(small, 5000)),
+        ):
+            sent = phone.post(
+                "/api/score?game=alices-garden", files={"file": ("photo.jpg", photo, "image/jpeg")}
+            )
+            attack(
+                name,
+                sent.status_code == 400,
+                f"{sent.status_code}: {sent.json()['detail'][:90]}",
+            )
 
 
 def _privacy(root: Path, attack: Report) -> None:

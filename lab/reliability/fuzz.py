@@ -479,6 +479,22 @@ def crafted_jpeg_header(width: int, height: int) -> bytes:
     )
 
 
+def with_empty_scans(jpeg: bytes, scans: int) -> bytes:
+    """A progressive JPEG with ``scans`` more scans before its end, each refining nothing (an end-of-band
+    run over the whole luma plane) in a few bytes: every one is still a pass over all the blocks."""
+    if not jpeg.endswith(b"\xff\xd9"):
+        raise ValueError("not a whole JPEG")
+    # An AC Huffman table (class 1, id 3) of one code, '0', for the longest end-of-band run (symbol 0xE0).
+    table = bytes([0x13, 1, *([0] * 15), 0xE0])
+    dht = b"\xff\xc4" + struct.pack(">H", 2 + len(table)) + table
+    # A scan of the luma alone, AC bands 1-63, through that table; its data the code and 14 run bits, padded.
+    sos = b"\xff\xda" + struct.pack(">H", 8) + bytes([1, 1, 0x03, 1, 63, 0])
+    bits = "0" + "1" * 14
+    bits += "1" * (-len(bits) % 8)
+    data = bytes(int(bits[i : i + 8], 2) for i in range(0, len(bits), 8)).replace(b"\xff", b"\xff\x00")
+    return jpeg[:-2] + dht + (sos + data) * scans + b"\xff\xd9"
+
+
 def _encoded(ext: str, image: np.ndarray[Any, Any], params: Sequence[int] = ()) -> bytes:
     ok, buf = cv2.imencode(ext, image, list(params))
     if not ok:

@@ -310,7 +310,8 @@ def rows(results: dict[str, Any]) -> list[Row]:
     lat = load["latency_ms"]
     growth = rss["end"] - rss["warm"]
     flooded = [
-        f"{f['photo']}: {f['answers']}, peak {f['peak_mb']:.0f} MB, TV max {f['tv_ms']['max']:.0f} ms"
+        f"{f['photo']}: {f['answers']}, peak {f['peak_mb']:.0f} MB, TV median {f['tv_ms']['p50']:.0f} ms "
+        f"(max {f['tv_ms']['max']:.0f})"
         for f in (flood[kind] for kind in FLOOD_KINDS)
     ]
     return [
@@ -371,9 +372,11 @@ def rows(results: dict[str, Any]) -> list[Row]:
             "flood: memory, TV",
             f"{next(iter(flood.values()))['clients']} phones x 4 photos at once; "
             + "; ".join(flooded)
-            + f" (bars: {MEMORY_BAR_MB} MB, TV {TV_BAR_MS} ms)",
+            + f" (bars: {MEMORY_BAR_MB} MB, TV median {TV_BAR_MS} ms)",
             all(
-                f["peak_mb"] < MEMORY_BAR_MB and all(s not in ("0", "500") for s in f["answers"])
+                f["peak_mb"] < MEMORY_BAR_MB
+                and f["tv_ms"]["p50"] < TV_BAR_MS
+                and all(s not in ("0", "500") for s in f["answers"])
                 for f in (flood[kind] for kind in FLOOD_KINDS)
             ),
         ),

@@ -9,12 +9,14 @@ import cv2
 import numpy as np
 import pytest
 
+from lab.reliability.fuzz import with_empty_scans
 from lab.reliability.metadata import COMMENT, IPTC, SECRETS, XMP, personal_exif, segment
 from tests.support import SHARED, with_exif_orientation
 from vision import image_io
 from vision.image_io import (
     MAX_DECODED_BYTES,
     MAX_PIXELS,
+    MAX_SCANS,
     ImageError,
     check_image,
     decode_image,
@@ -427,3 +429,31 @@ def test_real_phone_photos_are_stripped_and_read_the_same(path: Path) -> None:
     assert len(stripped) <= len(data) and stripped.endswith(b"\xff\xd9")
     assert orientation(stripped) == orientation(data) and viewed_size(stripped) == viewed_size(data)
     assert np.array_equal(decode_image(stripped), decode_image(data))
+
+
+def test_a_progressive_jpeg_counts_the_coefficients_its_decoder_holds() -> None:
+    # A progressive JPEG is decoded from scans that each refine every block: its coefficients are held at
+    # full size, however much the output is reduced. Counted, a large one is refused before decoding.
+    image = np.random.default_rng(3).integers(0, 255, (2000, 2000, 3), np.uint8)
+    full = [cv2.IMWRITE_JPEG_SAMPLING_FACTOR, cv2.IMWRITE_JPEG_SAMPLING_FACTOR_444]
+    baseline = _encode(image, ".jpg", full)
+    progressive = _encode(image, ".jpg", [*full, cv2.IMWRITE_JPEG_PROGRESSIVE, 1])
+    budget = (
+        20_000_000  # the pixels as BGR take 12 MB; the coefficients 3 x 250 x 250 blocks x 128 bytes more
+    )
+    assert check_image(baseline, max_bytes=budget) == (2000, 2000)
+    with pytest.raises(ImageError, match="a progressive JPEG of 2000x2000: decoding it takes 36000000 bytes"):
+        check_image(progressive, max_bytes=budget)
+    assert decode_image(progressive, max_bytes=40_000_000).shape == (2000, 2000, 3)
+
+
+def test_a_jpeg_of_too_many_scans_is_refused_before_decoding() -> None:
+    image = np.random.default_rng(4).integers(0, 255, (64, 64, 3), np.uint8)
+    progressive = _encode(image, ".jpg", [cv2.IMWRITE_JPEG_PROGRESSIVE, 1])
+    assert decode_image(with_empty_scans(progressive, 10)).shape == (64, 64, 3)
+    with pytest.raises(ImageError, match=f"coded in {MAX_SCANS + 11} scans"):
+        check_image(with_empty_scans(progressive, MAX_SCANS + 11 - _scans(progressive)))
+
+
+def _scans(jpeg: bytes) -> int:
+    return jpeg.count(b"\xff\xda")
