@@ -29,8 +29,9 @@ lint: $(STAMP)
 typecheck: $(STAMP)
 	$(BIN)/mypy
 
+# Two processes, a test file each at a time (a file's servers and browser stay in one process).
 pytest: $(STAMP)
-	$(BIN)/pytest --cov --cov-report=term
+	$(BIN)/pytest -n 2 --dist loadfile --cov --cov-report=term
 
 # Debian's Chromium and ChromeDriver for the page tests (tests/device/web/test_pages.py skips without them); needs root.
 browser:
