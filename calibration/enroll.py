@@ -36,7 +36,7 @@ from vision.read.classify import CellClassifier, CellPredictions
 from vision.read.colour import BoardColour, measure
 from vision.read.orient import OrientationModel
 from vision.read.rectify import Rectified, board_homography, rectify
-from vision.readers import IGNORE, Head, reader_for
+from vision.readers import IGNORE, CellLabels, Head, check_fits, reader_for
 
 KIND = "enrolment"
 # 2: the model the corrections were fitted to is recorded (``model``). 3: a head may scale its features
@@ -341,6 +341,17 @@ class Example:
     untaught: frozenset[CellKey] = frozenset()
 
 
+def _labels(i: int, example: Example, profile: BoardProfile) -> CellLabels:
+    """What each cell of enrolment photo ``i``'s board shows, by its state; refused where the state's grids
+    are not the board's."""
+    labels = reader_for(profile).cell_labels(profile, example.state)
+    try:
+        check_fits(profile, labels)
+    except ValueError as exc:
+        raise ValueError(f"enrolment photo {i}: {exc}") from None
+    return labels
+
+
 def _read_example(
     i: int,
     example: Example,
@@ -366,7 +377,14 @@ def _read_example(
             f"enrolment photo {i}: {len(readings)} boards found; photograph one board at a time "
             "(or give its corners)"
         )
-    return readings[0]
+    reading = readings[0]
+    if example.corners_xy is None and reading.photo_flags:
+        # Where it lies or which way up is in doubt: taught from a board placed wrongly, the profile would
+        # learn every cell as another's.
+        raise ValueError(
+            f"enrolment photo {i}: {reading.photo_flags[0]}: give its corners (--corners), top-left first"
+        )
+    return reading
 
 
 def example_art(profile: BoardProfile, examples: Sequence[Example]) -> ArtColours | None:
@@ -444,7 +462,7 @@ def enrol(
     for i, example in enumerate(examples, start=1):
         reading = _read_example(i, example, profile, classifier, orienter, stickers, reference)
         # The reader maps a state to what each cell shows, for teaching and training alike.
-        labels = reader.cell_labels(profile, example.state)
+        labels = _labels(i, example, profile)
         truth = {
             key: (
                 {head.name: IGNORE for head in reader.heads}
@@ -517,7 +535,7 @@ def left_out(
         enrolment = enrol(profile, classifier, orienter, others, stickers, reference=reference)
         taught = EnrolledClassifier(classifier, enrolment, heads)
         reading = _read_example(i + 1, example, profile, taught, orienter, stickers, reference)
-        labels = reader.cell_labels(profile, example.state)
+        labels = _labels(i + 1, example, profile)
         read = reading.predictions.readings()
         wrong = 0
         for key in reading.predictions.keys:

@@ -22,15 +22,15 @@ from calibration.statedir import StateDir, check_name
 from calibration.store import StoreError, read_json, write_json_atomic
 from scoring import custom_grid
 from scoring.core import StateError
-from scoring.registry import get_entry
+from scoring.registry import get_entry, get_game
 from vision.camera_model import CameraModel
 from vision.geometry import Points, apply_homography, as_points
 from vision.locate.art import ArtColours
 from vision.locate.picture import BoardPicture
-from vision.profile import BoardProfile, default_profile, dump_profile, parse_profile
+from vision.profile import BoardProfile, Region, default_profile, dump_profile, parse_profile
 from vision.read.colour import BoardColour
 from vision.read.rectify import Rectified, board_homography
-from vision.readers import reader_for, rules_setup
+from vision.readers import check_fits, reader_for, rules_setup
 
 PROFILE_FILE = "profile.json"
 COLOUR_FILE = "colour.json"
@@ -71,7 +71,10 @@ def new_profile(name: str, game: str, setup: Mapping[str, Any]) -> BoardProfile:
     base = default_profile(game)
     merged = {**base.setup, **setup}
     try:
-        get_entry(game).parse_setup(rules_setup(game, merged))
+        if (
+            merged
+        ):  # a game whose board carries no set-up (Zen Garden's is dealt each game) is given it to score
+            get_entry(game).parse_setup(rules_setup(game, merged))
         profile = replace(base, name=check_name(name), setup=merged)
         reader_for(profile)  # what only the reader uses (Four Gardens' marker colours) is checked by it
     except StateError as exc:
@@ -88,6 +91,19 @@ class GridPlace:
     y_mm: float
     cell_mm: float
     pitch_mm: float
+    # The step down to the next row where it is not the step across (Zen Garden's coin rows).
+    row_pitch_mm: float | None = None
+
+    @classmethod
+    def typed(cls, values: Sequence[float]) -> GridPlace:
+        """From X, Y, a cell's side and optionally the step to the next cell and the next row, as typed (each
+        step defaults to the value before it)."""
+        if not 3 <= len(values) <= 5:
+            raise StateError(
+                f"a grid's place is 3 to 5 numbers (X, Y, CELL[, STEP[, ROW_STEP]]), got {len(values)}"
+            )
+        x, y, cell, *steps = (float(v) for v in values)
+        return cls(x, y, cell, steps[0] if steps else cell, steps[1] if len(steps) > 1 else None)
 
 
 def with_geometry(
@@ -95,45 +111,79 @@ def with_geometry(
 ) -> BoardProfile:
     """``profile`` with a real board's size and each named grid's place (``None`` names a board's only grid),
     as measured on it: a table's board need not be the one the rulebook's text describes. Grids must lie on
-    the board, cells no larger than their step."""
+    the board, cells no larger than their step.
+
+    A grid not measured keeps its place beside the first one measured, as a reprint scaled to another size
+    keeps its layout: its offset from it stretched with the board, its cells scaled with that grid's; with
+    none measured, every grid is scaled with the board. An owner measures one grid, not every strip."""
     names = [r.name for r in profile.regions]
+    title = get_game(profile.game).title
     placed: dict[str, GridPlace] = {}
     for given, place in grids.items():
         if given is None and len(names) != 1:
             raise StateError(
-                f"a {profile.game} board has {len(names)} grids ({', '.join(names)}): name the one "
+                f"{title}'s board has {len(names)} grids ({', '.join(names)}): name the one "
                 "placed, e.g. --grid-mm grid=24,58,28"
             )
         name = names[0] if given is None else given
         if name not in names:
-            raise StateError(f"a {profile.game} board has no grid {name!r}; its grids: {', '.join(names)}")
-        if min(place.cell_mm, place.pitch_mm) <= 0 or place.cell_mm > place.pitch_mm:
+            raise StateError(f"{title}'s board has no grid {name!r}; its grids: {', '.join(names)}")
+        steps = (place.pitch_mm, place.pitch_mm if place.row_pitch_mm is None else place.row_pitch_mm)
+        if min(place.cell_mm, *steps) <= 0 or place.cell_mm > min(steps):
             raise StateError(
                 f"grid {name}: a cell ({place.cell_mm:g} mm) must be positive and no larger than its step "
-                f"to the next ({place.pitch_mm:g} mm)"
+                f"to the next ({min(steps):g} mm)"
             )
         placed[name] = place
+    size = size_mm or profile.size_mm
+    stretch = (size[0] / profile.size_mm[0], size[1] / profile.size_mm[1])
+    measured = [_placed(r, placed[r.name]) for r in profile.regions if r.name in placed]
+    anchor = (profile.region(measured[0].name), measured[0]) if measured else None
     regions = tuple(
-        replace(
-            r,
-            origin_mm=(g.x_mm, g.y_mm),
-            cell_mm=(g.cell_mm, g.cell_mm),
-            pitch_mm=(g.pitch_mm, g.pitch_mm),
-        )
-        if (g := placed.get(r.name)) is not None
-        else r
+        _placed(r, placed[r.name]) if r.name in placed else _follow(r, anchor, stretch)
         for r in profile.regions
     )
-    measured = replace(profile, size_mm=size_mm or profile.size_mm, regions=regions)
+    reshaped = replace(profile, size_mm=size, regions=regions)
     # The profile's own checks: every cell on the board.
     try:
-        return parse_profile(dump_profile(measured))
+        return parse_profile(dump_profile(reshaped))
     except StateError as exc:
-        w, h = measured.size_mm
+        w, h = reshaped.size_mm
         raise StateError(
             f"the grid as placed does not fit on a {w:g} x {h:g} mm board ({exc}): place it on the board, or "
             "give the board's real size"
         ) from None
+
+
+def _placed(region: Region, place: GridPlace) -> Region:
+    row = place.pitch_mm if place.row_pitch_mm is None else place.row_pitch_mm
+    return replace(
+        region,
+        origin_mm=(place.x_mm, place.y_mm),
+        cell_mm=(place.cell_mm, place.cell_mm),
+        pitch_mm=(place.pitch_mm, row),
+    )
+
+
+def _follow(region: Region, anchor: tuple[Region, Region] | None, stretch: tuple[float, float]) -> Region:
+    """A grid not measured, placed as :func:`with_geometry` says from the ``anchor`` grid (as the game's
+    board has it, and as measured) and the board's ``stretch`` (new size over the game's, per axis)."""
+    if anchor is None:
+        scale = min(stretch)
+        origin = (region.origin_mm[0] * stretch[0], region.origin_mm[1] * stretch[1])
+    else:
+        was, now = anchor
+        scale = now.cell_mm[0] / was.cell_mm[0]
+        origin = (
+            now.origin_mm[0] + (region.origin_mm[0] - was.origin_mm[0]) * stretch[0],
+            now.origin_mm[1] + (region.origin_mm[1] - was.origin_mm[1]) * stretch[1],
+        )
+    return replace(
+        region,
+        origin_mm=origin,
+        cell_mm=(region.cell_mm[0] * scale, region.cell_mm[1] * scale),
+        pitch_mm=(region.pitch_mm[0] * scale, region.pitch_mm[1] * scale),
+    )
 
 
 def grid_place(
@@ -229,6 +279,29 @@ def list_profiles(state: StateDir) -> list[str]:
     if not state.profiles.is_dir():
         return []
     return sorted(p.name for p in state.profiles.iterdir() if (p / PROFILE_FILE).is_file())
+
+
+def game_boards(state: StateDir, game: str) -> list[BoardProfile]:
+    """The stored profiles of ``game``'s boards (a damaged one left out: it says so when it is used)."""
+    boards = []
+    for name in list_profiles(state):
+        try:
+            profile = parse_profile(read_json(state.profile(name) / PROFILE_FILE))
+        except (StoreError, StateError):
+            continue
+        if profile.game == game:
+            boards.append(profile)
+    return boards
+
+
+def check_teaches(state: StateDir, name: str, truth: Mapping[str, Any]) -> None:
+    """Refuse (ValueError, in the player's words) a board's true state that cannot teach profile ``name``:
+    its grids are not the profile's board's (another row, a shorter one)."""
+    profile = load_bundle(state, name).profile
+    try:
+        check_fits(profile, reader_for(profile).cell_labels(profile, truth))
+    except ValueError as exc:
+        raise ValueError(f"{exc}: it cannot teach profile {name!r}; correct it, or do not keep it") from None
 
 
 def load_bundle(state: StateDir, name: str) -> ProfileBundle:

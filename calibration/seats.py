@@ -26,7 +26,7 @@ from vision.camera_model import CameraModel
 from vision.geometry import Points, as_points
 from vision.locate.board import locate
 from vision.locate.mask import BoardSegmenter
-from vision.profile import default_profile
+from vision.profile import BoardProfile, default_profile
 
 KIND = "table"
 VERSION = 1
@@ -178,19 +178,20 @@ def seats_from_photo(
     players: Sequence[str | None] | None = None,
     stickers: bool = False,
     segmenter: BoardSegmenter | None = None,
+    boards: Sequence[BoardProfile] = (),
 ) -> tuple[TableSetup, list[Points]]:
     """Seats around every whole board of ``game`` found in a photo of the laid-out table, and those boards'
     corners (photo pixels, ``seats[i]`` is ``boards[i]``'s), both in reading order, as ``names`` and
-    ``players`` are given (``segmenter``: see :func:`vision.locate.board.locate`). ValueError says what to
+    ``players`` are given (``segmenter``: see :func:`vision.locate.board.locate`; ``boards``: the table's own
+    copies' profiles, whose proportions are looked for besides the game's board's). ValueError says what to
     change when no seats can be made."""
-    profile = default_profile(game)
-    aspect = profile.size_mm[0] / profile.size_mm[1]
-    found = [q.corners_xy for q in locate(image, camera, (aspect,), stickers, segmenter) if q.in_frame]
+    aspects = tuple(dict.fromkeys(p.size_mm[0] / p.size_mm[1] for p in (default_profile(game), *boards)))
+    found = [q.corners_xy for q in locate(image, camera, aspects, stickers, segmenter) if q.in_frame]
     if not found:
         raise ValueError("no whole board found: lay every player's board in view and photograph the table")
-    boards = [found[i] for i in reading_order(found)]
+    ordered = [found[i] for i in reading_order(found)]
     h, w = image.shape[:2]
-    return seats_from_boards(game, boards, (w, h), names=names, players=players), boards
+    return seats_from_boards(game, ordered, (w, h), names=names, players=players), ordered
 
 
 def assign(setup: TableSetup, boards_corners: Sequence[Points], size_wh: tuple[int, int]) -> list[SeatMatch]:

@@ -144,8 +144,9 @@ def _size_mm(text: str) -> tuple[float, float]:
 
 def _grid_mm(text: str) -> tuple[str | None, GridPlace]:
     name, _, values = text.rpartition("=")
-    x, y, cell, *pitch = _numbers(values, (3, 4), "24,58,28 or grid=24,58,28,29")
-    return (name.strip() or None), GridPlace(x, y, cell, pitch[0] if pitch else cell)
+    return (name.strip() or None), GridPlace.typed(
+        _numbers(values, (3, 4, 5), "24,58,28 or grid=24,58,28,29")
+    )
 
 
 def names(text: str) -> tuple[str, ...]:
@@ -406,7 +407,7 @@ def cmd_profile_create(args: argparse.Namespace) -> int:
             for k, turned in enumerate(exc.turns.corners, start=1):
                 cv2.imwrite(str(turns_dir / f"turn-{k}.png"), draw_turn(image, turned, profile, camera))
             raise StateError(
-                f"{exc}: the board at each of its four turns, its grid drawn where the profile puts it, is "
+                f"{exc}. The board at each of its four turns, its grid drawn where the profile puts it, is "
                 f"in {turns_dir} (turn-1.png to turn-4.png); run again with --turn N for the one that is "
                 "upright"
             ) from None
@@ -449,16 +450,25 @@ def cmd_profile_list(args: argparse.Namespace) -> int:
 
 
 def cmd_seats(args: argparse.Namespace) -> int:
+    from calibration.profiles import game_boards
     from calibration.seats import save, seats_from_photo
     from device.photo import load_segmenter
     from vision.image_io import read_image
 
     get_game(args.game)
     image = read_image(str(args.photo))
+    state = state_of(args)
     setup, _ = seats_from_photo(
-        image, args.game, _camera(args), args.names, args.players, args.stickers, load_segmenter()
+        image,
+        args.game,
+        _camera(args),
+        args.names,
+        args.players,
+        args.stickers,
+        load_segmenter(),
+        game_boards(state, args.game),
     )
-    path = state_of(args).table
+    path = state.table
     save(setup, path)
     for seat in setup.seats:
         print(f"{seat.name}: {seat.player or 'no player named'}")
@@ -558,7 +568,11 @@ def build_parser() -> argparse.ArgumentParser:
         )
         p.add_argument("--hand", type=Path, help="a JSON file of hand-entry fields")
         p.add_argument("--calibration", type=Path, help="camera calibration JSON (matrix, dist, size_wh)")
-        p.add_argument("--corners", type=_corners, help="the board's corners TL,TR,BR,BL as x1,y1,...,x4,y4")
+        p.add_argument(
+            "--corners",
+            type=_corners,
+            help="the board's corners TL,TR,BR,BL (the board's own top left first) as x1,y1,...,x4,y4",
+        )
         p.add_argument("--stickers", action="store_true", help="the boards wear ArUco corner stickers")
         p.add_argument("--profile", help="a stored board profile (its enrolment and colour are used)")
         p.add_argument(
@@ -664,7 +678,11 @@ def build_parser() -> argparse.ArgumentParser:
         "--set", action="append", metavar="FIELD=VALUE", help="a game set-up field, e.g. chess_columns=[2,5]"
     )
     c.add_argument("--calibration", type=Path, help="camera calibration JSON (default: the state folder's)")
-    c.add_argument("--corners", type=_corners, help="the board's corners TL,TR,BR,BL as x1,y1,...,x4,y4")
+    c.add_argument(
+        "--corners",
+        type=_corners,
+        help="the board's corners TL,TR,BR,BL (the board's own top left first) as x1,y1,...,x4,y4",
+    )
     c.add_argument("--stickers", action="store_true", help="the board wears ArUco corner stickers")
     c.add_argument(
         "--force",
@@ -683,9 +701,10 @@ def build_parser() -> argparse.ArgumentParser:
         "--grid-mm",
         type=_grid_mm,
         action="append",
-        metavar="[GRID=]X,Y,CELL[,PITCH]",
+        metavar="[GRID=]X,Y,CELL[,STEP[,ROW_STEP]]",
         help="where a grid lies on the real board (mm from its top-left corner to the first cell's, a cell's "
-        "side, the step to the next cell); GRID names it on a board of several (repeatable)",
+        "side, the step to the next cell, and down to the next row where it differs); GRID names it on a "
+        "board of several (repeatable): grids not given keep their place beside the first one given",
     )
     c.set_defaults(func=cmd_profile_create)
     c = prof.add_parser("list", help="the stored profiles and what has been learnt for each")

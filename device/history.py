@@ -340,7 +340,9 @@ class History:
                 for table in _FOLLOW_THE_GAME:
                     conn.execute(f"UPDATE {table} SET game_id = ? WHERE game_id = ?", (game_id, replaces))
                 if conn.execute("DELETE FROM games WHERE id = ?", (replaces,)).rowcount == 0:
-                    raise GameNotFound(f"no game {replaces} in the history {self.path}")
+                    raise GameNotFound(
+                        f"no game {replaces} in the history: corrected since (a new number) or deleted"
+                    )
             elif sender is not None:
                 conn.execute(
                     "INSERT INTO uploaders (game_id, player) VALUES (?, ?)", (game_id, sender.player)
@@ -397,7 +399,7 @@ class History:
     def get(self, game_id: int) -> GameRecord:
         found = self._select("SELECT * FROM games WHERE id = ?", (game_id,), "DESC")
         if not found:
-            raise GameNotFound(f"no game {game_id} in the history {self.path}")
+            raise GameNotFound(f"no game {game_id} in the history: corrected since (a new number) or deleted")
         return found[0]
 
     def list(self, limit: int = 50, offset: int = 0, game: str | None = None) -> builtins.list[GameRecord]:
@@ -412,7 +414,9 @@ class History:
         """Remove a game and all it keeps: boards, uploaders, keys and changes."""
         with self._transaction() as conn:
             if conn.execute("DELETE FROM games WHERE id = ?", (game_id,)).rowcount == 0:
-                raise GameNotFound(f"no game {game_id} in the history {self.path}")
+                raise GameNotFound(
+                    f"no game {game_id} in the history: corrected since (a new number) or deleted"
+                )
 
     def _all(self) -> Iterator[GameRecord]:
         """Every game, oldest first (an export reads as a log, and a later export only adds rows at the end),

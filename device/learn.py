@@ -51,6 +51,7 @@ from scoring.core import StateError
 from scoring.registry import get_game, read_state
 from vision.camera_model import CameraModel
 from vision.geometry import Points
+from vision.locate.board import Quad
 from vision.pipeline import BoardReading, NoBoardError, locate_boards, read_photo
 from vision.profile import BoardProfile
 from vision.read.colour import BoardColour, measure
@@ -62,11 +63,21 @@ class UnsureTurn(ValueError):
     """Which way up the board lies is not clear from the photo: the owner chooses among its four ``turns``
     (``--turn``, or on the calibration page)."""
 
-    def __init__(self, turns: Turns) -> None:
+    def __init__(self, turns: Turns, given: bool = False) -> None:
+        if given:
+            why = (
+                "the corners given put their first at the board's top left, but the board looks upright "
+                f"with corner {turns.best + 1} there"
+            )
+        else:
+            why = (
+                "which way up the board lies is not clear from the photo (no model knows this copy's "
+                "printing)"
+            )
         super().__init__(
-            "which way up the board lies is not clear from the photo (no model knows this copy's printing): "
-            "look at its four turns and give the one that is upright (--turn 1 to 4, or tap it on the "
-            "calibration page)"
+            f"{why}: look at its four turns and give the one that is upright (--turn 1 to 4, or tap it on "
+            "the calibration page). If the squares sit off the printed ones in all four, the board was found "
+            "a little off: give its corners (--corners, the board's own top-left corner first)"
         )
         self.turns = turns
 
@@ -84,6 +95,22 @@ def board_turns(
     return weigh_turns(image, outline_xy, profile, camera, classifier, orienter, reader.regions)
 
 
+def find_board(
+    image: NDArray[np.uint8], profile: BoardProfile, camera: CameraModel | None, stickers: bool = False
+) -> tuple[Quad, CameraModel | None]:
+    """The one board of a set-up photo as found (its corners from any corner unless ``oriented``), and the
+    camera to read it through (with none, a lens estimated from the board's sides). Raises NoBoardError when
+    no board is found and StateError when several are."""
+    quads, lens = locate_boards(image, [profile], camera, stickers, load_segmenter(), shipped_art([profile]))
+    if not quads:
+        raise NoBoardError(
+            "no board found in the photo: make sure the whole board is in view, on a plain table, and lit"
+        )
+    if len(quads) > 1:
+        raise StateError(f"{len(quads)} boards found: photograph one board at a time (or give its corners)")
+    return quads[0], lens
+
+
 def place_board(
     image: NDArray[np.uint8],
     profile: BoardProfile,
@@ -93,35 +120,31 @@ def place_board(
     turn: int | None = None,
 ) -> tuple[Points, CameraModel | None]:
     """Where the one board of a set-up photo lies, its top left first (photo pixels), and the camera to read
-    it through (with none, a lens estimated from the board's sides).
+    it through.
 
     ``corners_xy`` given: they are the board's, as the owner placed them, and their first is its top left,
-    unless ``turn`` (1 to 4) says to take their corner ``turn`` as the top left instead. Else the board is
-    found, and which way up it lies is weighed (:func:`board_turns`) unless stickers tell it or ``turn``
-    does: a turn not sure is never taken, :class:`UnsureTurn` asks for it. Raises NoBoardError when no board
-    is found and StateError when several are."""
+    unless ``turn`` (1 to 4) says to take their corner ``turn`` as the top left instead; where the game's
+    layout is known and the board is surely upright at another turn, :class:`UnsureTurn` asks (a corner
+    given from the photo's top left, not the board's). Else the board is found (:func:`find_board`), and
+    which way up it lies is weighed (:func:`board_turns`) unless stickers tell it or ``turn`` does: a turn
+    not sure is never taken, :class:`UnsureTurn` asks for it."""
     if turn is not None and not 1 <= turn <= 4:
         raise StateError(f"--turn {turn}: give 1, 2, 3 or 4 (the turn pictures' numbers)")
+    given = corners_xy is not None
     if corners_xy is not None:
-        outline, lens, oriented = np.asarray(corners_xy, np.float64), camera, turn is None
+        outline, lens, oriented = np.asarray(corners_xy, np.float64), camera, False
     else:
-        quads, lens = locate_boards(
-            image, [profile], camera, stickers, load_segmenter(), shipped_art([profile])
-        )
-        if not quads:
-            raise NoBoardError(
-                "no board found in the photo: make sure the whole board is in view, on a plain table, and lit"
-            )
-        if len(quads) > 1:
-            raise StateError(
-                f"{len(quads)} boards found: photograph one board at a time (or give its corners)"
-            )
-        outline, oriented = quads[0].corners_xy, quads[0].oriented
+        quad, lens = find_board(image, profile, camera, stickers)
+        outline, oriented = quad.corners_xy, quad.oriented
     if turn is not None:
         return np.roll(outline, -(turn - 1), axis=0), lens
-    if oriented or reader_for(profile).turns_freely:
+    if oriented or reader_for(profile).turns_freely or (given and profile.game == custom_grid.GAME):
         return outline, lens
     turns = board_turns(image, profile, outline, lens)
+    if given:
+        if turns.sure and turns.best != 0:
+            raise UnsureTurn(turns, given=True)
+        return outline, lens
     if not turns.sure:
         raise UnsureTurn(turns)
     return turns.corners[turns.best], lens
@@ -184,7 +207,10 @@ def enrolment_profile(state: StateDir, name: str, game: str | None) -> BoardProf
     if profile_exists(state, name):
         profile = load_bundle(state, name).profile
         if game and game != profile.game:
-            raise StateError(f"profile {name!r} is a {profile.game} board, not {game}")
+            raise StateError(
+                f"profile {name!r} is a board of {get_game(profile.game).title}, "
+                f"not of {get_game(game).title}"
+            )
         return profile
     if not game:
         raise StateError(f"no profile {name!r} yet: give --game to make one")

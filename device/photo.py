@@ -29,7 +29,7 @@ from vision.locate.mask import BoardSegmenter
 from vision.locate.picture import BoardPicture
 from vision.locate.sides import SideFinder
 from vision.pipeline import BoardReading, NoBoardError, read_photo, read_together
-from vision.profile import BoardProfile, default_profile
+from vision.profile import BoardProfile, default_profile, own_printing
 from vision.read.classify import CellClassifier, OnnxCellClassifier
 from vision.read.colour import BoardColour
 from vision.read.orient import OrientationModel
@@ -164,6 +164,12 @@ def state_camera(state: StateDir) -> CameraModel | None:
     return load_camera(state.camera) if state.camera.is_file() else None
 
 
+# Said of every board of a copy of its own (another size, its grids elsewhere) before any game taught it.
+UNTAUGHT_COPY = (
+    "your copy's board is not taught yet: check every cell, then keep the corrected photo to teach it"
+)
+
+
 @dataclass(frozen=True)
 class ScoredBoard:
     reading: BoardReading
@@ -263,6 +269,7 @@ def score_image(
     also: Sequence[NDArray[np.uint8]] = (),
     art: Mapping[str, ArtColours] | None = None,
     pictures: Mapping[str, BoardPicture] | None = None,
+    untaught_copy: bool = False,
 ) -> list[ScoredBoard]:
     """Read every board of ``game`` in the photo and score it (a table game scores the boards together).
 
@@ -272,7 +279,8 @@ def score_image(
     They are taken one at a time, each let go before the next: a sequence that decodes each as it is taken
     (the web app's) then holds one at a time.
     ``art``: the colours of boards found by their grid, by reader (a profile's own; else the shipped ones);
-    ``pictures``: the profiles' remembered pictures, by profile name, to find and orient their boards by."""
+    ``pictures``: the profiles' remembered pictures, by profile name, to find and orient their boards by;
+    ``untaught_copy``: the board is a copy of its own no game was taught from: every result says so."""
     hand = hand or {}
     profiles = profiles or [default_profile(game)]
     # Models are keyed by reader: a Four Gardens Extra-rewards tile has its own, though its game is the same.
@@ -322,8 +330,13 @@ def score_image(
         readings = [replace(together, flags=(*together.flags, *unread))]
     if get_entry(game).kind is Kind.TABLE:
         # The rules compare players: every board of the photo is one player of the same table.
-        return _score_table(game, readings, hand)
-    return [_score_board(r) for r in readings]
+        scored = _score_table(game, readings, hand)
+    else:
+        scored = [_score_board(r) for r in readings]
+    if untaught_copy:
+        # Its art is new to the models: how sure they are of a cell says little until a game has taught it.
+        return [replace(b, flags=(*b.flags, UNTAUGHT_COPY)) for b in scored]
+    return scored
 
 
 def profile_models(state: StateDir, game: str, profile: str | None) -> dict[str, Any]:
@@ -336,7 +349,10 @@ def profile_models(state: StateDir, game: str, profile: str | None) -> dict[str,
 
     bundle = load_bundle(state, profile)
     if bundle.profile.game != game:
-        raise StateError(f"profile {profile!r} is a {bundle.profile.game} board, not {game}")
+        raise StateError(
+            f"profile {profile!r} is a board of {get_game(bundle.profile.game).title}, "
+            f"not of {get_game(game).title}"
+        )
     # Keyed by reader: a Four Gardens profile may be an Extra-rewards tile, read by a model of its own.
     reader = reader_for(bundle.profile)
     models: dict[str, Any] = {}
@@ -357,6 +373,7 @@ def profile_models(state: StateDir, game: str, profile: str | None) -> dict[str,
                     "learnt: enrol it from a few photos (`garden-scorer enroll`)"
                 )
             classifier = base
+            models["untaught_copy"] = own_printing(bundle.profile)
         else:
             # A head of the profile's own (a table's marker colour) comes from the enrolment alone.
             classifier = _enrolled(profile, base, bundle.enrolment, reader.heads if unknown else None)

@@ -17,6 +17,7 @@ from scoring.registry import GAMES, get_game
 
 # The photos every benchmark figure in the model cards and docs/benchmarks.md was measured on.
 BENCH_SEED = 20261121
+BENCH_COUNT = 100
 
 
 def cmd_render(args: argparse.Namespace) -> int:
@@ -100,6 +101,31 @@ def _bench_reliability(args: argparse.Namespace) -> int:
     return 0 if all_ok(results) else 1
 
 
+def _bench_own_copy(args: argparse.Namespace) -> int:
+    """Copies of each game no model learnt, set up and taught through the web app: a table and JSON."""
+    from lab.bench_own_copy import FRESH, GAMES, format_summary, run_own_copy, summary
+    from lab.synth.art import UNTUNED_PACK
+
+    games = names(args.game) if args.game else GAMES
+    for game in games:
+        if game not in GAMES:
+            raise StateError(f"--own-copy measures {', '.join(GAMES)}, not {game}")
+    copies = [int(c) for c in names(args.copies)]
+    results = run_own_copy(
+        games,
+        copies,
+        report=lambda line: print(line, file=sys.stderr),
+        pack=args.art or UNTUNED_PACK,
+        fresh=args.count if args.count != BENCH_COUNT else FRESH,
+    )
+    rows = summary(results)
+    print(format_summary(rows))
+    if args.json:
+        args.json.write_text(json.dumps({"own_copy": rows, "copies": results}, indent=2))
+        print(f"JSON: {args.json}")
+    return 0
+
+
 def _bench_photos(args: argparse.Namespace) -> int:
     """Real photos whose states are known: read and scored, or taught from some layouts and the rest read."""
     import cv2
@@ -167,6 +193,8 @@ def cmd_bench(args: argparse.Namespace) -> int:
 
     if args.reliability:
         return _bench_reliability(args)
+    if args.own_copy:
+        return _bench_own_copy(args)
     if args.photos:
         return _bench_photos(args)
     if not args.game:
@@ -310,7 +338,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("bench", help="measure accuracy and speed on fresh synthetic photos")
     p.add_argument("--game", help="a game, several separated by commas, or 'all'")
-    p.add_argument("--count", type=int, default=100)
+    p.add_argument("--count", type=int, default=BENCH_COUNT)
     p.add_argument(
         "--seed", type=int, help=f"the photos' (default {BENCH_SEED}) or the reliability run's seed"
     )
@@ -353,6 +381,14 @@ def build_parser() -> argparse.ArgumentParser:
         help="fuzz, kill-during-write, soak, HTTP load, schemathesis and security audit figures",
     )
     p.add_argument("--quick", action="store_true", help="with --reliability: a run of about a minute")
+    p.add_argument(
+        "--own-copy",
+        action="store_true",
+        help="copies of the garden games no model learnt (in the held-out art), each set up from one photo "
+        "and taught game by game through the web app: the turn, the learning curve, the taps (--count: fresh "
+        "photos per point, default 30)",
+    )
+    p.add_argument("--copies", default="1,2,3", help="with --own-copy: the copies' seeds, comma separated")
     p.add_argument(
         "--photos", type=Path, help="real photos: a folder of NAME.jpg with NAME.json, its board's state"
     )

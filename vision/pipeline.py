@@ -24,7 +24,7 @@ from vision.locate.lattice import find_lattice
 from vision.locate.lens import estimate_lens
 from vision.locate.mask import BoardSegmenter
 from vision.locate.picture import BoardPicture, find_picture, overlap
-from vision.profile import BoardProfile
+from vision.profile import BoardProfile, own_printing
 from vision.read.cells import cut_along_lean, cut_cells, margin_mm
 from vision.read.classify import (
     CellClassifier,
@@ -36,9 +36,10 @@ from vision.read.classify import (
     together,
 )
 from vision.read.colour import BoardColour, normalise
-from vision.read.orient import OrientationModel
+from vision.read.orient import OrientationModel, rotations
 from vision.read.reconstruct import settle
 from vision.read.rectify import Rectified, board_homography, rectify
+from vision.read.upright import weigh_turns
 from vision.reader_api import LOW_CONFIDENCE, Reading
 from vision.readers import reader_for
 
@@ -64,6 +65,10 @@ UNSURE_OUTLINE = (
 UNKNOWN_RUN = (
     "which way the grid runs is not known (its tiles were not found as a grid); not scored: give its corners"
 )
+
+
+NO_TOP_EDGE = "no clear top edge: this may not be a board of this game; not scored"
+DOUBTFUL_TURN = "which way up the board lies is uncertain: check the reading or turn the board"
 
 
 def _unequal_sides(profile: BoardProfile) -> bool:
@@ -171,7 +176,21 @@ def read_board(
     flags: list[str] = []
     trusted = quad.in_frame
     corners = quad.ideal_xy
-    if not quad.oriented and not reader_for(profile).turns_freely:
+    reader = reader_for(profile)
+    if not quad.oriented and not reader.turns_freely and own_printing(profile) and orienter is not None:
+        # A copy no layout model learnt (its own size, its grids elsewhere), its picture not found here (a
+        # second board of it on the table, its printing hidden): weighed as its profile was made.
+        t = time.perf_counter()
+        turns = weigh_turns(image, quad.corners_xy, profile, camera, classifier, orienter, reader.regions)
+        timings["orient"] = (time.perf_counter() - t) * 1000
+        corners = rotations(quad.ideal_xy)[turns.best]
+        chance = turns.chances[turns.best]
+        if chance < NO_ORIENTATION:
+            trusted = False
+            flags.append(NO_TOP_EDGE)
+        elif not turns.sure:
+            flags.append(DOUBTFUL_TURN)
+    elif not quad.oriented and not reader.turns_freely:
         if orienter is None:
             raise ValueError(
                 "nothing tells which way up this board lies (no layout model knows it, and its picture was "
@@ -183,9 +202,9 @@ def read_board(
         corners = orientation.ideal_corners_xy
         if orientation.certainty < NO_ORIENTATION or orientation.score < 0.5:
             trusted = False
-            flags.append("no clear top edge: this may not be a board of this game; not scored")
+            flags.append(NO_TOP_EDGE)
         elif orientation.certainty < DOUBTFUL_ORIENTATION:
-            flags.append("which way up the board lies is uncertain: check the reading or turn the board")
+            flags.append(DOUBTFUL_TURN)
             if quad.guessed:
                 trusted = False
                 flags.append(UNSURE_OUTLINE)

@@ -191,3 +191,13 @@ def default_profile(game: str) -> BoardProfile:
     except FileNotFoundError:
         raise StateError(f"no default board profile for game {game!r}") from None
     return parse_profile(json.loads(text))
+
+
+def own_printing(profile: BoardProfile) -> bool:
+    """Whether ``profile`` is a copy of its game's board in proportions of its own (another size, its grids
+    elsewhere), which the game's models never learnt."""
+    try:
+        board = default_profile(profile.game)
+    except (KeyError, ValueError):
+        return False
+    return (profile.size_mm, profile.regions) != (board.size_mm, board.regions)

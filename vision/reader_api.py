@@ -23,6 +23,24 @@ LOW_CONFIDENCE = 0.9
 Reading = Mapping[str, tuple[str, float]]  # head -> (class, confidence)
 # Region name -> rows of truth cell labels ("" where no cell exists), as a reader's ``targets`` takes them.
 CellLabels = Mapping[str, list[list[str]]]
+
+
+def check_fits(profile: BoardProfile, labels: CellLabels) -> None:
+    """Refuse a state whose grids are not this board's (another row, a shorter one): taught from it, every
+    cell past the difference would learn another's label. ValueError names the first that differs."""
+    for region in profile.regions:
+        rows = labels.get(region.name)
+        if rows is None:
+            continue
+        if len(rows) != region.rows or any(len(row) != region.cols for row in rows):
+            widths = sorted({len(row) for row in rows})
+            shown = "/".join(str(w) for w in widths) or "no"
+            raise ValueError(
+                f"the state's {region.name} has {len(rows)} rows of {shown} cells, the board "
+                f"{region.rows} rows of {region.cols}"
+            )
+
+
 # The classes of a facing head, clockwise from north: a quarter turn clockwise moves each to the next.
 COMPASS = ("N", "E", "S", "W")
 

@@ -35,7 +35,14 @@ from pydantic import BaseModel, ConfigDict, Field, StringConstraints
 
 from calibration.camera import PATTERN_SIDES, Calibration, calibrate, load, save
 from calibration.enroll import unchanged_note
-from calibration.profiles import GridPlace, grid_place, new_profile, profile_exists, with_geometry
+from calibration.profiles import (
+    GridPlace,
+    game_boards,
+    grid_place,
+    new_profile,
+    profile_exists,
+    with_geometry,
+)
 from calibration.seats import TableSetup, seats_from_photo
 from calibration.seats import load as load_seats
 from calibration.seats import save as save_seats
@@ -45,9 +52,11 @@ from calibration.store import StoreError
 from device.history import GameNotFound, History
 from device.inbox import ITEM, Inbox, InboxItem
 from device.learn import (
+    UnsureTurn,
     board_turns,
     check_enrolment_state,
     enrolment_profile,
+    find_board,
     make_profile,
     read_one_board,
     teach_profile,
@@ -113,7 +122,7 @@ class UploadStore:
         """Keep the pictures of the board's turns beside its photo; their addresses."""
         for k, picture in enumerate(pictures, start=1):
             self._path(token, f"turn-{k}.jpg").write_bytes(picture)
-        return [f"/api/calibrate/uploads/{token}.turn-{k}.jpg" for k in range(1, len(pictures) + 1)]
+        return [f"/api/calibrate/uploads/{token}/turn-{k}.jpg" for k in range(1, len(pictures) + 1)]
 
     def turn(self, token: str, turn: int) -> Path | None:
         path = self._path(token, f"turn-{int(turn)}.jpg")
@@ -214,19 +223,11 @@ class Located(BaseModel):
     )
     message: str | None = Field(description="why no board was found")
     flags: list[str] = Field(description="what to check about the board found")
-    grid_fractions: list[tuple[float, float]] | None = Field(
-        default=None,
-        description="where the game's board has its grid (the region named grid): its outer corners TL, TR, "
-        "BR, BL as shares of the board's width and height, to start placing a real board's grid from",
-    )
 
 
-GridMm = tuple[
-    Annotated[float, Field(ge=0, le=5000)],
-    Annotated[float, Field(ge=0, le=5000)],
-    Annotated[float, Field(gt=0, le=1000)],
-    Annotated[float, Field(gt=0, le=1000)],
-]
+# X, Y, a cell's side, the step to the next cell and down to the next row (the last two default to the one
+# before), as `--grid-mm` takes them.
+GridMm = Annotated[list[Annotated[float, Field(ge=0, le=5000)]], Field(min_length=3, max_length=5)]
 
 
 class PlacedBoard(BaseModel):
@@ -256,7 +257,9 @@ class PlacedBoard(BaseModel):
     grids_mm: dict[str, GridMm] | None = Field(
         default=None,
         description="each named grid's place measured on the board, as `--grid-mm` takes it: mm from the "
-        "board's top-left corner to the first cell's, a cell's side, the step to the next cell",
+        "board's top-left corner to the first cell's, a cell's side, the step to the next cell and to the "
+        "next row (each step defaults to the value before it); grids not given keep their place beside the "
+        "first one given",
     )
 
 
@@ -385,16 +388,6 @@ def _profile(game: str, name: str | None, setup: dict[str, Any]) -> BoardProfile
         return new_profile(name or game, game, setup)
     except ValueError as exc:  # StateError, StoreError (a bad name)
         raise _bad(400, exc) from None
-
-
-def _grid_fractions(profile: BoardProfile) -> list[tuple[float, float]] | None:
-    if "grid" not in {r.name for r in profile.regions}:
-        return None
-    grid = profile.region("grid")
-    (x0, y0), (w, h) = grid.origin_mm, profile.size_mm
-    x1 = x0 + (grid.cols - 1) * grid.pitch_mm[0] + grid.cell_mm[0]
-    y1 = y0 + (grid.rows - 1) * grid.pitch_mm[1] + grid.cell_mm[1]
-    return [(x0 / w, y0 / h), (x1 / w, y0 / h), (x1 / w, y1 / h), (x0 / w, y1 / h)]
 
 
 def _upload_name(index: int, filename: str | None) -> str:
@@ -561,13 +554,19 @@ def router(
             photo = _decode(file)
             camera = _camera(state, photo.image)
             try:
-                reading = read_one_board(photo.image, profile, camera, stickers=stickers)
+                # Only where it lies: which way up is the owner's next step (POST .../profile/turns).
+                quad, _ = find_board(photo.image, profile, camera, stickers)
             except NoBoardError as exc:
                 message = str(exc)
             except ValueError as exc:
                 raise _bad(422, exc) from None
             else:
-                corners, flags = _points(reading.corners_xy * photo.scale), list(reading.flags)
+                corners = _points(quad.corners_xy * photo.scale)
+                flags = [quad.doubt] if quad.doubt else []
+                if not quad.in_frame:
+                    flags.append(
+                        "the board is partly out of the photo: take it again with the whole board in view"
+                    )
         token = uploads.add(photo.data, photo.image)
         return Located(
             token=token,
@@ -576,7 +575,6 @@ def router(
             corners_xy=corners,
             message=message,
             flags=flags,
-            grid_fractions=_grid_fractions(profile),
         )
 
     @api.get(
@@ -605,7 +603,7 @@ def router(
         camera = _camera(state, photo.image)
         try:
             places: dict[str | None, GridPlace] = {
-                name: GridPlace(*place) for name, place in (request.grids_mm or {}).items()
+                name: GridPlace.typed(place) for name, place in (request.grids_mm or {}).items()
             }
             if request.grid_xy is not None:
                 size = request.size_mm or profile.size_mm
@@ -648,7 +646,7 @@ def router(
         )
 
     @api.get(
-        "/api/calibrate/uploads/{token}.turn-{turn}.jpg",
+        "/api/calibrate/uploads/{token}/turn-{turn}.jpg",
         response_class=FileResponse,
         responses={404: {"description": "no such picture (only the newest uploads' are kept)"}},
     )
@@ -690,6 +688,13 @@ def router(
                     # Replaced whole: what the old profile learnt and kept was of another board, or turn.
                     shutil.rmtree(state.profile(profile.name), ignore_errors=True)
                 colour = make_profile(state, profile, reading)
+            except UnsureTurn as exc:
+                # In the page's words: its turn pictures, not the command line's options.
+                raise HTTPException(
+                    422,
+                    f"the board looks upright with corner {exc.turns.best + 1} at its top left, not "
+                    "corner 1: choose which way up it lies (Next: which way up) before saving",
+                ) from None
             except ValueError as exc:
                 raise _bad(422, exc) from None
         uploads.drop(request.token)
@@ -827,7 +832,14 @@ def router(
             camera = _camera(state, photo.image)
             try:
                 setup, boards = seats_from_photo(
-                    photo.image, game, camera, given_names, given_players, stickers, load_segmenter()
+                    photo.image,
+                    game,
+                    camera,
+                    given_names,
+                    given_players,
+                    stickers,
+                    load_segmenter(),
+                    game_boards(state, game),
                 )
             except ValueError as exc:
                 raise _bad(422, exc) from None

@@ -53,7 +53,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from starlette.datastructures import UploadFile
 
 from calibration import teaching
-from calibration.profiles import profile_exists
+from calibration.profiles import check_teaches, profile_exists
 from calibration.statedir import StateDir, check_name
 from calibration.store import StoreError
 from device.history import AlreadyRecorded, Change, GameNotFound, GameRecord, History, Sender
@@ -1004,6 +1004,15 @@ def router(
             raise HTTPException(422, f"the corrected board breaks the rules: {problems}") from None
         except StateError as exc:
             raise HTTPException(422, str(exc)) from None
+        truths = [enrolment_state(record.game, correction.boards, i, hand) for i in range(len(boards))]
+        # The profile the photo will teach, if any: a state not of its board is refused before it is kept.
+        taught = profile if correction.consent and profile and profile_exists(state, profile) else None
+        try:
+            if taught is not None:
+                for truth in truths:
+                    check_teaches(state, taught, truth)
+        except (ValueError, StoreError, StateError) as exc:
+            raise HTTPException(422, str(exc)) from None
         names = [b.player for b in record.boards if b.player is not None]
         players = names if len(names) == len(record.boards) else None
         try:
@@ -1021,15 +1030,14 @@ def router(
         results.move(game_id, new_id)
         photo = results.photo(new_id) if correction.consent else None
         reteaching = None
-        truths = [enrolment_state(record.game, correction.boards, i, hand) for i in range(len(boards))]
-        if photo is not None and profile is not None and profile_exists(state, profile) and is_admin(request):
+        if photo is not None and taught is not None and is_admin(request):
             # The owner's own correction of a result read with a profile: it learns from the photo now, in
             # the background. Anyone else's waits in the inbox for the owner (device.inbox).
             recorded = history.get(new_id).boards
             for i, truth in enumerate(truths):
-                teaching.add(state, profile, photo, truth, recorded[i].data.get("corners_xy"))
-            reteacher.schedule(profile)
-            reteaching = profile
+                teaching.add(state, taught, photo, truth, recorded[i].data.get("corners_xy"))
+            reteacher.schedule(taught)
+            reteaching = taught
         elif photo is not None:
             inbox.save(photo, record.played_at, new_id, truths, profile)
         return Corrected(

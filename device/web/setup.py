@@ -28,6 +28,7 @@ from scoring.core import StateError
 from scoring.hand import check as check_hand
 from scoring.hand import form_json
 from scoring.registry import ENTRIES, get_entry, get_game
+from vision.profile import default_profile
 
 log = logging.getLogger(__name__)
 
@@ -97,11 +98,39 @@ class SetupStore:
         return list(players) if self.current.game == game and len(players) == boards else None
 
 
+class GridInfo(BaseModel):
+    name: str = Field(description="as a profile's `grids_mm` names it")
+    rows: int
+    cols: int
+    place_mm: list[float] = Field(
+        description="where it lies on the game's own board: X, Y, a cell's side, the step to the next cell "
+        "and to the next row (mm), as a copy's owner measures theirs"
+    )
+
+
 class GameInfo(BaseModel):
     name: str
     title: str
     hand_form: list[dict[str, Any]] = Field(
         description="what the players type in, as the page draws it (scoring.hand.form_json)"
+    )
+    size_mm: tuple[float, float] = Field(description="the game's own board's width and height")
+    grids: list[GridInfo] = Field(description="the board's grids, in the order a profile lists them")
+
+
+def _game_info(name: str) -> GameInfo:
+    board = default_profile(name)
+    return GameInfo(
+        name=name,
+        title=get_entry(name).rules.title,
+        hand_form=form_json(get_entry(name).hand_form),
+        size_mm=board.size_mm,
+        grids=[
+            GridInfo(
+                name=r.name, rows=r.rows, cols=r.cols, place_mm=[*r.origin_mm, r.cell_mm[0], *r.pitch_mm]
+            )
+            for r in board.regions
+        ],
     )
 
 
@@ -141,10 +170,7 @@ def router(state: StateDir, store: SetupStore, admin: AdminGuard, reteacher: Ret
 
     @api.get("/api/games")
     def games() -> list[GameInfo]:
-        return [
-            GameInfo(name=name, title=entry.rules.title, hand_form=form_json(entry.hand_form))
-            for name, entry in ENTRIES.items()
-        ]
+        return [_game_info(name) for name in ENTRIES]
 
     @api.get("/api/profiles")
     def profiles() -> list[ProfileInfo]:

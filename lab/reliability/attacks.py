@@ -410,16 +410,17 @@ def _make_profile(owner: httpx.Client) -> int:
         )
     if located.status_code != 200 or located.json()["corners_xy"] is None:
         return located.status_code if located.status_code != 200 else 422
-    made = owner.post(
-        "/api/calibrate/profile",
-        json={
-            "token": located.json()["token"],
-            "game": GAME,
-            "name": PROFILE,
-            "corners_xy": located.json()["corners_xy"],
-        },
-    )
-    return made.status_code
+    board = {
+        "token": located.json()["token"],
+        "game": GAME,
+        "name": PROFILE,
+        "corners_xy": located.json()["corners_xy"],
+    }
+    # Found from any corner: which way up is the page's next step, the likeliest turn taken.
+    turns = owner.post("/api/calibrate/profile/turns", json=board)
+    if turns.status_code != 200:
+        return turns.status_code
+    return owner.post("/api/calibrate/profile", json={**board, "turn": turns.json()["best"]}).status_code
 
 
 def _slow_uploads(url: str, addresses: Sequence[str]) -> list[tuple[socket.socket, bytes]]:

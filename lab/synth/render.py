@@ -92,12 +92,21 @@ def render_photo(spec: RenderSpec, index: int, view: int = 0) -> Photo:
     return photo
 
 
-def render_table(game: str, table: Mapping[str, Any], pack: str, seed: int, options: PhotoOptions) -> Photo:
+def render_table(
+    game: str,
+    table: Mapping[str, Any],
+    pack: str,
+    seed: int,
+    options: PhotoOptions,
+    profile: BoardProfile | None = None,
+) -> Photo:
     """One photo of a whole table of ``game`` (a table game: one garden per player, compared by its
-    rules): each player's board drawn from ``table`` with that player first, all photographed together.
-    The bundled Zen Garden example photo is ``render_table("zen-garden", ..., "mosaic", 2026, ...)``."""
+    rules): each player's board drawn from ``table`` with that player first, all photographed together, on
+    the game's board or the copy ``profile`` describes. The bundled Zen Garden example photo is
+    ``render_table("zen-garden", ..., "mosaic", 2026, ...)``."""
     rng = np.random.default_rng([seed, 0])
-    artist, profile, art = get_artist(game), default_profile(game), get_pack(pack)
+    artist, art = get_artist(game), get_pack(pack)
+    profile = profile or default_profile(game)
     players = list(table["players"])
     boards = [
         make_board(artist, profile, art, rng, DRAW_PX_PER_MM, {**table, "players": players[k:] + players[:k]})

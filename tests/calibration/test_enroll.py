@@ -20,11 +20,13 @@ from calibration.enroll import (
     save,
 )
 from calibration.store import StoreError
+from models import orient_model_path
 from tests.fakes import TruthClassifier
 from tests.support import ALICE_PHOTO, ALICE_TRUTH
 from vision.profile import default_profile
 from vision.read.cells import CellGrid
 from vision.read.classify import CellPredictions
+from vision.read.orient import OrientationModel
 from vision.readers import IGNORE, Head
 
 HEAD = Head("cell", ("a", "b", "c"))
@@ -234,3 +236,36 @@ def test_enrolment_views_vary_the_light_even_in_the_profiles_light() -> None:
         means = np.array(recording.means)
         spread = (means.max(axis=0) - means.min(axis=0)) / means.mean(axis=0)
         assert spread.max() > 0.04, (reference, spread)
+
+
+def test_a_photo_placed_in_doubt_is_not_taught_from() -> None:
+    # The example photo read as a Zen Garden board: no rotation stands out to the layout model, so which way
+    # up it lies is in doubt. Taught from, the profile would learn each cell as another's: refused, asking for
+    # its corners. With them, it is taught.
+    image = cv2.imread(str(ALICE_PHOTO))
+    assert image is not None
+    profile = default_profile("alices-garden")
+    orienter = OrientationModel(orient_model_path("zen-garden"))
+    found = Example(image, ALICE_TRUTH["state"], None)
+    with pytest.raises(ValueError, match=r"enrolment photo 1: .*give its corners"):
+        enrol(profile, TruthClassifier(profile, ALICE_TRUTH["cells"]), orienter, [found], views=1)
+    placed = Example(image, ALICE_TRUTH["state"], np.array(ALICE_TRUTH["corners_xy"]))
+    enrolment = enrol(profile, TruthClassifier(profile, ALICE_TRUTH["cells"]), orienter, [placed], views=1)
+    assert enrolment.photos == 1
+
+
+@pytest.mark.parametrize(("change", "said"), [(1, "7 rows of 8 cells"), (-1, "5 rows of 8 cells")])
+def test_a_state_whose_grid_is_not_the_boards_teaches_nothing(change: int, said: str) -> None:
+    # A row more or less than the board has: every cell past it would learn another's label, or none.
+    image = cv2.imread(str(ALICE_PHOTO))
+    assert image is not None
+    profile = default_profile("alices-garden")
+    truth = dict(ALICE_TRUTH["state"])
+    rows = list(truth["rows"])
+    truth["rows"] = [*rows, rows[0]] if change > 0 else rows[:-1]
+    truth["setup"] = {**truth.get("setup", {}), "rows": len(truth["rows"])}
+    wrong = Example(image, truth, np.array(ALICE_TRUTH["corners_xy"]))
+    with pytest.raises(
+        ValueError, match=f"enrolment photo 1: the state's grid has {said}, the board 6 rows of 8"
+    ):
+        enrol(profile, TruthClassifier(profile, ALICE_TRUTH["cells"]), None, [wrong], views=1)

@@ -11,12 +11,14 @@ import numpy as np
 import pytest
 
 from calibration.enroll import Enrolment, unchanged_note
-from calibration.profiles import load_bundle, new_profile
+from calibration.profiles import GridPlace, load_bundle, new_profile, with_geometry
 from calibration.statedir import StateDir, check_name, default_state_dir
 from calibration.store import StoreError
+from lab.bench import reshaped_profile
 from scoring.core import StateError
 from scoring.registry import get_game
 from tests.support import ALICE_PHOTO, ALICE_TRUTH, EXAMPLES, run_cli
+from vision.profile import default_profile
 
 PHOTO, TRUTH = ALICE_PHOTO, ALICE_TRUTH
 _run = run_cli
@@ -320,3 +322,38 @@ def test_a_real_boards_size_and_grids_are_given_to_its_profile(
         assert code == 2 and says in err, err
     with pytest.raises(SystemExit):
         _run(capsys, *argv, "--force", "--size-mm", "0,240")
+
+
+@pytest.mark.parametrize("game", ["alices-garden", "sanssouci", "zen-garden", "four-gardens"])
+def test_one_grid_measured_on_a_copy_places_the_others(game: str) -> None:
+    # A copy of the board at another size and proportions, its printing scaled and moved: its owner measures
+    # the board and one grid, the others follow it.
+    copy = reshaped_profile(game, 5)
+    base = default_profile(game)
+    first = copy.regions[0]
+    measured = GridPlace(*first.origin_mm, first.cell_mm[0], *first.pitch_mm)
+    made = with_geometry(base, copy.size_mm, {first.name: measured})
+    assert made.size_mm == copy.size_mm
+    for got, want, was in zip(made.regions, copy.regions, base.regions, strict=True):
+        assert got.name == want.name
+        assert got.origin_mm == pytest.approx(want.origin_mm) and got.origin_mm != pytest.approx(
+            was.origin_mm
+        )
+        assert got.cell_mm == pytest.approx(want.cell_mm) and got.pitch_mm == pytest.approx(want.pitch_mm)
+    # With only the board's size, every grid is scaled with it.
+    scaled = with_geometry(base, (base.size_mm[0] * 0.9, base.size_mm[1] * 0.8), {})
+    for got, was in zip(scaled.regions, base.regions, strict=True):
+        assert got.origin_mm == pytest.approx((was.origin_mm[0] * 0.9, was.origin_mm[1] * 0.8))
+        assert got.cell_mm == pytest.approx((was.cell_mm[0] * 0.8, was.cell_mm[1] * 0.8))
+
+
+def test_a_grids_rows_may_step_unlike_its_columns() -> None:
+    zen = default_profile("zen-garden")
+    typed = GridPlace.typed([19, 194, 12, 12.5, 14])
+    coins = with_geometry(zen, None, {"coins": typed}).region("coins")
+    assert coins.pitch_mm == (12.5, 14.0) and coins.cell_mm == (12.0, 12.0)
+    assert GridPlace.typed([1, 2, 3]) == GridPlace(1, 2, 3, 3, None)
+    with pytest.raises(StateError, match="3 to 5 numbers"):
+        GridPlace.typed([1, 2])
+    with pytest.raises(StateError, match="no larger than its step"):
+        with_geometry(zen, None, {"coins": GridPlace(19, 194, 12, 12.5, 11)})

@@ -17,9 +17,20 @@ from typing import Any
 
 from scoring.registry import ENTRIES, get_entry
 from vision.profile import BoardProfile
-from vision.reader_api import IGNORE, Head, Reader, Reading
+from vision.reader_api import IGNORE, CellLabels, Head, Reader, Reading, check_fits
 
-__all__ = ["IGNORE", "READERS", "Head", "Reader", "Reading", "get_reader", "reader_for", "rules_setup"]
+__all__ = [
+    "IGNORE",
+    "READERS",
+    "CellLabels",
+    "Head",
+    "Reader",
+    "Reading",
+    "check_fits",
+    "get_reader",
+    "reader_for",
+    "rules_setup",
+]
 
 
 @cache

@@ -133,10 +133,10 @@ function placeGrid() {
     editor.replaceChildren();
     return;
   }
-  // Where the game's board has its grid, between the board's corners as placed (a board seen at a slant
+  // Where the game's board has the grid, between the board's corners as placed (a board seen at a slant
   // puts it a little off: drag the handles onto the grid).
   const c = located.corners;
-  const shares = located.grid_fractions || [[0.1, 0.1], [0.9, 0.1], [0.9, 0.9], [0.1, 0.9]];
+  const shares = gridShares();
   const at = ([u, v]) =>
     [0, 1].map((k) => (1 - u) * (1 - v) * c[0][k] + u * (1 - v) * c[1][k] + u * v * c[2][k] + (1 - u) * v * c[3][k]);
   gridView = { picture: located.picture, size_wh: located.size_wh, corners: shares.map(at) };
@@ -144,6 +144,38 @@ function placeGrid() {
 }
 
 document.getElementById("place-grid").addEventListener("change", placeGrid);
+
+const profileGame = () => games.find((g) => g.name === document.getElementById("profile-game").value);
+const measuredGrid = () => profileGame().grids.find((g) => g.name === document.getElementById("grid-region").value);
+
+// The measured grid's outer corners TL, TR, BR, BL as shares of the game's board.
+function gridShares() {
+  const [w, h] = profileGame().size_mm;
+  const { rows, cols, place_mm: [x0, y0, cell, step, rowStep] } = measuredGrid();
+  const x1 = x0 + (cols - 1) * step + cell;
+  const y1 = y0 + (rows - 1) * rowStep + cell;
+  return [[x0 / w, y0 / h], [x1 / w, y0 / h], [x1 / w, y1 / h], [x0 / w, y1 / h]];
+}
+
+// The chosen game's grids to measure, its main one (named grid) first chosen; the typed box shows its place.
+function fillGrids() {
+  const grids = profileGame().grids;
+  const main = grids.find((g) => g.name === "grid") || grids[0];
+  document.getElementById("grid-region").replaceChildren(
+    ...grids.map((g) => el("option", { value: g.name, selected: g === main }, g.name)),
+  );
+  showGridPlace();
+}
+
+function showGridPlace() {
+  const [x, y, cell, step, rowStep] = measuredGrid().place_mm;
+  const steps = rowStep === step ? [step] : [step, rowStep];
+  document.getElementById("grid-mm").placeholder = `the game's: ${[x, y, cell, ...steps].join(",")}`;
+  placeGrid();
+}
+
+document.getElementById("profile-game").addEventListener("change", fillGrids);
+document.getElementById("grid-region").addEventListener("change", showGridPlace);
 
 function boardSize() {
   const text = document.getElementById("board-size").value.trim();
@@ -193,10 +225,10 @@ function gridMm() {
   const text = document.getElementById("grid-mm").value.trim();
   if (!text) return null;
   const values = text.split(/[, ]+/).map(Number);
-  if (values.length < 3 || values.length > 4 || !values.every((v) => v >= 0) || !(values[2] > 0)) {
+  if (values.length < 3 || values.length > 5 || !values.every((v) => v >= 0) || !(values[2] > 0)) {
     throw new Error(`The grid's place: x, y, a cell's side and its step in mm, e.g. 9,12,24,24 (not "${text}").`);
   }
-  return { grid: values.length === 3 ? [...values, values[2]] : values };
+  return { [document.getElementById("grid-region").value]: values };
 }
 
 // The board as the owner placed it, and its geometry: what the turns are weighed and the profile made from.
@@ -218,6 +250,7 @@ function placedBoard() {
     corners_xy: located.corners,
     size_mm: boardSize(),
     grid_xy: gridView && !typed ? gridView.corners : null,
+    grid_region: document.getElementById("grid-region").value,
     grids_mm: typed,
   };
 }
@@ -249,7 +282,8 @@ document.getElementById("weigh-turns").addEventListener("click", () => {
       ? "This is the board the right way up, its squares outlined where they should be. If another picture is " +
         "upright instead, tap it; then save."
       : "Which way up does the board lie? The scorer cannot tell from this photo: tap the picture that shows " +
-        "it upright, with its squares outlined over the printed ones.";
+        "it upright, with its squares outlined over the printed ones. If the squares sit off the printed ones " +
+        "in every picture, the corners are not quite on the board's: drag them there, and tap Next again.";
     document.getElementById("turn-choices").replaceChildren(
       ...weighed.turns.map((turn, i) =>
         el(
@@ -510,6 +544,7 @@ async function start() {
       ? `In use: ${cameraSummary(status.camera)}.`
       : "Not calibrated yet: photos are read as if the lens had no distortion.";
     fillGames(document.getElementById("profile-game"), { own: false });
+    fillGrids();
     fillGames(document.getElementById("enrol-game"), { own: false });
     fillGames(document.getElementById("seats-game"));
     if (setup.game) document.getElementById("seats-players").value = setup.players.join("\n");

@@ -38,7 +38,7 @@ function pick(name) {
   const keep = profileSelect.value;
   const own = profiles.filter((p) => p.game === chosen.name);
   profileSelect.replaceChildren(el("option", { value: "" }, "the game's standard board"),
-    own.map((p) => el("option", { value: p.name, selected: p.name === keep }, p.name)));
+    ...own.map((p) => el("option", { value: p.name, selected: p.name === keep }, p.name)));
   document.getElementById("profile-box").hidden = own.length === 0;
   // The table's set-up fills the form in, for the game it is for.
   const initial = setup.game === chosen.name ? setup.hand : {};

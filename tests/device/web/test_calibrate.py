@@ -29,6 +29,7 @@ from lab.pairing import KIOSK_TOKEN, pair
 from tests.conftest import BASE_URL, LOCAL
 from tests.support import ALICE_PHOTO, ALICE_TRUTH, charuco_photos
 from vision.camera_model import CameraModel
+from vision.profile import default_profile as load_default
 
 GAME = "alices-garden"
 
@@ -135,6 +136,16 @@ def test_a_board_profile_from_a_located_photo(local: TestClient, tmp_path: Path)
         "setup": {"chess_columns": [1, 6]},
         "corners_xy": found["corners_xy"],
     }
+    # Found from any corner: saved as found only where its first corner is the top left, else the page
+    # asks which way up (the owner's tap is the turn).
+    outline = np.array(found["corners_xy"], np.float64)
+    turn = 1 + int(
+        np.argmin([np.linalg.norm(np.roll(outline, -k, 0) - truth, axis=1).max() for k in range(4)])
+    )
+    if turn != 1:
+        asked = local.post("/api/calibrate/profile", json=request)
+        assert asked.status_code == 422 and f"upright with corner {turn}" in asked.json()["detail"]
+    request["turn"] = turn
     made = local.post("/api/calibrate/profile", json=request)
     assert made.status_code == 200, made.text
     assert made.json()["colour_bgr"] is not None
@@ -384,3 +395,65 @@ def test_the_printable_sheets_download_from_the_page(local: TestClient) -> None:
     # The page links them.
     page = local.get("/calibrate").text
     assert "/api/calibrate/sheet/charuco.pdf?paper=A4" in page and "/api/calibrate/sheet/stickers.pdf" in page
+
+
+def _turned_by(picture: NDArray[np.uint8], upright: NDArray[np.uint8]) -> int:
+    """How many quarter turns of the upright board the (square) picture is."""
+    grey = [cv2.cvtColor(p, cv2.COLOR_BGR2GRAY).astype(np.float64) for p in (picture, upright)]
+    small = [cv2.resize(g, (64, 64), interpolation=cv2.INTER_AREA) for g in grey]
+    return int(
+        np.argmax([np.corrcoef(small[0].ravel(), np.rot90(small[1], k).ravel())[0, 1] for k in range(4)])
+    )
+
+
+def test_which_way_up_is_weighed_and_the_owners_choice_kept(
+    local: TestClient, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from device.web import calibrate
+    from vision.read.rectify import board_homography, rectify
+    from vision.read.upright import Turns
+
+    truth = np.array(ALICE_TRUTH["corners_xy"], np.float64)
+    image = cv2.imread(str(ALICE_PHOTO))
+    assert image is not None
+    profile = load_default(GAME)
+    upright = rectify(image, profile, board_homography(profile, truth), None).image_bgr
+    found = np.array(
+        local.post(  # found from any corner: which way up is the next step
+            "/api/calibrate/profile/locate",
+            files={"file": ("board.jpg", ALICE_PHOTO.read_bytes(), "image/jpeg")},
+            data={"game": GAME, "name": "upright"},
+        ).json()["corners_xy"]
+    )
+    board = {"token": _kept_photo(local), "game": GAME, "name": "upright", "corners_xy": found.tolist()}
+    weighed = local.post("/api/calibrate/profile/turns", json=board)
+    assert weighed.status_code == 200, weighed.text
+    turns = weighed.json()
+    assert turns["sure"] and len(turns["turns"]) == 4
+    assert sum(t["chance"] for t in turns["turns"]) == pytest.approx(1.0, abs=1e-3)
+    for turn in turns["turns"]:
+        shown = local.get(turn["picture"])
+        assert shown.status_code == 200 and shown.headers["content-type"] == "image/jpeg"
+    best = np.roll(found, -(turns["best"] - 1), 0)
+    assert float(np.linalg.norm(best - truth, axis=1).max()) < 0.02 * 1000
+    made = local.post("/api/calibrate/profile", json={**board, "turn": turns["best"]})
+    assert made.status_code == 200, made.text
+    kept = cv2.imread(str(tmp_path / "profiles" / "upright" / "board.png"))
+    assert kept is not None and _turned_by(kept, upright) == 0
+
+    # Where no cue is sure, the page asks, and the turn the owner taps is the one kept.
+    def unsure(image: object, profile: object, outline: NDArray[np.float64], camera: object) -> Turns:
+        a, b, c, d = (np.roll(np.asarray(outline, np.float64), -k, 0) for k in range(4))
+        return Turns((a, b, c, d), (0.3, 0.3, 0.2, 0.2))
+
+    monkeypatch.setattr(calibrate, "board_turns", unsure)
+    board["token"] = _kept_photo(local)
+    asked = local.post("/api/calibrate/profile/turns", json=board).json()
+    assert not asked["sure"] and asked["best"] == 1
+    other = turns["best"] % 4 + 1
+    made = local.post("/api/calibrate/profile", json={**board, "turn": other, "replace": True})
+    assert made.status_code == 200, made.text
+    kept = cv2.imread(str(tmp_path / "profiles" / "upright" / "board.png"))
+    assert kept is not None and _turned_by(kept, upright) != 0
+    bad = local.post("/api/calibrate/profile", json={**board, "turn": 5, "replace": True})
+    assert bad.status_code == 422

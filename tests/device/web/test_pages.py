@@ -640,6 +640,18 @@ def test_the_board_found_for_a_profile_can_be_dragged_then_saved(
 
     driver.find_element(By.ID, "reset-corners").click()
     assert driver.execute_script("return located.corners") == found
+    # Which way up: the four turns shown, the one the scorer is sure of chosen; the owner may tap another.
+    driver.find_element(By.ID, "weigh-turns").click()
+    _wait(driver, SCORING_S).until(
+        lambda d: len(d.find_elements(By.CSS_SELECTOR, "#turn-choices .turn img")) == 4, "no turns shown"
+    )
+    turns = driver.find_elements(By.CSS_SELECTOR, "#turn-choices .turn")
+    chosen = [t.get_attribute("aria-checked") for t in turns]
+    assert chosen.count("true") == 1
+    upright = chosen.index("true")
+    turns[(upright + 1) % 4].click()
+    assert driver.find_element(By.CSS_SELECTOR, "#turn-choices .turn.chosen") == turns[(upright + 1) % 4]
+    turns[upright].click()
     driver.find_element(By.ID, "save-profile").click()
     picture = _wait(driver, SCORING_S).until(
         ec.visibility_of_element_located((By.CSS_SELECTOR, "#profile-result .picture img")), "no picture"
@@ -651,6 +663,14 @@ def test_the_board_found_for_a_profile_can_be_dragged_then_saved(
     assert profiles["page-kitchen"]["colour"] and profiles["page-kitchen"]["picture"]
     # The page lists the profiles again once the save has answered: a fetch of its own.
     wait.until(ec.text_to_be_present_in_element((By.ID, "profiles"), "page-kitchen"), "not listed")
+    # On to the first game with it: the home page with the game and the profile chosen.
+    driver.find_element(By.LINK_TEXT, "Score a first game with it").click()
+    wait.until(
+        lambda d: d.execute_script("return document.getElementById('profile').value") == "page-kitchen"
+    )
+    assert (
+        driver.find_element(By.CSS_SELECTOR, f'[data-game="{GAME}"]').get_attribute("aria-checked") == "true"
+    )
 
 
 def test_where_no_board_is_found_the_player_places_its_corners_on_the_home_page(

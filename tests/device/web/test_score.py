@@ -491,6 +491,31 @@ def test_a_correction_read_with_a_profile_teaches_it_in_the_background(
     assert kept.read_bytes() == PHOTO.read_bytes()
 
 
+def test_a_correction_not_of_the_profiles_board_is_refused_before_it_teaches(
+    local: TestClient, tmp_path: Path
+) -> None:
+    from calibration.profiles import new_profile, save_profile
+
+    save_profile(StateDir(tmp_path), new_profile("kitchen", "alices-garden", {}))
+    photo = ("photo.jpg", PHOTO.read_bytes(), "image/jpeg")
+    first = local.post("/api/score?game=alices-garden&profile=kitchen", files={"file": photo}).json()
+    truth = dict(TRUTH["state"])
+    # A row more than the board has: the rules score it, but taught from it every cell would learn another's.
+    longer = {
+        **truth,
+        "rows": [*truth["rows"], truth["rows"][0]],
+        "setup": {**truth.get("setup", {}), "rows": 7},
+    }
+    url = f"/api/result/{first['game_id']}/correct"
+    refused = local.post(url, json={"boards": [longer], "consent": True})
+    assert refused.status_code == 422, refused.text
+    assert "7 rows of 8 cells, the board 6 rows of 8" in refused.json()["detail"]
+    assert [g["id"] for g in local.get("/api/history").json()] == [first["game_id"]]
+    assert not (tmp_path / "profiles" / "kitchen" / "teaching").exists()
+    # Not kept to teach, it is only a score: corrected as the player says.
+    assert local.post(url, json={"boards": [longer]}).status_code == 200
+
+
 def test_a_correction_that_cannot_be_scored_changes_nothing(local: TestClient) -> None:
     first = _upload(local, _jpeg()).json()
     url = f"/api/result/{first['game_id']}/correct"

@@ -1,0 +1,146 @@
+"""A household's own copy of a game: which way up its board lies is weighed, and asked where it is not sure;
+the profile's geometry is the one its photos are read with."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+from numpy.typing import NDArray
+
+import device.learn
+from calibration.profiles import GridPlace, load_bundle, with_geometry
+from calibration.statedir import StateDir
+from device.learn import UnsureTurn, place_board
+from device.photo import load_orienter
+from lab.bench import reshaped_profile
+from lab.synth.camera import Photo, PhotoOptions
+from lab.synth.render import RenderSpec, render_photo
+from tests.support import run_cli
+from vision.geometry import quad_size
+from vision.profile import BoardProfile, default_profile
+from vision.read.orient import rotations
+from vision.read.upright import Turns
+
+# Copies drawn in art no model learnt, each with its photo's seed: the last two are copies whose game's
+# layout model alone turns them wrongly (the way profiles were made before the turn was weighed).
+COPIES = {
+    "alices-garden": (
+        with_geometry(default_profile("alices-garden"), (210, 210), {"grid": GridPlace(9, 12, 24, 24)}),
+        "gouache",
+        5,
+    ),
+    "sanssouci": (reshaped_profile("sanssouci", 1), "linocut", 36),
+    "zen-garden": (reshaped_profile("zen-garden", 2), "gouache", 67),
+    "four-gardens": (reshaped_profile("four-gardens", 3), "gouache", 98),
+}
+LAYOUT_ALONE_WRONG = ("zen-garden", "four-gardens")
+
+
+def _photo(game: str) -> tuple[Photo, BoardProfile]:
+    copy, pack, seed = COPIES[game]
+    spec = RenderSpec((game,), seed, packs=(pack,), options=PhotoOptions(max_tilt_deg=35), reshaped=copy)
+    return render_photo(spec, 0), copy
+
+
+def _off(corners: NDArray[np.float64], truth: NDArray[np.float64]) -> float:
+    return float(np.linalg.norm(corners - truth, axis=1).max() / quad_size(truth))
+
+
+@pytest.mark.parametrize("game", list(COPIES))
+def test_a_copys_turn_is_weighed_from_its_grid_cells_and_layout(game: str) -> None:
+    photo, copy = _photo(game)
+    image = photo.decode()
+    truth = np.array(photo.truth["boards"][0]["corners_xy"], np.float64)
+    corners, _ = place_board(image, copy, None)
+    assert _off(corners, truth) < 0.05  # found, its top-left corner first
+    if game in LAYOUT_ALONE_WRONG:
+        guessed = load_orienter(game).orient(image, copy, truth, None).ideal_corners_xy
+        assert _off(guessed, truth) > 0.5
+
+
+def _unsure(*_: object) -> Turns:
+    """The chances of a board no cue tells the turn of."""
+    outline = np.array([(10.0, 10.0), (90.0, 10.0), (90.0, 90.0), (10.0, 90.0)])
+    a, b, c, d = rotations(outline)
+    return Turns((a, b, c, d), (0.25, 0.25, 0.25, 0.25))
+
+
+def test_an_unsure_turn_is_asked_of_the_owner_never_taken(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    photo, copy = _photo("alices-garden")
+    path = tmp_path / "board.jpg"
+    path.write_bytes(photo.jpeg)
+    monkeypatch.setattr(device.learn, "weigh_turns", _unsure)
+    with pytest.raises(UnsureTurn) as asked:
+        place_board(photo.decode(), copy, None)
+    assert asked.value.turns.best == 0 and not asked.value.turns.sure
+
+    state = tmp_path / "state"
+    argv = ["--state-dir", str(state), "profile", "create", "mine", str(path), "--game", "alices-garden"]
+    geometry = ["--size-mm", "210,210", "--grid-mm", "9,12,24"]
+    code, _, err = run_cli(capsys, *argv, *geometry)
+    assert code == 2 and "--turn" in err and "which way up" in err
+    assert sorted(p.name for p in (state / "turns" / "mine").iterdir()) == [
+        f"turn-{k}.png" for k in (1, 2, 3, 4)
+    ]
+    assert not (state / "profiles" / "mine").exists()  # nothing saved on a guess
+
+    # The owner looks at the pictures and gives the upright one: the board found, turned as told.
+    truth = np.array(photo.truth["boards"][0]["corners_xy"], np.float64)
+    turn = next(
+        k for k in range(1, 5) if _off(np.roll(_found_outline(photo, copy), -(k - 1), 0), truth) < 0.05
+    )
+    code, out, err = run_cli(capsys, *argv, *geometry, "--turn", str(turn))
+    assert code == 0, err
+    assert not (state / "turns" / "mine").exists()
+    assert load_bundle(StateDir(state), "mine").profile.size_mm == (210.0, 210.0)
+    placed = np.array([[float(v) for v in xy.split(", ")] for xy in _corners_printed(out)])
+    assert _off(placed, truth) < 0.05
+
+
+def _found_outline(photo: Photo, copy: BoardProfile) -> NDArray[np.float64]:
+    quad, _ = device.learn.find_board(photo.decode(), copy, None)
+    return np.asarray(quad.corners_xy, np.float64)
+
+
+def _corners_printed(out: str) -> list[str]:
+    line = next(line for line in out.splitlines() if "board found at" in line)
+    return line.split("board found at ")[1].split(";")[0].strip("()").split("), (")
+
+
+def test_corners_given_from_the_photos_top_left_are_not_taken_where_the_board_is_surely_turned(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    photo, copy = _photo("alices-garden")
+    path = tmp_path / "board.jpg"
+    path.write_bytes(photo.jpeg)
+    truth = np.array(photo.truth["boards"][0]["corners_xy"], np.float64)
+    upside_down = np.roll(truth, 2, 0)  # its bottom-right corner given first, as the photo's top left
+    with pytest.raises(UnsureTurn, match="looks upright with corner 3") as asked:
+        place_board(photo.decode(), copy, None, upside_down)
+    assert asked.value.turns.best == 2
+    # Given right, they are taken as they are; given with --turn, turned as told.
+    assert _off(place_board(photo.decode(), copy, None, truth)[0], truth) == 0
+    assert _off(place_board(photo.decode(), copy, None, upside_down, turn=3)[0], truth) == 0
+
+    state = tmp_path / "state"
+    corners = ",".join(f"{v:.1f}" for v in upside_down.ravel())
+    argv = ["--state-dir", str(state), "profile", "create", "mine", str(path), "--game", "alices-garden"]
+    code, _, err = run_cli(
+        capsys, *argv, "--size-mm", "210,210", "--grid-mm", "9,12,24", "--corners", corners
+    )
+    assert code == 2 and "corners given" in err and "--turn" in err
+    assert not (state / "profiles" / "mine").exists()
+
+
+def test_a_turn_the_layout_model_denies_is_asked_even_where_the_grid_agrees_on_it() -> None:
+    outline = np.array([(10.0, 10.0), (90.0, 10.0), (90.0, 90.0), (10.0, 90.0)])
+    a, b, c, d = rotations(outline)
+    # An outline found a little off the board: the grid's cues fit a wrong turn by a cell's shift.
+    shifted = Turns((a, b, c, d), (0.0, 0.006, 0.994, 0.0), (0.893, 0.007, 0.003, 0.097))
+    assert shifted.best == 2 and not shifted.sure
+    assert Turns((a, b, c, d), (0.0, 0.006, 0.994, 0.0), (0.1, 0.1, 0.7, 0.1)).sure
+    assert Turns((a, b, c, d), (0.0, 0.006, 0.994, 0.0)).sure  # no layout model: the cues alone
