@@ -17,7 +17,7 @@ else: the same photos enrol it again.
 
 from __future__ import annotations
 
-from collections.abc import Collection, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -40,8 +40,9 @@ from vision.readers import IGNORE, CellLabels, Head, check_fits, reader_for
 
 KIND = "enrolment"
 # 2: the model the corrections were fitted to is recorded (``model``). 3: a head may scale its features
-# (``centre``, ``spread``). 4: a head may know its bare cell's looks (``bare``). Versions 2 and 3 still read.
-VERSION = 4
+# (``centre``, ``spread``). 4: a head may know its bare cell's looks (``bare``). 5: a head may weigh the
+# model's own reading less (``model_weight``: its class prototypes alone). Versions 2 to 4 still read.
+VERSION = 5
 # Extra reads of each enrolment board (see :func:`enrol`), each in a light up to LIGHT_JITTER per channel
 # unlike the photo's. On the held-out pack, Zen Garden enrolled from 2 photos read 95.5 % of boards perfectly
 # with 8 views at 8 %, 96.0 % at 15 %, 97.0 % with 16 views at 15 % (one run each; enrolling takes 3-6 s).
@@ -55,6 +56,11 @@ LIGHT_JITTER = 0.15  # per-channel gain: a lamp or white balance unlike the enro
 # corrections that cost most on the held-out pack (its characters, facings, rockery edges, icons) 0.02-0.2.
 HELD_OUT_TOLERANCE = 1e-3
 SPREAD_FLOOR = 1e-3
+# A head's prototypes (each class's mean look over its teaching cells) read a cell by its cosine to each,
+# over this temperature. Chosen on two Alice's Garden copies in art no model learnt (fresh photos' cells
+# wrong after one game taught, linear correction -> prototypes: 11 -> 6 and 23 -> 6 of 960; at 0.05 and 0.1
+# as many wrong, but 5-10 times the cells flagged); a third copy, held out, 23 -> 1.
+PROTOTYPE_T = 0.02
 # Looks of a bare cell kept per head: enough to span a board's bare cells in two photos' light, few enough
 # that the profile's file stays small and a photo's cells are compared with them in a moment.
 BARE_LOOKS = 128
@@ -106,6 +112,9 @@ class HeadCorrection:
     centre: NDArray[np.float64] | None = None
     spread: NDArray[np.float64] | None = None
     bare: BareLooks | None = None
+    # How much the model's own log-probabilities count: 1, corrected; 0, replaced (prototypes, where a copy's
+    # art is so far from the model's that its reading misleads more than it tells).
+    model_weight: float = 1.0
 
     def scaled(self, embedding: NDArray[np.float64]) -> NDArray[np.float64]:
         """``embedding`` as the correction weighs it (scaled, where it scales)."""
@@ -113,9 +122,9 @@ class HeadCorrection:
             return embedding
         return np.asarray((embedding - self.centre) / self.spread, np.float64)
 
-    def logits(self, embedding: NDArray[np.float64]) -> NDArray[np.float64]:
-        """What the correction adds to the model's log-probabilities for cells of ``embedding``."""
-        return self._weighed(self.scaled(embedding))
+    def corrected(self, base_log: NDArray[np.float64], embedding: NDArray[np.float64]) -> NDArray[np.float64]:
+        """The corrected logits of cells of ``embedding`` whose model's log-probabilities are ``base_log``."""
+        return np.asarray(self.model_weight * base_log + self._weighed(self.scaled(embedding)), np.float64)
 
     def _weighed(self, scaled: NDArray[np.float64]) -> NDArray[np.float64]:
         return np.asarray(scaled @ self.weights + self.bias, np.float64)
@@ -126,7 +135,7 @@ class HeadCorrection:
         """Per cell, the corrected probabilities of the head's classes; a cell read bare but unlike every
         taught bare look (:class:`BareLooks`) is read as its likeliest tile, flagged for checking."""
         scaled = self.scaled(embedding)  # once: the bare looks are compared in the same scale
-        logits = base_log + self._weighed(scaled)
+        logits = self.model_weight * base_log + self._weighed(scaled)
         logits -= logits.max(axis=1, keepdims=True)
         p = np.exp(logits)
         p /= p.sum(axis=1, keepdims=True)
@@ -146,7 +155,8 @@ class HeadCorrection:
             else {"centre": self.centre.tolist(), "spread": self.spread.tolist()}
         )
         bare = {} if self.bare is None else {"bare": self.bare.to_json()}
-        return {"weights": self.weights.tolist(), "bias": self.bias.tolist(), **scaled, **bare}
+        weighed = {} if self.model_weight == 1.0 else {"model_weight": self.model_weight}
+        return {"weights": self.weights.tolist(), "bias": self.bias.tolist(), **scaled, **bare, **weighed}
 
 
 @dataclass(frozen=True)
@@ -241,9 +251,66 @@ def _holds(
     for photo in np.unique(photos):
         out = photos == photo
         c = _fit_head(embedding[~out], base_log[~out], targets[~out], l2, scaled=scaled)
-        corrected = base_log[out] + c.logits(embedding[out])
+        corrected = c.corrected(base_log[out], embedding[out])
         worse += _log_loss(corrected, targets[out]) - _log_loss(base_log[out], targets[out])
     return worse / len(targets) <= HELD_OUT_TOLERANCE
+
+
+def _prototypes(embedding: NDArray[np.float64], targets: NDArray[np.int64], classes: int) -> HeadCorrection:
+    """A head read by its classes' prototypes alone (:data:`PROTOTYPE_T`); a class no teaching cell shows is
+    never read so (its logit below any cosine)."""
+    weights = np.zeros((embedding.shape[1], classes))
+    bias = np.full(classes, -1.0 / PROTOTYPE_T)
+    for c in np.unique(targets):
+        mean = embedding[targets == c].mean(axis=0)
+        weights[:, c] = mean / max(float(np.linalg.norm(mean)), 1e-9) / PROTOTYPE_T
+        bias[c] = 0.0
+    return HeadCorrection(weights, bias, model_weight=0.0)
+
+
+def _held_out_misreads(
+    fitter: Callable[[NDArray[np.bool_]], HeadCorrection],
+    embedding: NDArray[np.float64],
+    base_log: NDArray[np.float64],
+    targets: NDArray[np.int64],
+    groups: NDArray[np.int64],
+) -> int:
+    """How many of each group's cells a correction ``fitter`` fitted without them reads wrong."""
+    wrong = 0
+    for group in np.unique(groups):
+        out = groups == group
+        read = fitter(~out).corrected(base_log[out], embedding[out]).argmax(axis=1)
+        wrong += int((read != targets[out]).sum())
+    return wrong
+
+
+def _better_by_prototypes(
+    linear: HeadCorrection | None,
+    embedding: NDArray[np.float64],
+    base_log: NDArray[np.float64],
+    targets: NDArray[np.int64],
+    groups: NDArray[np.int64],
+    l2: float,
+) -> bool:
+    """Whether the head's prototypes misread fewer cells they were not taught from than its linear
+    correction does (or than the model alone, where that correction was not kept). Counted, not weighed by
+    log-loss: the prototypes' chances are sharp, and a few sure misses would outweigh many cells read right.
+    ``groups``: the photos, or with one photo its cells in two halves (each cell's views together)."""
+    k = base_log.shape[1]
+    prototypes = _held_out_misreads(
+        lambda keep: _prototypes(embedding[keep], targets[keep], k), embedding, base_log, targets, groups
+    )
+    if linear is None:
+        other = int((base_log.argmax(axis=1) != targets).sum())
+    else:
+        other = _held_out_misreads(
+            lambda keep: _fit_head(embedding[keep], base_log[keep], targets[keep], l2),
+            embedding,
+            base_log,
+            targets,
+            groups,
+        )
+    return prototypes < other
 
 
 def _bare_looks(
@@ -294,7 +361,7 @@ def fit(
     corrections = {}
     unchanged = []
     for head in heads:
-        emb, base, y, source = [], [], [], []
+        emb, base, y, source, half = [], [], [], [], []
         for n, (pred, truth) in enumerate(zip(predictions, targets, strict=True)):
             logs = _base_logs(pred, head)
             for i, key in enumerate(pred.keys):
@@ -305,6 +372,7 @@ def fit(
                 base.append(logs[i])
                 y.append(t)
                 source.append(photos[n] if photos is not None else 0)
+                half.append(i % 2)
         if not y:
             continue
         data = (
@@ -313,14 +381,21 @@ def fit(
             np.asarray(y, np.int64),
         )
         scale = head.name in scaled
-        if head.name in checked and not _holds(*data, np.asarray(source, np.int64), l2, scale):
-            unchanged.append(head.name)
-            continue
+        sources = np.asarray(source, np.int64)
+        holds = head.name not in checked or _holds(*data, sources, l2, scale)
         # Fitted even where the model already reads every enrolment cell right: the correction still moves
         # its margins towards the real art (Zen Garden's held-out error 0.51 % -> 0.19 % from 2 photos).
-        correction = _fit_head(*data, l2, scaled=scale)
+        correction = _fit_head(*data, l2, scaled=scale) if holds else None
+        # Only where the model has an opinion to set aside: a user's own labels are fitted on scaled features.
+        if head.name in checked and not scale:
+            groups = sources if len(np.unique(sources)) > 1 else np.asarray(half, np.int64)
+            if _better_by_prototypes(correction, *data, groups, l2):
+                correction = _prototypes(data[0], data[2], len(head.classes))
+        if correction is None:
+            unchanged.append(head.name)
+            continue
         if scale and bare and head.name in bare:
-            looks = _bare_looks(correction, data[0], data[2], np.asarray(source, np.int64), bare[head.name])
+            looks = _bare_looks(correction, data[0], data[2], sources, bare[head.name])
             correction = replace(correction, bare=looks)
         corrections[head.name] = correction
     cells = sum(len(p.keys) for p in predictions)
@@ -636,7 +711,7 @@ def save(enrolment: Enrolment, path: Path) -> None:
 
 
 def load(path: Path) -> Enrolment:
-    data = read_versioned(path, KIND, (2, 3, VERSION))
+    data = read_versioned(path, KIND, (2, 3, 4, VERSION))
     try:
         corrections = {str(name): _correction(str(name), h) for name, h in data["heads"].items()}
         cells, photos = int(data["cells"]), int(data["photos"])
@@ -660,15 +735,19 @@ def _correction(name: str, data: Mapping[str, Any]) -> HeadCorrection:
         )
     if not (np.isfinite(weights).all() and np.isfinite(bias).all()):
         raise ValueError(f"heads.{name}: weights and bias must be finite numbers")
+    model_weight = float(data.get("model_weight", 1.0))
+    if not 0.0 <= model_weight <= 1.0:
+        raise ValueError(f"heads.{name}: model_weight must be from 0 to 1, not {model_weight}")
     if "centre" not in data and "spread" not in data:
-        return HeadCorrection(weights, bias)
+        return HeadCorrection(weights, bias, model_weight=model_weight)
     centre = np.array(data["centre"], np.float64)
     spread = np.array(data["spread"], np.float64)
     if centre.shape != (weights.shape[0],) or spread.shape != centre.shape:
         raise ValueError(f"heads.{name}: centre and spread must be one per feature, as the weights' rows")
     if not (np.isfinite(centre).all() and (spread > 0).all() and np.isfinite(spread).all()):
         raise ValueError(f"heads.{name}: centre must be finite and spread finite and above zero")
-    return HeadCorrection(weights, bias, centre, spread, _bare(name, data.get("bare"), weights.shape))
+    bare = _bare(name, data.get("bare"), weights.shape)
+    return HeadCorrection(weights, bias, centre, spread, bare, model_weight)
 
 
 def _bare(name: str, data: Any, shape: tuple[int, ...]) -> BareLooks | None:

@@ -109,6 +109,40 @@ def test_a_correction_that_reads_another_photo_worse_is_left_to_the_model() -> N
             assert checked.corrections == {} and checked.unchanged == ("cell",)
 
 
+def _far_art(order: tuple[int, int, int], seed: int) -> tuple[CellPredictions, dict[Any, dict[str, int]]]:
+    """A photo of 60 cells in art far from the model's: it reads half of them as another class, surely,
+    and which half their looks do not tell; each look is mostly features of other art (96 of them, each a
+    little off): a class's mean look is learnt from a few dozen cells, a line through every feature is not."""
+    rng = np.random.default_rng(seed)
+    truth = rng.integers(0, 3, 60)
+    embedding = np.eye(3, 96)[np.array(order)[truth]] + rng.normal(0, 0.2, (60, 96))
+    said = np.where(rng.random(60) < 0.5, (truth + rng.integers(1, 3, 60)) % 3, truth)
+    base = np.full((60, 3), 0.01)
+    base[np.arange(60), said] = 0.98
+    pred = _predictions(embedding, base)
+    return pred, {key: {"cell": int(t)} for key, t in zip(pred.keys, truth, strict=True)}
+
+
+def test_where_the_models_reading_misleads_its_classes_prototypes_read_instead() -> None:
+    photos = [_far_art((0, 1, 2), seed) for seed in (1, 2)]
+    predictions, targets = [p for p, _ in photos], [t for _, t in photos]
+    enrolment = fit("g", (HEAD,), predictions, targets, "fixed", photos=[1, 2], checked={"cell"})
+    assert enrolment.corrections["cell"].model_weight == 0.0
+    fresh, truth = _far_art((0, 1, 2), 3)
+    cells = CellGrid(np.zeros((60, 8, 8, 3), np.uint8), fresh.keys)
+    read = EnrolledClassifier(Fixed(fresh), enrolment).classify(cells).probabilities["cell"].argmax(axis=1)
+    assert (read == [truth[key]["cell"] for key in fresh.keys]).all()
+    # From one photo, its cells in two halves tell the same.
+    alone = fit("g", (HEAD,), predictions[:1], targets[:1], "fixed", photos=[1], checked={"cell"})
+    assert alone.corrections["cell"].model_weight == 0.0
+    # Where one photo's looks are not the other's, prototypes of one do not read the other: not taken.
+    mixed = [_far_art((0, 1, 2), 1), _far_art((2, 0, 1), 2)]
+    apart = fit(
+        "g", (HEAD,), [p for p, _ in mixed], [t for _, t in mixed], "fixed", photos=[1, 2], checked={"cell"}
+    )
+    assert all(c.model_weight == 1.0 for c in apart.corrections.values())
+
+
 def test_ignored_cells_do_not_train_a_head_and_zero_correction_changes_nothing() -> None:
     embedding = np.eye(3, 4)
     base = np.array([[0.7, 0.2, 0.1], [0.1, 0.8, 0.1], [0.2, 0.2, 0.6]])
@@ -188,7 +222,12 @@ def test_enrolment_files_round_trip(tmp_path: Path) -> None:
     save(Enrolment("g", {"cell": scaled}, 10, 2, "m1"), tmp_path / "s.json")
     kept = load(tmp_path / "s.json").corrections["cell"]
     assert kept.centre is not None and kept.spread is not None
-    np.testing.assert_allclose(kept.logits(np.ones((1, 4))), scaled.logits(np.ones((1, 4))))
+    base = np.log(np.full((1, 3), 1 / 3))
+    np.testing.assert_allclose(kept.corrected(base, np.ones((1, 4))), scaled.corrected(base, np.ones((1, 4))))
+    # A head read by its prototypes alone keeps the model's reading out.
+    alone = HeadCorrection(np.ones((4, 3)), np.zeros(3), model_weight=0.0)
+    save(Enrolment("g", {"cell": alone}, 10, 2, "m1"), tmp_path / "p.json")
+    assert load(tmp_path / "p.json").corrections["cell"].model_weight == 0.0
     data = json.loads((tmp_path / "s.json").read_text())
     for field, value in (("spread", [1, 1, 0, 1]), ("centre", [0, 1])):
         data["heads"]["cell"][field] = value
