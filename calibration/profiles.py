@@ -294,12 +294,14 @@ def game_boards(state: StateDir, game: str) -> list[BoardProfile]:
     return boards
 
 
-def check_teaches(state: StateDir, name: str, truth: Mapping[str, Any]) -> None:
-    """Refuse (ValueError, in the player's words) a board's true state that cannot teach profile ``name``:
-    its grids are not the profile's board's (another row, a shorter one)."""
+def check_teaches(state: StateDir, name: str, truths: Sequence[Mapping[str, Any]]) -> None:
+    """Refuse (ValueError, in the player's words) boards' true states that cannot teach profile ``name``: a
+    board's grids are not the profile's board's (another row, a shorter one)."""
     profile = load_bundle(state, name).profile
+    reader = reader_for(profile)
     try:
-        check_fits(profile, reader_for(profile).cell_labels(profile, truth))
+        for truth in truths:
+            check_fits(profile, reader.cell_labels(profile, truth))
     except ValueError as exc:
         raise ValueError(f"{exc}: it cannot teach profile {name!r}; correct it, or do not keep it") from None
 

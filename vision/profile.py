@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from functools import cache
 from importlib import resources
 from math import isclose
 from typing import Any
@@ -196,8 +197,15 @@ def default_profile(game: str) -> BoardProfile:
 def own_printing(profile: BoardProfile) -> bool:
     """Whether ``profile`` is a copy of its game's board in proportions of its own (another size, its grids
     elsewhere), which the game's models never learnt."""
+    shipped = _shipped_geometry(profile.game)
+    return shipped is not None and (profile.size_mm, profile.regions) != shipped
+
+
+@cache
+def _shipped_geometry(game: str) -> tuple[tuple[float, float], tuple[Region, ...]] | None:
+    """The shipped board's size and grids (None: no shipped board), read once: asked of every board read."""
     try:
-        board = default_profile(profile.game)
+        board = default_profile(game)
     except (KeyError, ValueError):
-        return False
-    return (profile.size_mm, profile.regions) != (board.size_mm, board.regions)
+        return None
+    return board.size_mm, tuple(board.regions)

@@ -1009,8 +1009,7 @@ def router(
         taught = profile if correction.consent and profile and profile_exists(state, profile) else None
         try:
             if taught is not None:
-                for truth in truths:
-                    check_teaches(state, taught, truth)
+                check_teaches(state, taught, truths)
         except (ValueError, StoreError, StateError) as exc:
             raise HTTPException(422, str(exc)) from None
         names = [b.player for b in record.boards if b.player is not None]
