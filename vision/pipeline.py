@@ -37,7 +37,7 @@ from vision.read.classify import (
 )
 from vision.read.colour import BoardColour, normalise
 from vision.read.orient import OrientationModel, rotations
-from vision.read.reconstruct import settle
+from vision.read.reconstruct import apart, settle
 from vision.read.rectify import Rectified, board_homography, rectify
 from vision.read.upright import weigh_turns
 from vision.reader_api import LOW_CONFIDENCE, Reading
@@ -346,7 +346,41 @@ def read_together(views: Mapping[int, BoardReading], hand: Mapping[str, Any] | N
     photo_flags = (*dict.fromkeys(f for v in kept for f in v.photo_flags), *left_out)
     first = replace(base, photo_flags=photo_flags, timings_ms=timings)
     predictions = together([v.predictions for v in kept]) if len(kept) > 1 else base.predictions
-    return _concluded(first, predictions, min(slants) if slants else None, hand)
+    (reading,) = read_apart([_concluded(first, predictions, min(slants) if slants else None, hand)], hand)
+    return reading
+
+
+def read_apart(readings: Sequence[BoardReading], hand: Mapping[str, Any] | None = None) -> list[BoardReading]:
+    """A photo's boards read so that no piece printed once (its reader's ``one_each``) is read on two cells
+    of the table (:func:`vision.read.reconstruct.apart`): a tile misread as another already on the table
+    costs the whole table its score, and the second or third likeliest reading is nearly always right.
+    Cells read alike at first are flagged. Only boards read whole and trusted are read together; the
+    others, and boards whose pieces may repeat, are returned as they are."""
+    out = list(readings)
+    # By reader: a game's companion objects (Four Gardens' reward tile) are read by readers of their own.
+    for key, profile in {_key(r.profile): r.profile for r in readings}.items():
+        fact = reader_for(profile).one_each
+        boards = [i for i, r in enumerate(readings) if _key(r.profile) == key and r.trusted and r.in_frame]
+        if fact is None or not boards:
+            continue
+        predictions, alike = apart([readings[i].predictions for i in boards], fact)
+        for i, settled, keys in zip(boards, predictions, alike, strict=True):
+            if not keys:
+                continue
+            view = readings[i]
+            again = _concluded(view, settled, view.rectified.slant_deg(), hand)
+            out[i] = replace(
+                again,
+                # What the classifier saw, as enrolment learns from it; the reading is the arrangement's.
+                predictions=view.predictions,
+                low_confidence=tuple(sorted({*again.low_confidence, *keys})),
+                flags=(
+                    *again.flags,
+                    f"{counted(len(keys), 'cell')} read at first as a piece seen elsewhere on the table, "
+                    "though each is printed once: read as the likeliest different pieces; check them",
+                ),
+            )
+    return out
 
 
 def _key(profile: BoardProfile) -> str:
@@ -521,4 +555,4 @@ def read_photo(
         readings.append(
             BoardReading(**{**reading.__dict__, "timings_ms": {"locate": locate_ms, **reading.timings_ms}})
         )
-    return readings
+    return read_apart(readings, hand)

@@ -153,6 +153,17 @@ class Touching:
 
 
 @dataclass(frozen=True)
+class OneEach:
+    """A fact of the game's pieces, not of a board: each piece is printed once, so no two cells of
+    ``region``, on any of the table's boards, show the same classes on all of ``heads``, as no two Zen
+    Garden tiles show the same floor, path and decoration. Read with
+    :func:`vision.read.reconstruct.apart`."""
+
+    region: str
+    heads: tuple[str, ...]
+
+
+@dataclass(frozen=True)
 class TurnedLook:
     """Cells likely to hold a piece (head ``gate`` below even odds of ``absent``) are read again from their
     crop turned by each quarter, and some heads' readings averaged over the four: those whose model learnt
@@ -227,6 +238,8 @@ class Reader(Protocol):
     # The class of a cell with no tile, in heads a player teaches alone (a user's own labels): taught, its
     # looks tell a tile of a face never taught from a bare cell (calibration.enroll.BareLooks).
     bare: str | None
+    # Each piece printed once (None: pieces may repeat): a photo's boards are read apart by it.
+    one_each: OneEach | None
 
     def targets(self, profile: BoardProfile, key: CellKey, label: str) -> dict[str, int]:
         """Class index per head for a truth cell label (:data:`IGNORE` where a head does not apply)."""
@@ -294,6 +307,7 @@ class ReaderBase:
     slant_limit_deg: float | None = None
     turns_freely: bool = False
     bare: str | None = None
+    one_each: OneEach | None = None
 
     def exactly_one(self, profile: BoardProfile) -> tuple[OneOf, ...]:
         return ()

@@ -26,6 +26,7 @@ from vision.pipeline import (
     NoBoardError,
     find_boards,
     locate_boards,
+    read_apart,
     read_board,
     read_photo,
 )
@@ -397,3 +398,50 @@ def test_a_bare_grid_of_unequal_sides_is_scored_only_as_its_grid_finder_found_it
     reading = read_board(image, quad, profile, _FirstLabel(reader_for(profile).heads), None)
     assert reading.trusted is trusted
     assert (UNKNOWN_RUN in reading.flags) is not trusted
+
+
+class _MisreadTile(TruthClassifier):
+    """The truth, but for one tile read surely as another tile of the board (its heads that differ from
+    the other's read as the other's), its own reading the second likeliest."""
+
+    def __init__(self, profile: Any, cells: Any, misread: tuple[int, int], like: tuple[int, int]) -> None:
+        super().__init__(profile, cells, 64)
+        self.misread, self.like = misread, like
+
+    def classify(self, cells: Any) -> CellPredictions:
+        out = super().classify(cells)
+        i = out.keys.index(("grid", *self.misread))
+        j = out.keys.index(("grid", *self.like))
+        for head in ("floor", "path", "decor"):
+            p = out.probabilities[head]
+            own, other = int(p[i].argmax()), int(p[j].argmax())
+            if own != other:
+                p[i, :] = 0.0
+                p[i, other], p[i, own] = 0.8, 0.2
+        return out
+
+
+def test_a_tile_misread_as_another_printed_once_is_read_as_its_next_likeliest_and_flagged() -> None:
+    photo = render_photo(RenderSpec(("zen-garden",), 2, options=OPTIONS), 0)
+    board = photo.truth["boards"][0]
+    camera = photo.camera()
+    ideal = camera.undistort_px(np.array(board["corners_xy"]))
+    profile = default_profile("zen-garden")
+    # Two tiles of one floor and path: the first is misread with the second's decoration.
+    grid = board["cells"]["grid"]
+    at = [(r, c) for r in range(4) for c in range(4)]
+    misread, like = next(
+        (a, b) for a in at for b in at if a != b and grid[a[0]][a[1]][:2] == grid[b[0]][b[1]][:2]
+    )
+    fake = _MisreadTile(profile, board["cells"], misread, like)
+    orienter = OrientationModel(orient_model_path("zen-garden"))
+    quad = Quad(camera.distort_px(ideal), ideal, True, 1.0)
+    alone = read_board(photo.decode(), quad, profile, fake, orienter, camera)
+    first, second = (alone.state["tiles"][r].split()[c] for r, c in (misread, like))
+    assert (first[:2], first[4]) == (second[:2], second[4])
+    (reading,) = read_apart([alone])
+    assert reading.state["tiles"] == board["state"]["players"][0]["tiles"]
+    assert {("grid", *misread), ("grid", *like)} <= set(reading.low_confidence)
+    assert any("each is printed once" in f for f in reading.flags)
+    # What the classifier saw is kept for teaching.
+    assert reading.predictions is alone.predictions

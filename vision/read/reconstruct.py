@@ -22,7 +22,7 @@ from scipy.optimize import linear_sum_assignment
 
 from vision.geometry import CellKey
 from vision.read.classify import CellPredictions
-from vision.reader_api import Counted, Distinct, Known, Needs, OneOf, Summed, Touching
+from vision.reader_api import Counted, Distinct, Known, Needs, OneEach, OneOf, Summed, Touching
 
 # Probabilities are kept this far from 0 and 1, so one cell read with certainty cannot divide by zero.
 _EPSILON = 1e-6
@@ -36,6 +36,11 @@ AGAINST_PRINTING = 0.01
 PLACED_BY_COUNT = 0.51
 # The assignment cost of what cannot be: a card holding another owner's piece, or none.
 _CARD = 1e6
+# A cell printed once (:class:`OneEach`) may read, besides its own likeliest piece, any made of each head's
+# this many likeliest classes: a misread is nearly always one head's second or third class.
+_RIVALS = 3
+# ... if it is this likely: a cell read surely keeps its reading, and the table is refused by its game.
+_RIVAL_FLOOR = 1e-3
 
 
 def settle(
@@ -421,3 +426,64 @@ def _arranged(p: NDArray[np.float32], absent: int, struck: list[int]) -> NDArray
     out: NDArray[np.float64] = p.astype(np.float64) * (1.0 - elsewhere)
     out /= np.clip(out.sum(axis=1, keepdims=True), _EPSILON, None)
     return out.astype(np.float32)
+
+
+def apart(
+    boards: Sequence[CellPredictions], fact: OneEach
+) -> tuple[list[CellPredictions], list[frozenset[CellKey]]]:
+    """The boards' predictions read so that no two cells of ``fact.region``, on any of them, show the same
+    piece, and per board the cells that read alike at first (each cell of each such pair), to be checked.
+
+    Where no two cells read alike, the boards are returned as they are. Else the likeliest arrangement of
+    distinct pieces is found, each cell reading one made of its heads' :data:`_RIVALS` likeliest classes and
+    at least :data:`_RIVAL_FLOOR` likely: an assignment of cells to pieces of greatest joint
+    log-probability. A cell the arrangement reads otherwise than its own likeliest reads
+    :data:`PLACED_BY_COUNT` sure on each head it turns, so that it is flagged; one no such piece is left for
+    keeps its own reading (the game's check then refuses the table)."""
+    cells = [
+        (b, i) for b, board in enumerate(boards) for i, key in enumerate(board.keys) if key[0] == fact.region
+    ]
+    alike: list[set[CellKey]] = [set() for _ in boards]
+
+    def own(b: int, i: int) -> tuple[int, ...]:
+        return tuple(int(boards[b].probabilities[h][i].argmax()) for h in fact.heads)
+
+    seen: dict[tuple[int, ...], list[tuple[int, int]]] = {}
+    for cell in cells:
+        seen.setdefault(own(*cell), []).append(cell)
+    for group in seen.values():
+        for b, i in group if len(group) > 1 else ():
+            alike[b].add(boards[b].keys[i])
+    if not any(alike):
+        return list(boards), [frozenset() for _ in boards]
+    columns: dict[tuple[int, ...], int] = {}
+    costs: list[dict[int, float]] = []
+    for b, i in cells:
+        rows = [boards[b].probabilities[h][i].astype(np.float64) for h in fact.heads]
+        tops = [np.argsort(-row, kind="stable")[:_RIVALS] for row in rows]
+        options: dict[int, float] = {}
+        for piece in np.stack(np.meshgrid(*tops, indexing="ij"), axis=-1).reshape(-1, len(rows)):
+            likely = math.prod(float(row[c]) for row, c in zip(rows, piece, strict=True))
+            if likely >= _RIVAL_FLOOR or tuple(piece) == tuple(row.argmax() for row in rows):
+                cost = -math.log(max(likely, _EPSILON))
+                options[columns.setdefault(tuple(int(c) for c in piece), len(columns))] = cost
+        costs.append(options)
+    matrix = np.full((len(cells), len(columns)), _CARD)
+    for row, options in enumerate(costs):
+        for column, cost in options.items():
+            matrix[row, column] = cost
+    rows, chosen = linear_sum_assignment(matrix)
+    pieces = list(columns)
+    out = [{h: p.copy() for h, p in board.probabilities.items()} for board in boards]
+    for row, column in zip(rows, chosen, strict=True):
+        b, i = cells[row]
+        before = own(b, i)
+        if matrix[row, column] >= _CARD or pieces[column] == before:
+            continue
+        for head, to, against in zip(fact.heads, pieces[column], before, strict=True):
+            if to != against:
+                _turn(out[b][head][i], to, against)
+    return [
+        CellPredictions(board.keys, board.heads, probabilities, board.embedding)
+        for board, probabilities in zip(boards, out, strict=True)
+    ], [frozenset(keys) for keys in alike]

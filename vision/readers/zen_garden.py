@@ -8,7 +8,17 @@ from typing import Any
 from scoring import zen_garden
 from vision.geometry import CellKey
 from vision.profile import BoardProfile
-from vision.reader_api import IGNORE, CellLabels, Head, OneOf, ReaderBase, Reading, class_index, likeliest
+from vision.reader_api import (
+    IGNORE,
+    CellLabels,
+    Head,
+    OneEach,
+    OneOf,
+    ReaderBase,
+    Reading,
+    class_index,
+    likeliest,
+)
 
 # The coin track's classes: no marker, the marker.
 NO_COIN, COIN = ".", "m"
@@ -34,6 +44,8 @@ class ZenReader(ReaderBase):
     # Read through a strided first layer (its model card): 64 pixels cost what 32 would, and read as well as
     # 48 at full cost did (classify 4.7 -> 2.4 ms a board).
     crop_px: int = 64
+    # Each of the 90 tiles is printed once (the corner is where its path bends, not which tile it is).
+    one_each: OneEach | None = OneEach("grid", ("floor", "path", "decor"))
 
     def region_heads(self, region: str) -> tuple[str, ...]:
         return ("marker",) if region == "coins" else ("floor", "path", "corner", "decor")

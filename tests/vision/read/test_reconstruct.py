@@ -9,8 +9,19 @@ import pytest
 
 from vision.profile import default_profile
 from vision.read.classify import CellPredictions
-from vision.read.reconstruct import PLACED_BY_COUNT, settle
-from vision.reader_api import Counted, Distinct, Head, Known, Needs, OneOf, Summed, Touching, likeliest
+from vision.read.reconstruct import PLACED_BY_COUNT, apart, settle
+from vision.reader_api import (
+    Counted,
+    Distinct,
+    Head,
+    Known,
+    Needs,
+    OneEach,
+    OneOf,
+    Summed,
+    Touching,
+    likeliest,
+)
 from vision.readers import get_reader
 
 MARKER = Head("marker", (".", "m"))
@@ -478,3 +489,70 @@ def test_the_grid_games_groups_cover_their_tracks_and_columns() -> None:
     assert columns[2].keys == (("terrace", 0, 2), *(("grid", r, 2) for r in range(grid.rows)))
     assert get_reader("alices-garden").exactly_one(default_profile("alices-garden")) == ()
     assert get_reader("sanssouci").distinct(sanssouci, {}) == ()
+
+
+FLOOR = Head("floor", ("g", "s", "w"))
+DECOR = Head("decor", (".", "l", "r", "b"))
+TILES = OneEach("grid", ("floor", "decor"))
+
+
+def _board(rows: dict[str, list[list[float]]]) -> CellPredictions:
+    n = len(rows["floor"])
+    keys = tuple(("grid", 0, c) for c in range(n))
+    probabilities = {name: np.array(p, np.float32) for name, p in rows.items()}
+    return CellPredictions(keys, (FLOOR, DECOR), probabilities, np.zeros((n, 4), np.float32))
+
+
+def _tiles(board: CellPredictions) -> list[tuple[str, str]]:
+    read = board.readings()
+    return [(read[k]["floor"][0], read[k]["decor"][0]) for k in board.keys]
+
+
+def test_a_tile_read_as_one_on_another_board_reads_as_its_likeliest_unused_one() -> None:
+    # Board 2's cell reads sand + lantern, as board 1's sure cell shows; its second floor (water) is free.
+    one = _board(
+        {
+            "floor": [[0.05, 0.9, 0.05], [0.9, 0.05, 0.05]],
+            "decor": [[0.02, 0.9, 0.04, 0.04], [0.9, 0.02, 0.04, 0.04]],
+        }
+    )
+    two = _board({"floor": [[0.3, 0.6, 0.1]], "decor": [[0.02, 0.9, 0.04, 0.04]]})
+    assert _tiles(one)[0] == _tiles(two)[0] == ("s", "l")
+    (first, second), alike = apart([one, two], TILES)
+    assert _tiles(first) == _tiles(one)
+    assert _tiles(second) == [("g", "l")]
+    # The turned head reads just likelier (so flagged); the head it kept is as the classifier read it.
+    assert second.readings()[("grid", 0, 0)]["floor"][1] == pytest.approx(PLACED_BY_COUNT)
+    assert second.readings()[("grid", 0, 0)]["decor"][1] == pytest.approx(0.9)
+    # Both cells that read alike are named for checking, each on its own board.
+    assert alike == [frozenset({("grid", 0, 0)}), frozenset({("grid", 0, 0)})]
+
+
+def test_which_of_two_alike_tiles_turns_is_the_one_whose_turn_costs_least() -> None:
+    # Both read sand + lantern; the first is the less sure of its floor, so it turns, though it comes first.
+    board = _board(
+        {
+            "floor": [[0.45, 0.55, 0.0], [0.02, 0.96, 0.02]],
+            "decor": [[0.02, 0.9, 0.04, 0.04], [0.02, 0.9, 0.04, 0.04]],
+        }
+    )
+    (settled,), alike = apart([board], TILES)
+    assert _tiles(settled) == [("g", "l"), ("s", "l")]
+    assert alike == [frozenset(board.keys)]
+
+
+def test_tiles_all_read_apart_are_left_as_the_classifier_read_them() -> None:
+    board = _board({"floor": [[0.6, 0.3, 0.1], [0.1, 0.6, 0.3]], "decor": [[0.5, 0.3, 0.1, 0.1]] * 2})
+    (settled,), alike = apart([board], TILES)
+    assert settled is board
+    assert alike == [frozenset()]
+
+
+def test_a_tile_with_no_free_piece_among_its_likeliest_keeps_its_own_reading() -> None:
+    # Both read grass surely: no other floor is likely enough to be read instead, so the table is left for
+    # the game's check to refuse.
+    sure = [[0.9995, 0.0004, 0.0001]]
+    board = _board({"floor": sure * 2, "decor": [[1.0, 0.0, 0.0, 0.0]] * 2})
+    (settled,), alike = apart([board], OneEach("grid", ("floor",)))
+    assert _tiles(settled) == [("g", "."), ("g", ".")]
+    assert alike == [frozenset(board.keys)]
