@@ -23,10 +23,11 @@ import cv2
 import numpy as np
 from numpy.typing import NDArray
 
-from device.photo import load_segmenter, shipped_art
-from scoring.core import StateError
+from device.photo import load_segmenter, score_image, shipped_art
+from scoring.core import ScoreBreakdown, StateError
+from scoring.registry import get_game
 from vision.image_io import read_image
-from vision.pipeline import locate_boards
+from vision.pipeline import NoBoardError, locate_boards
 from vision.profile import default_profile
 
 FOUND_WITHIN = 0.03  # of the board's size: the issue's bar for a board found
@@ -68,14 +69,58 @@ def corner_error(found: NDArray[np.float64], truth: NDArray[np.float64]) -> floa
     )
 
 
+def emptied(
+    image: NDArray[np.uint8], corners: NDArray[np.float64], cells: int, count: int, seed: int
+) -> NDArray[np.uint8]:
+    """The photo with ``count`` squares of the grid's outer ring (``cells`` a side; ``corners`` its outline)
+    taken away: each painted over with the table just beyond it, warped into its place, as a square left
+    empty shows the table. Every side keeps a square, so the frame stays where the outline marks it."""
+    rng = np.random.default_rng(seed)
+    to_photo = cv2.getPerspectiveTransform(
+        np.array([[0, 0], [cells, 0], [cells, cells], [0, cells]], np.float32), corners.astype(np.float32)
+    )
+    last = cells - 1
+    ring = [(r, c) for r in range(cells) for c in range(cells) if r in (0, last) or c in (0, last)]
+    taken: list[tuple[int, int]] = []
+    for r, c in (ring[i] for i in rng.permutation(len(ring))):
+        rows = [q for q in ring if q not in taken and q != (r, c)]
+        sides = (
+            any(q[0] == 0 for q in rows),
+            any(q[0] == last for q in rows),
+            any(q[1] == 0 for q in rows),
+            any(q[1] == last for q in rows),
+        )
+        if len(taken) == count:
+            break
+        if all(sides):
+            taken.append((r, c))
+    out = image.copy()
+    h, w = image.shape[:2]
+    for r, c in taken:
+        # The table just outside: across the side the square lies on (a corner's, diagonally).
+        dr = -1 if r == 0 else 1 if r == last else 0
+        dc = -1 if c == 0 else 1 if c == last else 0
+        square = np.array([[c, r], [c + 1, r], [c + 1, r + 1], [c, r + 1]], np.float32)
+        place = cv2.perspectiveTransform(square[None], to_photo)[0]
+        beyond = cv2.perspectiveTransform((square + np.array([dc, dr], np.float32))[None], to_photo)[0]
+        warp = cv2.getPerspectiveTransform(beyond, place)
+        table = cv2.warpPerspective(image, warp, (w, h), borderMode=cv2.BORDER_REFLECT)
+        mask = np.zeros((h, w), np.uint8)
+        cv2.fillConvexPoly(mask, np.round(place).astype(np.int32), 1)
+        out[mask > 0] = table[mask > 0]
+    return out
+
+
 def run_locate(
     game: str,
     photos: Sequence[Outlined],
     report: Callable[[str], None],
     models: Mapping[str, Any] | None = None,
+    empty: int = 0,
 ) -> dict[str, Any]:
     """``models``: a taught profile's (:func:`device.photo.profile_models`): its board, its grid's colours
-    and its picture; else the game's shipped profile and colours."""
+    and its picture; else the game's shipped profile and colours. ``empty``: each photo read with that many
+    squares of its grid's outer ring taken away (:func:`emptied`), as kingdoms with squares left empty."""
     models = models or {}
     profiles = models.get("profiles") or [default_profile(game)]
     art = models.get("art") or shipped_art(profiles)
@@ -84,8 +129,11 @@ def run_locate(
     rows: list[dict[str, Any]] = []
     errors: list[float] = []
     times: list[float] = []
-    for photo in photos:
+    for number, photo in enumerate(photos):
         image = read_image(str(photo.path))
+        if empty:
+            region = profiles[0].regions[0]
+            image = emptied(image, photo.corners_xy, region.cols, empty, number)
         started = time.perf_counter()
         # As a photo is scored: with no calibration, through the lens its board's sides show.
         quads, _ = locate_boards(image, profiles, None, False, segmenter, art, pictures)
@@ -107,6 +155,114 @@ def run_locate(
         "median_ms": statistics.median(times),
         "rows": rows,
     }
+
+
+def load_truth(path: Path, photos: Sequence[Outlined]) -> dict[str, Any]:
+    """A truth file's photos (``lab/truth/``: per photo its board's ``cells``, the ``game`` it was taken in,
+    the ``unsure`` squares), each of ``photos`` in it."""
+    try:
+        truth: dict[str, Any] = json.loads(path.read_text())["photos"]
+    except (OSError, ValueError, KeyError) as exc:
+        raise StateError(f"{path}: not a truth file of photos' cells ({exc})") from None
+    missing = [p.name for p in photos if p.name not in truth]
+    if missing:
+        raise StateError(f"{path}: no cells for {', '.join(missing)}")
+    return truth
+
+
+def _cells_wrong(
+    read: Sequence[Sequence[str]], true: Sequence[Sequence[str]], unsure: set[tuple[int, int]]
+) -> int:
+    """Squares read otherwise than the truth, the kingdom turned as it reads best (it has no up), the
+    squares nobody can see left out; a board of another size counts every square wrong."""
+    truth = np.array(true, dtype=object)
+    board = np.array(read, dtype=object)
+    if board.shape != truth.shape:
+        return truth.size
+    sure = np.ones(truth.shape, bool)
+    for r, c in unsure:
+        sure[r, c] = False
+    return min(int(((np.rot90(board, k) != truth) & sure).sum()) for k in range(4))
+
+
+def run_scores(
+    game: str, photos: Sequence[Outlined], truth: Mapping[str, Any], report: Callable[[str], None]
+) -> dict[str, Any]:
+    """Each photo scored as a player's would be, no corners given: the board read where the outline is
+    (found), its cells against the truth's, its score against the truth's (exact; wrong and silent: given
+    with no flag). Per ``game`` of the truth (the photos' games: one table, one time) and in all."""
+    rules = get_game(game)
+    rows = []
+    for photo in photos:
+        true = truth[photo.name]
+        unsure = {(int(r), int(c)) for r, c in true.get("unsure", [])}
+        scored = rules.score(rules.parse({"game": game, "cells": true["cells"]}))
+        if not isinstance(scored, ScoreBreakdown):
+            raise StateError(f"{game} scores a table: --truth reads one board a photo")
+        true_total = scored.total
+        try:
+            boards = score_image(read_image(str(photo.path)), game)
+        except NoBoardError:
+            boards = []
+        errors = [corner_error(b.reading.corners_xy, photo.corners_xy) for b in boards]
+        row: dict[str, Any] = {"photo": photo.name, "game": true["game"], "found": False, "cells_wrong": None}
+        if errors and min(errors) <= FOUND_WITHIN:
+            board = boards[int(np.argmin(errors))]
+            total = board.breakdown.total if board.breakdown is not None else None
+            row.update(
+                found=True,
+                cells_wrong=_cells_wrong(board.state["cells"], true["cells"], unsure),
+                read=board.state["cells"],
+                total=total,
+                true_total=true_total,
+                exact=total == true_total,
+                wrong=total is not None and total != true_total,
+                silent=total is not None and total != true_total and not board.flags,
+                flags=list(board.flags),
+            )
+        rows.append(row)
+        report(
+            f"{photo.name}: "
+            + (
+                f"{row['cells_wrong']} cells wrong, scored {row['total']} (truth {true_total})"
+                if row["found"]
+                else "kingdom not found"
+            )
+        )
+
+    def tally(part: Sequence[dict[str, Any]]) -> dict[str, Any]:
+        found = [r for r in part if r["found"]]
+        return {
+            "photos": len(part),
+            "found": len(found),
+            "cells": 25 * len(found),
+            "cells_wrong": sum(r["cells_wrong"] for r in found),
+            "exact": sum(bool(r.get("exact")) for r in part),
+            "wrong": sum(bool(r.get("wrong")) for r in part),
+            "silent": sum(bool(r.get("silent")) for r in part),
+        }
+
+    games = sorted({r["game"] for r in rows})
+    return {
+        "game": game,
+        "by_game": {g: tally([r for r in rows if r["game"] == g]) for g in games},
+        "all": tally(rows),
+        "rows": rows,
+    }
+
+
+def format_scores(result: dict[str, Any]) -> str:
+    lines = [
+        "| photos of | photos | found | cells wrong | scores exact | wrong | wrong, no flag |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    for name, t in [*result["by_game"].items(), ("all", result["all"])]:
+        share = f"{t['cells_wrong'] / t['cells']:.1%}" if t["cells"] else "-"
+        lines.append(
+            f"| {name} | {t['photos']} | {t['found']} | {t['cells_wrong']} of {t['cells']} ({share}) | "
+            f"{t['exact']} | {t['wrong']} | {t['silent']} |"
+        )
+    return "\n".join(lines)
 
 
 def format_locate(result: dict[str, Any]) -> str:

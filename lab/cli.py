@@ -168,7 +168,14 @@ def _bench_photos(args: argparse.Namespace) -> int:
 
 def _bench_locate(args: argparse.Namespace) -> int:
     """Real photos whose boards' outlines were marked: how near the boards are found, no corners given."""
-    from lab.bench_locate import format_locate, load_outlines, run_locate
+    from lab.bench_locate import (
+        format_locate,
+        format_scores,
+        load_outlines,
+        load_truth,
+        run_locate,
+        run_scores,
+    )
 
     if not args.game:
         raise StateError("--locate needs --game GAME: the game whose boards are looked for")
@@ -180,8 +187,17 @@ def _bench_locate(args: argparse.Namespace) -> int:
 
         models = profile_models(StateDir.resolve(args.state_dir), args.game, args.profile)
     photos = load_outlines(args.photos)
-    result = run_locate(args.game, photos, lambda line: print(line, file=sys.stderr), models)
-    print(format_locate(result))
+    if args.truth:
+        if models is not None:
+            raise StateError("--truth scores with the game's shipped models: leave out --profile")
+        result = run_scores(
+            args.game, photos, load_truth(args.truth, photos), lambda line: print(line, file=sys.stderr)
+        )
+        print(format_scores(result))
+    else:
+        report = lambda line: print(line, file=sys.stderr)  # noqa: E731
+        result = run_locate(args.game, photos, report, models, args.empty)
+        print(format_locate(result))
     if args.json:
         args.json.write_text(json.dumps(result, indent=2))
         print(f"JSON: {args.json}")
@@ -398,6 +414,19 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="with --photos and --game: how near boards are found, no corners given (each NAME.json marks "
         "its board's corners_xy)",
+    )
+    p.add_argument(
+        "--empty",
+        type=int,
+        default=0,
+        help="with --locate: take this many squares of each board's outer ring away (painted over with the "
+        "table beyond them), as a kingdom with squares left empty",
+    )
+    p.add_argument(
+        "--truth",
+        type=Path,
+        help="with --locate: also score each photo, no corners given, against a truth file of its board's "
+        "cells (e.g. lab/truth/kingdomino-table.json): found, cells wrong, scores exact, per game",
     )
     p.add_argument(
         "--profile",

@@ -7,14 +7,15 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import cv2
 import numpy as np
 import pytest
 
-from lab.bench_locate import corner_error, load_outlines
+from lab.bench_locate import _cells_wrong, corner_error, emptied, load_outlines
 from lab.synth.camera import PhotoOptions
 from lab.synth.render import RenderSpec, render_photo
 from scoring.core import StateError
-from tests.support import run_lab
+from tests.support import ROOT, SHARED, run_lab
 
 
 def _folder(tmp_path: Path) -> Path:
@@ -80,3 +81,62 @@ def test_a_folder_without_outlines_is_refused(tmp_path: Path, capsys: pytest.Cap
         load_outlines(tmp_path)
     code, _, err = run_lab(capsys, "bench", "--photos", str(tmp_path), "--locate")
     assert code != 0 and "--game" in err
+
+
+def _laid_kingdom() -> tuple[np.ndarray, np.ndarray]:
+    """5 x 5 squares of 80 pixels, each its own colour, on a plain table; their outline."""
+    photo = np.full((600, 600, 3), (30, 60, 90), np.uint8)
+    for r in range(5):
+        for c in range(5):
+            colour = (60 + 7 * r, 120 + 20 * c, 200 - 10 * r)
+            cv2.rectangle(photo, (100 + 80 * c, 100 + 80 * r), (179 + 80 * c, 179 + 80 * r), colour, -1)
+    return photo, np.array([(100.0, 100.0), (500.0, 100.0), (500.0, 500.0), (100.0, 500.0)])
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_squares_taken_away_are_the_outer_rings_and_show_the_table(seed: int) -> None:
+    photo, corners = _laid_kingdom()
+    out = emptied(photo, corners, 5, 7, seed)
+    bare = {
+        (r, c) for r in range(5) for c in range(5) if (out[140 + 80 * r, 140 + 80 * c] == (30, 60, 90)).all()
+    }
+    assert len(bare) == 7
+    assert all(r in (0, 4) or c in (0, 4) for r, c in bare)
+    # Every side keeps a square: the frame stays where the outline marks it.
+    for side in (
+        {(0, c) for c in range(5)},
+        {(4, c) for c in range(5)},
+        {(r, 0) for r in range(5)},
+        {(r, 4) for r in range(5)},
+    ):
+        assert side - bare
+
+
+def test_cells_are_counted_wrong_with_the_kingdom_turned_as_it_reads_best() -> None:
+    truth = [["castle", "lake:1"], ["forest:0", "empty"]]
+    read = [row[::-1] for row in truth[::-1]]  # the same kingdom, read from the opposite corner
+    assert _cells_wrong(read, truth, set()) == 0
+    read[0][0] = "mine:2"  # the truth's "empty"
+    assert _cells_wrong(read, truth, set()) == 1
+    assert _cells_wrong(read, truth, {(1, 1)}) == 0
+    assert _cells_wrong([["castle"]], truth, set()) == 4
+
+
+REAL_TABLES = SHARED / "data" / "kingdomino-table"
+
+
+@pytest.mark.skipif(not REAL_TABLES.is_dir(), reason="shared/data/kingdomino-table is not here")
+def test_real_kingdoms_are_scored_from_the_photo_alone_against_their_labels(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out_json = tmp_path / "scores.json"
+    truth = ROOT / "lab" / "truth" / "kingdomino-table.json"
+    args = ("bench", "--photos", str(REAL_TABLES), "--locate", "--game", "kingdomino")
+    code, out, _ = run_lab(capsys, *args, "--truth", str(truth), "--json", str(out_json))
+    assert code == 0
+    result = json.loads(out_json.read_text())
+    assert result["all"]["found"] == 14
+    # Every wrong score is flagged; the cells' count is what the table prints, per game and in all.
+    assert result["all"]["silent"] == 0
+    assert set(result["by_game"]) == {"2020-11-02 evening", "2020-11-23, 13:28", "2020-11-23, 13:44"}
+    assert f"| all | 14 | 14 | {result['all']['cells_wrong']} of 350" in out
