@@ -162,7 +162,16 @@ def _hand(args: argparse.Namespace) -> dict[str, object]:
         if not isinstance(data, dict):
             raise StateError(f"{args.hand}: hand-entry file must be a JSON object")
         hand.update(data)
-    hand.update(parse_sets(args.set or []))
+    sets = parse_sets(args.set or [])
+    entry = get_entry(args.game)
+    fields = {*entry.hand_fields, *(f.key for f in entry.hand_form)}
+    unknown = sorted(set(sets) - fields)
+    if unknown:
+        # A field the game does not take would be dropped without a word (a kingdom's size set beside its
+        # set-up is no Mighty Duel).
+        takes = f"its fields: {', '.join(sorted(fields))}" if fields else "it takes none"
+        raise StateError(f"--set {unknown[0]}: {entry.rules.title} has no such hand-entry field; {takes}")
+    hand.update(sets)
     if getattr(args, "reward", None):
         tiles: dict[str, list[int]] = {}
         for colour, photo in args.reward:

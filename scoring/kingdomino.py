@@ -26,6 +26,7 @@ from typing import Any
 from scoring.core import Problem, ScoreBreakdown, ScoreLine, StateError, require_valid
 from scoring.fields import as_bool, as_int, as_list, as_object, as_str, get, item_path, reject_unknown
 from scoring.grid import Cell, cell_name, components4
+from scoring.hand import Form, Group, Number
 from scoring.words import counted
 
 GAME = "kingdomino"
@@ -58,6 +59,24 @@ CELL_LABELS: Mapping[str, str] = {
     CASTLE: "Castle",
     EMPTY: "No square",
 }
+
+# What the photo cannot show: how large a kingdom the table plays (the Mighty Duel's are 7 x 7).
+HAND_FORM: Form = (
+    Group(
+        "setup",
+        "The game's set-up",
+        (
+            Number(
+                "size",
+                "Squares along a kingdom's side",
+                min(SIZES),
+                max(SIZES),
+                min(SIZES),
+                hint="5; 7 in the two-player Mighty Duel",
+            ),
+        ),
+    ),
+)
 
 
 @dataclass(frozen=True)

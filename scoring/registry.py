@@ -395,6 +395,7 @@ ENTRIES: Mapping[str, GameEntry] = {
             (),
             lambda data: kingdomino.parse_setup(data, "setup"),
             Picker("grid", "cells", kingdomino.CELL_LABELS),
+            kingdomino.HAND_FORM,
         ),
         GameEntry(
             BoardGame(

@@ -20,7 +20,7 @@ from vision.geometry import CellKey, Points
 from vision.locate import lattice
 from vision.locate.art import ArtColours
 from vision.locate.board import Quad, locate, quad_from_corners
-from vision.locate.lattice import find_lattice
+from vision.locate.lattice import find_lattices
 from vision.locate.lens import estimate_lens
 from vision.locate.mask import BoardSegmenter
 from vision.locate.picture import BoardPicture, find_picture, overlap
@@ -36,12 +36,13 @@ from vision.read.classify import (
     together,
 )
 from vision.read.colour import BoardColour, normalise
+from vision.read.gridlines import line_contrast
 from vision.read.orient import OrientationModel, rotations
 from vision.read.reconstruct import apart, settle
 from vision.read.rectify import Rectified, board_homography, rectify
 from vision.read.upright import weigh_turns
 from vision.reader_api import LOW_CONFIDENCE, Reading
-from vision.readers import reader_for
+from vision.readers import other_sizes, reader_for, sized_for
 
 # Below this share of the four rotations, the board's layout did not quite settle which way is up (a board
 # of the game in play reads 0.98 or more: 40 photos of each game at the truth's corners).
@@ -396,10 +397,12 @@ def find_boards(
     segmenter: BoardSegmenter | None = None,
     art: Mapping[str, ArtColours] | None = None,
     pictures: Mapping[str, BoardPicture] | None = None,
+    larger: Mapping[str, Sequence[tuple[int, int]]] | None = None,
 ) -> list[Quad]:
-    """Where the boards of these profiles lie in the photo, found with no help (see :func:`read_photo`)."""
+    """Where the boards of these profiles lie in the photo, found with no help (see :func:`read_photo`).
+    ``larger``: by profile name, the larger grids (across, down) its board of tiles may be instead."""
     aspects = tuple(p.size_mm[0] / p.size_mm[1] for p in profiles)
-    grids = _tile_grids(image, profiles, art or {}, camera)
+    grids = _tile_grids(image, profiles, art or {}, camera, larger or {})
     if grids:
         return grids
     located = locate(image, camera, aspects, stickers, segmenter)
@@ -417,19 +420,20 @@ def locate_boards(
     segmenter: BoardSegmenter | None = None,
     art: Mapping[str, ArtColours] | None = None,
     pictures: Mapping[str, BoardPicture] | None = None,
+    larger: Mapping[str, Sequence[tuple[int, int]]] | None = None,
 ) -> tuple[list[Quad], CameraModel | None]:
     """The boards :func:`find_boards` finds, and the camera to read them through: ``camera``, or with none, a
     lens estimated from the first board's sides where they bow (:mod:`vision.locate.lens`), the boards then
     found again through it. A grid of loose tiles (a kingdom, found by its grid) has no straight sides to
     tell a bend by: its ragged outline bent the lens so far that the kingdom was lost in 4 of 14 real phone
     photos."""
-    quads = find_boards(image, profiles, camera, stickers, segmenter, art, pictures)
+    quads = find_boards(image, profiles, camera, stickers, segmenter, art, pictures, larger)
     if camera is not None or not quads or quads[0].method == lattice.METHOD:
         return quads, camera
     lens = estimate_lens(image, quads[0].corners_xy)
     if lens is None:
         return quads, camera
-    again = find_boards(image, profiles, lens, stickers, segmenter, art, pictures)
+    again = find_boards(image, profiles, lens, stickers, segmenter, art, pictures, larger)
     return (again, lens) if again else (quads, camera)
 
 
@@ -459,6 +463,7 @@ def _tile_grids(
     profiles: Sequence[BoardProfile],
     art: Mapping[str, ArtColours],
     camera: CameraModel | None,
+    larger: Mapping[str, Sequence[tuple[int, int]]],
 ) -> list[Quad]:
     """The boards that are a grid of tiles (one region of square cells, edge to edge, filling the board; its
     art's colours known) found by their grid. A printed board's own edges find it better: its grid's lines
@@ -469,9 +474,8 @@ def _tile_grids(
         if colours is None or not profile.tiles_only:
             continue
         region = profile.regions[0]
-        quad = find_lattice(image, (region.cols, region.rows), colours, camera)
-        if quad is not None:
-            found.append(quad)
+        cells = (region.cols, region.rows)
+        found += find_lattices(image, cells, colours, camera, larger=larger.get(profile.name, ()))
     return found
 
 
@@ -511,6 +515,18 @@ def read_photo(
     """
     if not profiles:
         raise ValueError("no board profile to look for")
+    # As large as the set-up says: a Mighty Duel kingdom is found and read as its 7 x 7 squares. Where it
+    # leaves the size open, each other size is looked for too.
+    profiles = [sized_for(p, hand or {}) for p in profiles]
+    sizes = {p.name: other_sizes(p, hand or {}) for p in profiles}
+    larger = {
+        p.name: [
+            (o.regions[0].cols, o.regions[0].rows)
+            for o in sizes[p.name]
+            if o.regions[0].cols > p.regions[0].cols
+        ]
+        for p in profiles
+    }
     t = time.perf_counter()
     h, w = image.shape[:2]
     if corners_xy is not None:
@@ -518,7 +534,7 @@ def read_photo(
     elif known_boards:
         quads = [quad_from_corners(c, (w, h), camera) for c in known_boards]
     else:
-        quads, camera = locate_boards(image, profiles, camera, stickers, segmenter, art, pictures)
+        quads, camera = locate_boards(image, profiles, camera, stickers, segmenter, art, pictures, larger)
         if any(q.picture_of for q in quads):
             # Beside a board its picture found, an outline nothing can orient is left out, not refused.
             quads = [q for q in quads if q.picture_of or _orientable(profiles, orienters)]
@@ -541,6 +557,15 @@ def read_photo(
                 profiles, key=lambda p: orienters[_key(p)].orient(image, p, quad.ideal_xy, camera).margin
             )
         )
+        choices = (profile, *sizes.get(profile.name, ()))
+        if quad.cells is not None and len(choices) > 1:
+            # Found by its grid of tiles, of one of the sizes the set-up leaves open: that one.
+            profile = next(
+                (p for p in choices if (p.regions[0].cols, p.regions[0].rows) == quad.cells), profile
+            )
+        elif len(choices) > 1:
+            # Outlined otherwise: the size whose grid its tiles' gaps lie on.
+            profile = max(choices, key=lambda p: line_contrast(image, quad.ideal_xy, p, camera))
         key = _key(profile)
         reading = read_board(
             image,

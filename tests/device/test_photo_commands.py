@@ -131,6 +131,9 @@ def test_score_refuses_an_unknown_game_and_a_bad_set(capsys: pytest.CaptureFixtu
     assert stopped.value.code == 2 and "invalid choice: 'chess'" in err and "sanssouci" in err
     code, _, err = _run(capsys, "score", str(PHOTO), "--game", "alices-garden", "--set", "oops")
     assert code == 2 and "expected FIELD=VALUE" in err
+    # A field the game does not take is refused, not dropped: a kingdom's size goes in its set-up.
+    code, _, err = _run(capsys, "score", str(PHOTO), "--game", "kingdomino", "--set", "size=7")
+    assert code == 2 and "--set size: Kingdomino has no such hand-entry field; its fields: setup" in err
 
 
 def test_debug_writes_each_stage(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:

@@ -12,7 +12,7 @@ from lab.bench_locate import FOUND_WITHIN, corner_error, load_outlines
 from lab.synth.camera import PhotoOptions
 from lab.synth.render import RenderSpec, render_photo
 from models import orient_model_path
-from scoring.core import ScoreBreakdown
+from scoring.core import ScoreBreakdown, StateError
 from scoring.registry import read_state
 from tests.fakes import TruthClassifier
 from tests.support import SHARED
@@ -36,6 +36,7 @@ from vision.read.classify import CellPredictions
 from vision.read.orient import OrientationModel, rotated_thumbnails, rotations, thumbnail
 from vision.read.rectify import board_homography, rectify
 from vision.readers import reader_for
+from vision.readers.kingdomino import sized
 
 OPTIONS = PhotoOptions(size_wh=(1600, 900), max_tilt_deg=30)
 
@@ -445,3 +446,36 @@ def test_a_tile_misread_as_another_printed_once_is_read_as_its_next_likeliest_an
     assert any("each is printed once" in f for f in reading.flags)
     # What the classifier saw is kept for teaching.
     assert reading.predictions is alone.predictions
+
+
+def _kingdom7(seed: int) -> tuple[np.ndarray, list[list[str]]]:
+    seven = sized(default_profile("kingdomino"), {"setup": {"size": 7}})
+    options = PhotoOptions(size_wh=(1600, 1200), max_tilt_deg=25)
+    photo = render_photo(RenderSpec(("kingdomino",), seed, options=options, reshaped=seven), 0)
+    return photo.decode(), photo.truth["boards"][0]["state"]["cells"]
+
+
+@pytest.mark.parametrize("hand", [{"setup": {"size": 7}}, {}])
+def test_a_mighty_duel_kingdom_is_read_as_its_7_x_7_squares(hand: dict[str, Any]) -> None:
+    # Set up as a Mighty Duel, or with no size given: its squares' gaps say it is 7 x 7.
+    image, truth = _kingdom7(3)
+    (board,) = score_image(image, "kingdomino", hand)
+    cells = np.array(board.state["cells"], dtype=object)
+    assert cells.shape == (7, 7)
+    assert min(int((np.rot90(cells, k) != np.array(truth, dtype=object)).sum()) for k in range(4)) == 0
+    assert board.state["setup"]["size"] == 7
+    assert board.breakdown is not None
+
+
+def test_a_kingdoms_size_the_set_up_names_is_the_one_read() -> None:
+    # A 7 x 7 kingdom said to be 5 x 5 is read as 5 x 5 (and its cells flagged), not another size.
+    image, _ = _kingdom7(3)
+    (board,) = score_image(image, "kingdomino", {"setup": {"size": 5}})
+    assert np.array(board.state["cells"], dtype=object).shape == (5, 5)
+    assert any("low confidence" in f for f in board.flags)
+
+
+def test_a_kingdom_of_a_size_the_game_has_not_is_refused_in_words() -> None:
+    image, _ = _kingdom7(3)
+    with pytest.raises(StateError, match="5 x 5 squares, or 7 x 7 in the Mighty Duel"):
+        score_image(image, "kingdomino", {"setup": {"size": 6}})

@@ -101,6 +101,9 @@ class Quad:
     guessed: bool = False
     # The name of the profile whose remembered picture found it (:mod:`vision.locate.picture`), "" if none.
     picture_of: str = ""
+    # The squares across and down of the grid of tiles it was found by (:mod:`vision.locate.lattice`): one of
+    # the sizes looked for (a kingdom of 5 x 5 or 7 x 7); None where it was not found by a grid.
+    cells: tuple[int, int] | None = None
 
 
 def _table_distance(small: NDArray[np.uint8]) -> NDArray[np.float32]:

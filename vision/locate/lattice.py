@@ -28,6 +28,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from functools import cached_property
 
 import cv2
 import numpy as np
@@ -51,6 +52,7 @@ from vision.locate.edges import (
 from vision.locate.rectangle import aspect, skew
 
 SEED_WIDTH = 512  # pixels: the art's colours are looked for at this width
+ART_WIDTH = 1600  # pixels: and judged about a board found at most this finely across it
 LINE_WIDTH = 1024  # pixels: line segments are found at this width
 SEED_LEVEL = 0.15  # smoothed art likeness above which a pixel belongs to the rough place
 SEED_REACH = 1.3  # segments are looked for in the rough place grown this much about its middle
@@ -62,6 +64,7 @@ CROSSING_DEG = 30  # the second family runs at least this far off the way to the
 NEAR_LINE = 0.1  # cells: a segment lies on a grid line when both its ends are this close to it
 REFIT_NEAR = 0.2  # cells: segments this close to a grid line refit it
 REFITS = 6
+REFIT_MOVES = 4  # of a grid's 49 moves, the best-judged this many are refitted and judged again
 FIRST_GRIDS = 3  # the best first grids are each settled: the best first may not settle best
 # A grid whose lines are found along less than this share of its cells' sides, with its art's colours
 # inside, is no board: on the 14 real kingdoms found, 0.8 or more.
@@ -79,6 +82,17 @@ CLEAR_TILE = 0.5
 # outside it (past the edge's blur, short of the art a little way further in).
 STRIP = (0.2, 0.5)
 
+# A kingdom holds at least 8 of its frame's 25 squares, and one further across the table looks smaller: a
+# place of the art's colours less than this share of the smallest board found holds no board.
+SMALLEST_PLACE = 0.2
+# Places tried that held no board, at most, the most art first: past these, the art's colours are clutter
+# (a score sheet's pencil, a sleeve, a box).
+FIRST_PLACES = 3
+
+# Patches of the art this many smoothing sizes apart are one place when the places joined readily hold no
+# board: two kingdoms laid a tile apart.
+TIGHT_JOIN = 0.4
+
 # How a board this module found says so (``Quad.method``).
 METHOD = "grid"
 
@@ -92,34 +106,60 @@ class _Segments:
     family: NDArray[np.intp]
 
 
-def _seed(image_bgr: NDArray[np.uint8], art: ArtColours) -> tuple[Points, NDArray[np.float32], float] | None:
-    """The rough place (a hull, photo pixels), the smoothed art likeness map and its scale from the photo."""
+@dataclass(frozen=True)
+class _Likeness:
+    """The art's likeness over the photo (``small``: the photo at :data:`SEED_WIDTH`): as each pixel reads
+    (``like``), smoothed over about a cell (``dense``, for places; ``smooth``, for judging grids), the
+    smoothing's size ``k`` and the map's ``scale`` from the photo."""
+
+    small: NDArray[np.uint8]
+    like: NDArray[np.float32]
+    dense: NDArray[np.float32]
+    smooth: NDArray[np.float32]
+    k: int
+    scale: float
+
+
+def _likeness(image_bgr: NDArray[np.uint8], art: ArtColours) -> _Likeness:
     h, w = image_bgr.shape[:2]
     scale = min(1.0, SEED_WIDTH / w)
     small = cv2.resize(image_bgr, (round(w * scale), round(h * scale)), interpolation=cv2.INTER_AREA)
     like = art.likeness(small)
     k = max(3, small.shape[1] // 40)  # about a cell of a board a fifth of the photo wide
-    dense = cv2.blur(like, (k, k))
-    near = (dense > SEED_LEVEL).astype(np.uint8)
+    return _Likeness(small, like, cv2.blur(like, (k, k)), cv2.blur(like, (2 * k, 2 * k)), k, scale)
+
+
+def _places(likeness: _Likeness, taken: Sequence[Points], join: float = 1.0) -> list[Points]:
+    """The rough places of the art's colours (hulls, photo pixels), the most art first, the boards already
+    found (``taken``, photo corners) left out: a kingdom, another player's, a box lid, a card. Patches of
+    the art up to ``join`` smoothing sizes apart are one place (a kingdom's squares of colours unlike the
+    art's lie between them)."""
+    k, scale = likeness.k, likeness.scale
+    near = (likeness.dense > SEED_LEVEL).astype(np.uint8)
+    reach = max(1, round(join * k))
     near = cv2.morphologyEx(
-        near, cv2.MORPH_CLOSE, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * k + 1, 2 * k + 1))
+        near, cv2.MORPH_CLOSE, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * reach + 1, 2 * reach + 1))
     )
+    for corners in taken:
+        # Grown by half a cell of the found board: the gap round it and its tiles' cut faces are taken too.
+        centre = corners.mean(axis=0)
+        grown = (corners - centre) * 1.2 + centre
+        cv2.fillPoly(near, [np.round(grown * scale).astype(np.int32)], 0)
     n, labels, stats, _ = cv2.connectedComponentsWithStats(near)
-    if n < 2:
-        return None
-    weights = np.bincount(labels.ravel(), weights=dense.ravel(), minlength=n)
-    best = 1 + int(np.argmax(weights[1:]))
-    if stats[best, cv2.CC_STAT_AREA] < 4 * k * k:
-        return None
-    place = (labels == best).astype(np.uint8)
-    contours, _ = cv2.findContours(place, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
-    hull = as_points(cv2.convexHull(max(contours, key=cv2.contourArea))) / scale
-    return hull, cv2.blur(like, (2 * k, 2 * k)), scale
+    weights = np.bincount(labels.ravel(), weights=likeness.dense.ravel(), minlength=n)
+    places = []
+    for best in 1 + np.argsort(-weights[1:], kind="stable"):
+        if stats[best, cv2.CC_STAT_AREA] < 4 * k * k:
+            continue
+        place = (labels == best).astype(np.uint8)
+        contours, _ = cv2.findContours(place, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
+        places.append(as_points(cv2.convexHull(max(contours, key=cv2.contourArea))) / scale)
+    return places
 
 
-def _segments(image_bgr: NDArray[np.uint8], hull: Points, camera: CameraModel | None) -> _Segments:
-    """Straight segments in and around the rough place (``hull``, ideal pixels), in ideal pixels: a lens
-    bends the grid's lines, and lines straightened meet at their vanishing points."""
+def _segments(image_bgr: NDArray[np.uint8], camera: CameraModel | None) -> NDArray[np.float64]:
+    """Straight segments in the photo (x1 y1 x2 y2), in ideal pixels: a lens bends the grid's lines, and
+    lines straightened meet at their vanishing points."""
     h, w = image_bgr.shape[:2]
     scale = min(1.0, LINE_WIDTH / w)
     gray = cv2.cvtColor(
@@ -130,6 +170,11 @@ def _segments(image_bgr: NDArray[np.uint8], hull: Points, camera: CameraModel | 
     ends = np.zeros((0, 4)) if found is None else np.asarray(found, np.float64).reshape(-1, 4) / scale
     if camera is not None and len(ends):
         ends = camera.undistort_px(ends.reshape(-1, 2)).reshape(-1, 4)
+    return ends
+
+
+def _near(ends: NDArray[np.float64], hull: Points) -> _Segments:
+    """The segments in and around a rough place (``hull``, ideal pixels), the short ones left out."""
     centre = hull.mean(axis=0)
     grown = ((hull - centre) * SEED_REACH + centre).astype(np.float32).reshape(-1, 1, 2)
     middles = (ends[:, :2] + ends[:, 2:]) / 2
@@ -280,10 +325,20 @@ class _Fit:
     cells: tuple[int, int]  # along family 1's lines (x), along family 0's (y)
     to_photo: Callable[[Points], Points]  # ideal pixels (the grid's) to photo pixels (the map's)
 
+    @cached_property
+    def _homogeneous(self) -> tuple[tuple[NDArray[np.float64], NDArray[np.float64]], ...]:
+        """Per family, its segments' two ends as homogeneous points: a grid is judged a thousand times."""
+        out = []
+        for fam in (0, 1):
+            ends = self.segments.ends[self.segments.family == fam]
+            ones = np.ones((len(ends), 1))
+            out.append((np.hstack([ends[:, :2], ones]), np.hstack([ends[:, 2:], ones])))
+        return tuple(out)
+
     def _cell_coords(self, grid: NDArray[np.float64], fam: int) -> tuple[Points, Points]:
-        ends = self.segments.ends[self.segments.family == fam]
-        inverse = np.asarray(np.linalg.inv(grid), dtype=np.float64)
-        return _project(inverse, ends[:, :2]), _project(inverse, ends[:, 2:])
+        inverse = np.asarray(np.linalg.inv(grid), dtype=np.float64).T
+        a, b = (h @ inverse for h in self._homogeneous[fam])
+        return a[:, :2] / a[:, 2:3], b[:, :2] / b[:, 2:3]
 
     def score(self, grid: NDArray[np.float64]) -> float:
         """Share of the grid's (line, cell) sides a segment covers half of, plus the art's likeness inside
@@ -360,7 +415,8 @@ class _Fit:
         stacked = np.vstack(rows)
         if len(stacked) < 12:
             return grid
-        _, _, vt = np.linalg.svd(stacked)
+        # Only the right singular vectors: the full left ones are a (rows x rows) matrix, thousands wide.
+        _, _, vt = np.linalg.svd(stacked, full_matrices=False)
         to_cells = vt[-1].reshape(3, 3) @ normalise
         if abs(np.linalg.det(to_cells)) < 1e-15:
             return grid
@@ -376,13 +432,24 @@ class _Fit:
             return [(1.0, 0.0), (1.0, 1.0), (1.0, -1.0), ((n + 1) / n, 0.0), ((n + 1) / n, -1.0),
                     ((n - 1) / n, 0.0), ((n - 1) / n, 1.0)]  # fmt: skip
 
+        def move(across: tuple[float, float], down: tuple[float, float]) -> NDArray[np.float64]:
+            (sx, dx), (sy, dy) = across, down
+            return np.asarray(grid @ np.array([[sx, 0, dx], [0, sy, dy], [0, 0, 1.0]]), dtype=np.float64)
+
         best = (self.score(grid), grid)
-        for sy, dy in moves(ny):
-            for sx, dx in moves(nx):
-                moved = self.refit(grid @ np.array([[sx, 0, dx], [0, sy, dy], [0, 0, 1.0]]))
-                score = self.score(moved)
-                if score > best[0]:
-                    best = (score, moved)
+        # Each way alone first (a row's move and a column's are nearly independent), then the best of each
+        # together: 15 grids judged, not 49.
+        still = (1.0, 0.0)
+        rows = [(self.score(g), g, m) for m in moves(ny) for g in [move(still, m)]]
+        columns = [(self.score(g), g, m) for m in moves(nx) for g in [move(m, still)]]
+        both = move(max(columns, key=lambda c: c[0])[2], max(rows, key=lambda r: r[0])[2])
+        moved = sorted([*rows, *columns, (self.score(both), both, still)], key=lambda c: -c[0])
+        # Refitted (the costly part) only the moves that explain the photo best as they are.
+        for _, candidate, _ in moved[:REFIT_MOVES]:
+            refitted = self.refit(candidate)
+            score = self.score(refitted)
+            if score > best[0]:
+                best = (score, refitted)
         return best[1]
 
 
@@ -420,6 +487,26 @@ def _settled(fit: _Fit, grid: NDArray[np.float64]) -> NDArray[np.float64]:
             break
         grid, score = moved, moved_score
     return grid
+
+
+def _grown(
+    fit: _Fit, grid: NDArray[np.float64], size: tuple[int, int]
+) -> tuple[float, NDArray[np.float64], _Fit] | None:
+    """A board of ``size`` squares round the grid found (``fit``'s cells), laid wherever the grid fits in it
+    (the best-judged), settled, and judged: (score, grid, fit); None where it is not larger both ways."""
+    nx, ny = fit.cells
+    # The grid's family along x may be the board's down: a larger board is tried the way the grid runs.
+    big = size if (size[0] - nx) * (size[1] - ny) >= 0 and size[0] >= nx else size[::-1]
+    if big[0] <= nx or big[1] <= ny:
+        return None
+    wider = _Fit(fit.segments, fit.likeness, fit.scale, big, fit.to_photo)
+    placed = [
+        grid @ np.array([[1.0, 0, -dx], [0, 1, -dy], [0, 0, 1]])
+        for dy in range(big[1] - ny + 1)
+        for dx in range(big[0] - nx + 1)
+    ]
+    settled = _settled(wider, max(placed, key=wider.score))
+    return wider.score(settled), settled, wider
 
 
 def _misshapen(grid: NDArray[np.float64], cells: tuple[int, int], matrix: NDArray[np.float64]) -> float:
@@ -560,40 +647,104 @@ def _corner_tiles(
 
 
 def _art_map(
-    image_bgr: NDArray[np.uint8], art: ArtColours, corners: Points, to_photo: Callable[[Points], Points]
+    image_bgr: NDArray[np.uint8],
+    art: ArtColours,
+    small: NDArray[np.uint8],
+    corners: Points,
+    to_photo: Callable[[Points], Points],
 ) -> Callable[[Points], NDArray[np.float32]]:
-    """The art's likeness at ideal pixels, weighed against the whole photo's colours as :func:`_seed` weighs
-    it, but at full resolution (a strip beside an edge is a few pixels wide) and only about the board (photo
-    ``corners``), which is all it is asked of."""
+    """The art's likeness at ideal pixels, weighed against the whole photo's colours (``small``: the photo
+    as :func:`_likeness` saw it), but finer (a strip beside an edge is a few pixels wide: at most
+    :data:`ART_WIDTH` across the board) and only about the board (photo ``corners``), all it is asked of."""
     h, w = image_bgr.shape[:2]
     margin = 0.1 * float(np.ptp(corners, axis=0).max())
     x0, y0 = np.clip(np.floor(corners.min(axis=0) - margin), 0, None).astype(int)
     x1, y1 = np.clip(np.ceil(corners.max(axis=0) + margin), 0, (w, h)).astype(int)
-    scale = min(1.0, SEED_WIDTH / w)
-    small = cv2.resize(image_bgr, (round(w * scale), round(h * scale)), interpolation=cv2.INTER_AREA)
-    like = art.likeness(image_bgr[y0:y1, x0:x1], small)
+    crop = image_bgr[y0:y1, x0:x1]
+    fine = min(1.0, ART_WIDTH / max(x1 - x0, y1 - y0, 1))
+    if fine < 1.0:
+        size = (max(1, round((x1 - x0) * fine)), max(1, round((y1 - y0) * fine)))
+        crop = cv2.resize(crop, size, interpolation=cv2.INTER_AREA)
+    like = art.likeness(crop, small)
 
     def at(ideal: Points) -> NDArray[np.float32]:
-        xy = np.round(to_photo(ideal) - (x0, y0)).astype(np.intp)
+        xy = np.round((to_photo(ideal) - (x0, y0)) * fine).astype(np.intp)
         xy = np.clip(xy, 0, (like.shape[1] - 1, like.shape[0] - 1))
         return np.asarray(like[xy[:, 1], xy[:, 0]], dtype=np.float32)
 
     return at
 
 
-def find_lattice(
+def find_lattices(
     image_bgr: NDArray[np.uint8],
     cells: tuple[int, int],
     art: ArtColours,
     camera: CameraModel | None = None,
+    most: int = 4,
+    larger: Sequence[tuple[int, int]] = (),
+) -> list[Quad]:
+    """The boards of ``cells`` (across, down) square tiles in the photo, at most ``most``, the most art's
+    colours first: none where no grid of them in the art's colours stands out. Each board's corners run
+    clockwise from an arbitrary one, its first side along the board's width (``cells[0]`` across).
+    ``larger``: bigger boards of the same tiles that may lie there instead (a Mighty Duel's 7 x 7 kingdom):
+    round each grid found, each is tried wherever the grid could lie in it, and taken where it explains the
+    photo better; ``Quad.cells`` says which size was found.
+
+    The places of the art's colours are tried one by one, the most art first; a board found is left out of
+    the places looked at after it, so two kingdoms side by side (one place at first) are found one after
+    the other, and a place that holds no grid of tiles (a box lid, a card) is passed over. Places joined
+    less readily come after (:data:`TIGHT_JOIN`): two kingdoms a tile apart are one place at first."""
+    likeness = _likeness(image_bgr, art)
+    ends = _segments(image_bgr, camera)
+    found: list[Quad] = []
+    tried: list[Points] = []
+    while len(found) < most and len(tried) < FIRST_PLACES + len(found):
+        taken = [q.corners_xy for q in found]
+        places = [
+            p
+            for p in (*_places(likeness, taken), *_places(likeness, taken, TIGHT_JOIN))
+            if not _tried(p, tried)
+        ]
+        if found:
+            least = SMALLEST_PLACE * min(_area(q.corners_xy) for q in found)
+            places = [p for p in places if _area(p) >= least]
+        if not places:
+            break
+        hull = places[0]
+        tried.append(hull)
+        quad = _lattice(image_bgr, cells, art, camera, likeness, ends, hull, larger)
+        if quad is not None:
+            found.append(quad)
+    return found
+
+
+def _area(outline: Points) -> float:
+    return float(abs(cv2.contourArea(outline.astype(np.float32))))
+
+
+def _tried(place: Points, tried: Sequence[Points]) -> bool:
+    """Whether a place is one looked at before (its middle inside one tried, about its size)."""
+    middle = place.mean(axis=0)
+    area = _area(place)
+    for hull in tried:
+        outline = hull.astype(np.float32).reshape(-1, 1, 2)
+        at = (float(middle[0]), float(middle[1]))
+        if cv2.pointPolygonTest(outline, at, False) >= 0 and _area(hull) <= 1.5 * area:
+            return True
+    return False
+
+
+def _lattice(
+    image_bgr: NDArray[np.uint8],
+    cells: tuple[int, int],
+    art: ArtColours,
+    camera: CameraModel | None,
+    likeness: _Likeness,
+    photo_ends: NDArray[np.float64],
+    hull: Points,
+    larger: Sequence[tuple[int, int]] = (),
 ) -> Quad | None:
-    """The board of ``cells`` (across, down) square tiles in the photo, or ``None`` where no grid of them in
-    the art's colours stands out. Its corners run clockwise from an arbitrary one, its first side along the
-    board's width (``cells[0]`` across)."""
-    seeded = _seed(image_bgr, art)
-    if seeded is None:
-        return None
-    hull, likeness, scale = seeded
+    """The board of ``cells`` square tiles about one rough place (``hull``, photo pixels), or ``None``."""
     if camera is not None:
         hull = camera.undistort_px(hull)
     to_photo = photo_mapper(camera)
@@ -603,10 +754,10 @@ def find_lattice(
     matrix = matrix_or_guess(camera, (image_bgr.shape[1], image_bgr.shape[0]))
     limit = SHAPE_LIMIT[is_calibrated(camera)]
     best: tuple[float, NDArray[np.float64], _Fit] | None = None
-    for segments, vanishing in _pairs(_segments(image_bgr, hull, camera), rng):
+    for segments, vanishing in _pairs(_near(photo_ends, hull), rng):
         rectify = _rectifier(vanishing, hull, segments)
         for shape in options:
-            fit = _Fit(segments, likeness, scale, shape, to_photo)
+            fit = _Fit(segments, likeness.smooth, likeness.scale, shape, to_photo)
             for first in _first_grids(fit, rectify, hull):
                 grid = _settled(fit, first)
                 score = fit.score(grid)
@@ -617,6 +768,11 @@ def find_lattice(
     if best is None or best[0] < MIN_SCORE:
         return None
     score, grid, fit = best
+    wanted = cells  # the board's (across, down), whichever way the grid's families run
+    for board in larger:
+        grown = _grown(fit, grid, board)
+        if grown is not None and grown[0] > score and _misshapen(grown[1], grown[2].cells, matrix) <= limit:
+            (score, grid, fit), wanted = grown, board
     nx, ny = fit.cells
     cells_xy = np.array([(0.0, 0.0), (nx, 0.0), (nx, ny), (0.0, ny)])
     ideal = _project(grid, cells_xy)
@@ -625,7 +781,7 @@ def find_lattice(
         ideal.astype(np.float32), oriented=True
     ):
         ideal, cells_xy = ideal[::-1].copy(), cells_xy[::-1].copy()
-    if fit.cells != cells:
+    if fit.cells != wanted:
         # The first side runs along the board's width (``cells[0]`` across), as a reader rectifies it.
         ideal, cells_xy = np.roll(ideal, -1, axis=0), np.roll(cells_xy, -1, axis=0)
     facing = _facing(grid, cells_xy, matrix)
@@ -634,8 +790,8 @@ def find_lattice(
     image, pick = EdgeImage(image_bgr), _top_faces(facing, reach)
     sides = pick_sides(ideal, image, to_photo, (-reach, reach), pick)
     if sides is not None:
-        art_at = _art_map(image_bgr, art, to_photo(ideal), to_photo)
+        art_at = _art_map(image_bgr, art, likeness.small, to_photo(ideal), to_photo)
         ideal = _corner_tiles(grid, cells_xy, sides, image, to_photo, pick, reach, art_at)
     corners = to_photo(ideal)
     h, w = image_bgr.shape[:2]
-    return Quad(corners, ideal, in_frame(corners, (w, h)), score, method=METHOD)
+    return Quad(corners, ideal, in_frame(corners, (w, h)), score, method=METHOD, cells=wanted)

@@ -28,8 +28,10 @@ __all__ = [
     "Reading",
     "check_fits",
     "get_reader",
+    "other_sizes",
     "reader_for",
     "rules_setup",
+    "sized_for",
 ]
 
 
@@ -64,6 +66,26 @@ def reader_for(profile: BoardProfile) -> Reader:
         reader: Reader = make(profile)
         return reader
     return get_reader(profile.game)
+
+
+def sized_for(profile: BoardProfile, hand: Mapping[str, Any]) -> BoardProfile:
+    """The profile as the set-up shapes its board (a Kingdomino Mighty Duel's kingdom is 7 x 7 squares):
+    its game's module's ``sized(profile, hand)``, else the profile as it is."""
+    make = getattr(_module(profile.game), "sized", None)
+    if make is None:
+        return profile
+    sized: BoardProfile = make(profile, hand)
+    return sized
+
+
+def other_sizes(profile: BoardProfile, hand: Mapping[str, Any]) -> tuple[BoardProfile, ...]:
+    """Profiles of the same board at the other sizes the set-up leaves open (a kingdom of 5 x 5 or 7 x 7
+    squares when it does not say): its game's module's ``other_sizes(profile, hand)``, else none."""
+    make = getattr(_module(profile.game), "other_sizes", None)
+    if make is None:
+        return ()
+    others: tuple[BoardProfile, ...] = make(profile, hand)
+    return others
 
 
 def rules_setup(game: str, setup: Mapping[str, Any]) -> dict[str, Any]:

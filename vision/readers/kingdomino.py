@@ -14,6 +14,7 @@ scores given without a flag from 2 % to none.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import replace
 from typing import Any
 
 from scoring import kingdomino
@@ -80,11 +81,42 @@ class KingdominoReader(ReaderBase):
             ]
             for tr, cr in zip(terrains, crowns, strict=True)
         ]
-        return {"game": self.game, "cells": cells, "setup": dict(profile.setup)}
+        return {"game": self.game, "cells": cells, "setup": {**profile.setup, **_setup(hand)}}
 
     def cell_labels(self, profile: BoardProfile, state: Mapping[str, Any]) -> CellLabels:
         kingdom = kingdomino.parse_board(state)
         return {"grid": [[kingdomino.cell_text(cell) for cell in row] for row in kingdom.cells]}
+
+
+def _setup(hand: Mapping[str, Any]) -> Mapping[str, Any]:
+    setup = hand.get("setup", {})
+    return setup if isinstance(setup, Mapping) else {}
+
+
+def sized(profile: BoardProfile, hand: Mapping[str, Any]) -> BoardProfile:
+    """The profile of a kingdom as large as the set-up says (the hand entry's, else the profile's): the
+    Mighty Duel's 7 x 7 frame, its squares as large as the profile's."""
+    size = kingdomino.parse_setup({**profile.setup, **_setup(hand)}).size
+    grid = profile.region("grid")
+    if (grid.rows, grid.cols) == (size, size):
+        return profile
+    w, h = profile.size_mm
+    sized_grid = replace(grid, rows=size, cols=size)
+    return replace(
+        profile,
+        size_mm=(w * size / grid.cols, h * size / grid.rows),
+        regions=tuple(sized_grid if r.name == "grid" else r for r in profile.regions),
+        setup={**profile.setup, "size": size},
+    )
+
+
+def other_sizes(profile: BoardProfile, hand: Mapping[str, Any]) -> tuple[BoardProfile, ...]:
+    """Where the set-up does not say how large the kingdom is, the profile at each other size the game has:
+    which one a kingdom in a photo is, its squares tell."""
+    if "size" in _setup(hand):
+        return ()
+    own = profile.region("grid").rows
+    return tuple(sized(profile, {"setup": {"size": n}}) for n in kingdomino.SIZES if n != own)
 
 
 READERS = (KingdominoReader(),)

@@ -758,3 +758,38 @@ def test_a_result_is_read_again_with_what_the_photo_cannot_show_typed_in(
     ResultStore(StateDir(tmp_path)).delete(gone)
     response = local.post(f"/api/result/{gone}/hand", json={"hand": {}})
     assert response.status_code == 404 and "no longer kept" in response.json()["detail"]
+
+
+def test_a_mighty_duel_kingdom_set_up_on_the_page_is_scored_as_7_x_7(make_app: AppFactory) -> None:
+    from lab.synth.camera import PhotoOptions
+    from lab.synth.render import RenderSpec, render_photo
+    from vision.profile import default_profile
+    from vision.readers.kingdomino import sized
+
+    def real(
+        image: NDArray[np.uint8],
+        game: str,
+        hand: Mapping[str, Any],
+        profile: str | None,
+        also: Sequence[NDArray[np.uint8]] = (),
+        /,
+        *,
+        corners: NDArray[np.float64] | None = None,
+    ) -> list[ScoredBoard]:
+        return score_image(image, game, hand, corners_xy=corners, also=also)
+
+    seven = sized(default_profile("kingdomino"), {"setup": {"size": 7}})
+    spec = RenderSpec(("kingdomino",), 3, options=PhotoOptions((1600, 1200), 25), reshaped=seven)
+    ok, jpeg = cv2.imencode(".jpg", render_photo(spec, 0).decode())
+    assert ok
+    hand = json.dumps({"setup": {"size": 7}})
+    with TestClient(make_app(real), base_url=BASE_URL, client=LOCAL) as client:
+        response = _upload(client, jpeg.tobytes(), "kingdomino", hand=hand)
+        assert response.status_code == 200, response.text
+        (board,) = response.json()["boards"]
+        assert len(board["state"]["cells"]) == 7 and board["total"] is not None
+        # The page's form asks for the size, in the players' words.
+        form = client.get("/api/games").json()
+    kingdomino = next(g for g in form if g["name"] == "kingdomino")
+    (setup,) = kingdomino["hand_form"]
+    assert setup["fields"][0]["label"] == "Squares along a kingdom's side"

@@ -13,7 +13,7 @@ import pytest
 from vision.camera_model import CameraModel
 from vision.locate.art import ArtColours, load_art
 from vision.locate.edges import EdgeImage, pick_sides
-from vision.locate.lattice import _art_map, _corner_tiles, _top_faces, find_lattice
+from vision.locate.lattice import _art_map, _corner_tiles, _likeness, _top_faces, find_lattices
 
 MATRIX = np.array([[1500.0, 0.0, 800.0], [0.0, 1500.0, 600.0], [0.0, 0.0, 1.0]])
 SIZE_WH = (1600, 1200)
@@ -51,25 +51,39 @@ def _table(seed: int) -> np.ndarray:
 def _photo(board: np.ndarray, tilt_deg: float, spin_deg: float, seed: int) -> tuple[np.ndarray, np.ndarray]:
     """The board laid on the table and photographed by a camera ``tilt_deg`` off straight down; the photo
     and the board's corners in it (TL, TR, BR, BL of the drawing)."""
-    h, w = board.shape[:2]
-    spin = np.radians(spin_deg)
-    # Board plane in mm (a tile 20 mm), turned on the table, seen from a camera pitched by the tilt.
-    flat = (np.array([(0, 0), (w, 0), (w, h), (0, h)], np.float64) - np.array([w, h]) / 2) * 20 / CELL_PX
-    turned = flat @ np.array([[np.cos(spin), -np.sin(spin)], [np.sin(spin), np.cos(spin)]]).T
-    rotation, _ = cv2.Rodrigues(np.array([np.radians(tilt_deg), 0.0, 0.0]))
-    points = np.hstack([turned, np.zeros((4, 1))])
-    pictured, _ = cv2.projectPoints(
-        points, cv2.Rodrigues(rotation)[0], np.array([0.0, 0.0, 400.0]), MATRIX, None
-    )
-    corners = np.asarray(pictured, np.float64).reshape(4, 2)
-    homography = cv2.getPerspectiveTransform(
-        np.array([(0, 0), (w, 0), (w, h), (0, h)], np.float32), corners.astype(np.float32)
-    )
-    photo = _table(seed)
-    warped = cv2.warpPerspective(board, homography, SIZE_WH, flags=cv2.INTER_AREA)
-    inside = cv2.warpPerspective(np.full((h, w), 255, np.uint8), homography, SIZE_WH) > 128
-    photo[inside] = warped[inside]
+    photo, (corners,) = _photo_of([(board, (0.0, 0.0), spin_deg)], tilt_deg, seed)
     return photo, corners
+
+
+def _photo_of(
+    boards: list[tuple[np.ndarray, tuple[float, float], float]], tilt_deg: float, seed: int
+) -> tuple[np.ndarray, list[np.ndarray]]:
+    """Drawings laid on the table, each with its middle at (x, y) mm from the table's and turned by its
+    spin (degrees), photographed by a camera ``tilt_deg`` off straight down; the photo and each drawing's
+    corners in it. A drawing's pure black (0, 0, 0) is no tile: the table shows there."""
+    rotation, _ = cv2.Rodrigues(np.array([np.radians(tilt_deg), 0.0, 0.0]))
+    photo = _table(seed)
+    outlines = []
+    for board, (x, y), spin_deg in boards:
+        h, w = board.shape[:2]
+        spin = np.radians(spin_deg)
+        # Board plane in mm (a tile 20 mm), turned on the table, seen from a camera pitched by the tilt.
+        flat = (np.array([(0, 0), (w, 0), (w, h), (0, h)], np.float64) - np.array([w, h]) / 2) * 20 / CELL_PX
+        turned = flat @ np.array([[np.cos(spin), -np.sin(spin)], [np.sin(spin), np.cos(spin)]]).T + (x, y)
+        points = np.hstack([turned, np.zeros((4, 1))])
+        pictured, _ = cv2.projectPoints(
+            points, cv2.Rodrigues(rotation)[0], np.array([0.0, 0.0, 400.0]), MATRIX, None
+        )
+        corners = np.asarray(pictured, np.float64).reshape(4, 2)
+        homography = cv2.getPerspectiveTransform(
+            np.array([(0, 0), (w, 0), (w, h), (0, h)], np.float32), corners.astype(np.float32)
+        )
+        warped = cv2.warpPerspective(board, homography, SIZE_WH, flags=cv2.INTER_AREA)
+        tiles = (board.max(axis=2) > 0).astype(np.uint8) * 255
+        inside = cv2.warpPerspective(tiles, homography, SIZE_WH) > 128
+        photo[inside] = warped[inside]
+        outlines.append(corners)
+    return photo, outlines
 
 
 def _error(found: np.ndarray, truth: np.ndarray) -> float:
@@ -85,8 +99,7 @@ def _error(found: np.ndarray, truth: np.ndarray) -> float:
 def test_a_kingdom_is_found_by_its_grid_on_a_wooden_table(tilt: float, spin: float) -> None:
     board = _tiles(5, 5, seed=1)
     photo, truth = _photo(board, tilt, spin, seed=2)
-    quad = find_lattice(photo, (5, 5), ArtColours.learn([_tiles(5, 5, seed=3)]))
-    assert quad is not None
+    (quad,) = find_lattices(photo, (5, 5), ArtColours.learn([_tiles(5, 5, seed=3)]))
     assert quad.method == "grid" and quad.in_frame and not quad.oriented
     assert _error(quad.corners_xy, truth) < 0.02
     # The white sheet is as unlike the table as the board is, and no grid: it is never taken for the board.
@@ -109,7 +122,7 @@ def _laid(cell: int, shift: int, empty: tuple[int, int] | None = None, table: in
 def _corners(
     photo: np.ndarray, grid: np.ndarray, facing: tuple[bool, bool, bool, bool] = (False,) * 4
 ) -> np.ndarray:
-    """The board's corners found from the grid (cells to pixels) as :func:`find_lattice` ends, the art's
+    """The board's corners found from the grid (cells to pixels) as :func:`find_lattices` ends, the art's
     colours learnt from the tiles' tops (drawn over 100 to 599); ``facing``: along which sides the camera
     sees the tiles' cut faces."""
     cells_xy = np.array([(0.0, 0.0), (5.0, 0.0), (5.0, 5.0), (0.0, 5.0)])
@@ -118,7 +131,8 @@ def _corners(
     image, pick = EdgeImage(photo), _top_faces(facing, reach)
     sides = pick_sides(ideal, image, lambda p: p, (-reach, reach), pick)
     assert sides is not None
-    art_at = _art_map(photo, ArtColours.learn([photo[100:600, 100:600]]), ideal, lambda p: p)
+    art = ArtColours.learn([photo[100:600, 100:600]])
+    art_at = _art_map(photo, art, _likeness(photo, art).small, ideal, lambda p: p)
     return _corner_tiles(grid, cells_xy, sides, image, lambda p: p, pick, reach, art_at)
 
 
@@ -176,8 +190,7 @@ def test_a_board_of_unequal_sides_is_found_whichever_way_it_lies() -> None:
     photo, truth = _photo(_tiles(4, 6, seed=4), 30.0, 80.0, seed=5)
     art = ArtColours.learn([_tiles(4, 6, seed=6)])
     for cells, first_side in (((4, 6), 0), ((6, 4), 1)):
-        quad = find_lattice(photo, cells, art)
-        assert quad is not None
+        (quad,) = find_lattices(photo, cells, art)
         assert _error(quad.corners_xy, truth) < 0.02
         # Its first side runs along the board's width (cells[0] across), however the photo turned it: the
         # drawing's top spans 4 tiles, its side 6.
@@ -206,15 +219,14 @@ def test_a_calibrated_cameras_bent_lines_are_straightened_first() -> None:
     bent = cv2.remap(
         photo, ideal[..., 0].astype(np.float32), ideal[..., 1].astype(np.float32), cv2.INTER_LINEAR
     )
-    quad = find_lattice(bent, (5, 5), ArtColours.learn([board]), camera)
-    assert quad is not None
+    (quad,) = find_lattices(bent, (5, 5), ArtColours.learn([board]), camera)
     assert _error(quad.ideal_xy, truth) < 0.02
     assert _error(quad.corners_xy, camera.distort_px(truth)) < 0.02
 
 
 def test_a_table_with_no_board_has_none() -> None:
     art = ArtColours.learn([_tiles(5, 5, seed=1)])
-    assert find_lattice(_table(seed=7), (5, 5), art) is None
+    assert find_lattices(_table(seed=7), (5, 5), art) == []
 
 
 def test_art_colours_mark_the_art_and_not_the_table() -> None:
@@ -247,3 +259,50 @@ def test_art_colours_are_kept_and_read_back(tmp_path: Path) -> None:
         load_art(path)
     with pytest.raises(ValueError, match="no picture"):
         ArtColours.learn([])
+
+
+def _without(board: np.ndarray, squares: list[tuple[int, int]]) -> np.ndarray:
+    """The drawing with no tile on ``squares`` (row, column): the table shows there."""
+    out = board.copy()
+    for r, c in squares:
+        out[r * CELL_PX : (r + 1) * CELL_PX, c * CELL_PX : (c + 1) * CELL_PX] = 0
+    return out
+
+
+def test_every_kingdom_on_the_table_is_found_each_as_one_board() -> None:
+    art = ArtColours.learn([_tiles(5, 5, seed=3)])
+    laid = [(_tiles(5, 5, seed=1), (-70.0, 0.0), 10.0), (_tiles(5, 5, seed=8), (65.0, 15.0), -25.0)]
+    photo, truths = _photo_of(laid, 30.0, seed=2)
+    quads = find_lattices(photo, (5, 5), art)
+    assert len(quads) == 2
+    # Each found once, each outline one kingdom's alone.
+    for truth in truths:
+        assert sorted(_error(q.corners_xy, truth) for q in quads)[0] < 0.02
+
+
+def test_a_kingdom_with_squares_left_empty_is_found_by_its_frame() -> None:
+    # Two corners and a square along a side without a tile: the frame is still the 5 x 5 the others fix.
+    board = _without(_tiles(5, 5, seed=1), [(0, 0), (4, 4), (2, 0)])
+    photo, truth = _photo(board, 30.0, 15.0, seed=2)
+    (quad,) = find_lattices(photo, (5, 5), ArtColours.learn([_tiles(5, 5, seed=3)]))
+    assert _error(quad.corners_xy, truth) < 0.02
+
+
+def test_a_domino_of_the_same_art_beside_a_kingdom_is_not_part_of_it() -> None:
+    # A domino from the draw line lies a third of a tile from the kingdom's side: the outline stays the
+    # kingdom's, and a domino is no kingdom.
+    domino = _tiles(2, 1, seed=5)
+    laid = [(_tiles(5, 5, seed=1), (0.0, 0.0), 0.0), (domino, (0.0, 63.0), 0.0)]
+    photo, (truth, _) = _photo_of(laid, 25.0, seed=2)
+    (quad,) = find_lattices(photo, (5, 5), ArtColours.learn([_tiles(5, 5, seed=3)]))
+    assert _error(quad.corners_xy, truth) < 0.02
+
+
+def test_a_larger_board_of_the_same_tiles_is_found_as_its_own_size() -> None:
+    # A 7 x 7 kingdom looked for as 5 x 5 with 7 x 7 left open: found whole, as 7 x 7; a 5 x 5 stays 5 x 5.
+    art = ArtColours.learn([_tiles(5, 5, seed=3)])
+    for cells, seed in (((7, 7), 1), ((5, 5), 4)):
+        photo, truth = _photo(_tiles(*cells, seed=seed), 30.0, 15.0, seed=2)
+        (quad,) = find_lattices(photo, (5, 5), art, larger=[(7, 7)])
+        assert quad.cells == cells
+        assert _error(quad.corners_xy, truth) < 0.02
