@@ -89,6 +89,8 @@ SMALLEST_PLACE = 0.2
 # (a score sheet's pencil, a sleeve, a box).
 FIRST_PLACES = 3
 
+# Boards overlapping by more than this share of the smaller are one too many: the later is no board.
+OVERLAP = 0.1
 # Patches of the art this many smoothing sizes apart are one place when the places joined readily hold no
 # board: two kingdoms laid a tile apart.
 TIGHT_JOIN = 0.4
@@ -713,9 +715,16 @@ def find_lattices(
         hull = places[0]
         tried.append(hull)
         quad = _lattice(image_bgr, cells, art, camera, likeness, ends, hull, larger)
-        if quad is not None:
+        # Boards never lie on each other: a grid laid partly over a board found is dominoes beside it.
+        if quad is not None and not any(_shared(quad.corners_xy, q.corners_xy) > OVERLAP for q in found):
             found.append(quad)
     return found
+
+
+def _shared(a: Points, b: Points) -> float:
+    """The share of the smaller outline's area that lies in the other too."""
+    common, _ = cv2.intersectConvexConvex(clockwise(a).astype(np.float32), clockwise(b).astype(np.float32))
+    return float(common) / max(min(_area(a), _area(b)), 1e-9)
 
 
 def _area(outline: Points) -> float:

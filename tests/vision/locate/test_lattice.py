@@ -11,7 +11,9 @@ import numpy as np
 import pytest
 
 from vision.camera_model import CameraModel
+from vision.locate import lattice
 from vision.locate.art import ArtColours, load_art
+from vision.locate.board import Quad
 from vision.locate.edges import EdgeImage, pick_sides
 from vision.locate.lattice import _art_map, _corner_tiles, _likeness, _top_faces, find_lattices
 
@@ -306,3 +308,23 @@ def test_a_larger_board_of_the_same_tiles_is_found_as_its_own_size() -> None:
         (quad,) = find_lattices(photo, (5, 5), art, larger=[(7, 7)])
         assert quad.cells == cells
         assert _error(quad.corners_xy, truth) < 0.02
+
+
+def test_a_board_found_over_a_board_found_before_is_not_a_second_board(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # Two patches of the art; the grid found about the second lies over the first board (on a real table:
+    # dominoes round a kingdom, with a grid laid over them and the kingdom's own squares). One board.
+    laid = [(_tiles(5, 5, seed=1), (-70.0, 0.0), 10.0), (_tiles(5, 5, seed=8), (65.0, 15.0), -25.0)]
+    photo, _ = _photo_of(laid, 30.0, seed=2)
+    square = np.array([(100.0, 100.0), (500.0, 100.0), (500.0, 500.0), (100.0, 500.0)])
+    grids = iter([square, square + 120.0, square + 600.0])
+
+    def laid_grid(*_: object) -> Quad:
+        corners = next(grids)
+        return Quad(corners, corners, True, 1.0, method="grid", cells=(5, 5))
+
+    monkeypatch.setattr(lattice, "_lattice", laid_grid)
+    quads = find_lattices(photo, (5, 5), ArtColours.learn([_tiles(5, 5, seed=3)]))
+    # The first kept, the second (sharing 49 % of it) dropped, the third (apart) kept.
+    assert [q.corners_xy[0, 0] for q in quads] == [100.0, 700.0]
