@@ -286,11 +286,16 @@ def _rectifier(vanishing: NDArray[np.float64], hull: Points, segments: _Segments
 
 
 def _combs(
-    coords: NDArray[np.float64], weights: NDArray[np.float64], extent: tuple[float, float], cells: int
+    coords: NDArray[np.float64],
+    weights: NDArray[np.float64],
+    extent: tuple[float, float],
+    cells: int,
+    boards: int = 1,
 ) -> list[tuple[float, float]]:
     """The best few (first line, spacing) of ``cells + 1`` evenly spaced lines on the segments' positions
     (rectified, one family's): the most segment length on them, spacing within a cell and a half of the
-    rough place's over ``cells``."""
+    rough place's over ``cells`` (over ``boards * cells`` at the fine end: a place holding boards side by
+    side)."""
     lo, hi = extent
     span = hi - lo
     step = span / 400
@@ -300,7 +305,7 @@ def _combs(
     np.add.at(profile, index, weights)
     profile = np.convolve(profile, np.exp(-0.5 * (np.arange(-15, 16) / 4.0) ** 2), "same")
     found = []
-    for spacing in np.linspace(span / (cells + 1.5), span / max(cells - 1.5, 0.5), 60):
+    for spacing in np.linspace(span / (boards * cells + 1.5), span / max(cells - 1.5, 0.5), 60 * boards):
         offsets = (np.arange(cells + 1) * spacing / step).astype(np.intp)
         starts = len(grid) - offsets[-1] - 1
         if starts <= 0:
@@ -455,7 +460,9 @@ class _Fit:
         return best[1]
 
 
-def _first_grids(fit: _Fit, rectify: NDArray[np.float64], hull: Points) -> list[NDArray[np.float64]]:
+def _first_grids(
+    fit: _Fit, rectify: NDArray[np.float64], hull: Points, boards: int = 1
+) -> list[NDArray[np.float64]]:
     """The best-judged few grids of evenly spaced lines found in the rectified photo, best first."""
     nx, ny = fit.cells
     corners = _project(rectify, hull)
@@ -465,7 +472,7 @@ def _first_grids(fit: _Fit, rectify: NDArray[np.float64], hull: Points) -> list[
         middles = (_project(rectify, ends[:, :2]) + _project(rectify, ends[:, 2:])) / 2
         extent = (float(corners[:, axis].min()), float(corners[:, axis].max()))
         weights = fit.segments.lengths[fit.segments.family == fam]
-        combs.append(_combs(middles[:, axis], weights, extent, cells))
+        combs.append(_combs(middles[:, axis], weights, extent, cells, boards))
     to_photo = np.linalg.inv(rectify)
     grids = [
         to_photo @ np.array([[dx, 0, x0], [0, dy, y0], [0, 0, 1.0]])
@@ -715,6 +722,10 @@ def find_lattices(
         hull = places[0]
         tried.append(hull)
         quad = _lattice(image_bgr, cells, art, camera, likeness, ends, hull, larger)
+        if quad is None:
+            # Two boards laid edge to edge are one patch, twice a board across: a grid of a board's size
+            # is looked for at up to half the patch's spacing too.
+            quad = _lattice(image_bgr, cells, art, camera, likeness, ends, hull, larger, boards=2)
         # Boards never lie on each other: a grid laid partly over a board found is dominoes beside it.
         if quad is not None and not any(_shared(quad.corners_xy, q.corners_xy) > OVERLAP for q in found):
             found.append(quad)
@@ -752,8 +763,10 @@ def _lattice(
     photo_ends: NDArray[np.float64],
     hull: Points,
     larger: Sequence[tuple[int, int]] = (),
+    boards: int = 1,
 ) -> Quad | None:
-    """The board of ``cells`` square tiles about one rough place (``hull``, photo pixels), or ``None``."""
+    """The board of ``cells`` square tiles about one rough place (``hull``, photo pixels), or ``None``;
+    ``boards``: how many boards side by side the place may hold (see :func:`_combs`)."""
     if camera is not None:
         hull = camera.undistort_px(hull)
     to_photo = photo_mapper(camera)
@@ -767,7 +780,7 @@ def _lattice(
         rectify = _rectifier(vanishing, hull, segments)
         for shape in options:
             fit = _Fit(segments, likeness.smooth, likeness.scale, shape, to_photo)
-            for first in _first_grids(fit, rectify, hull):
+            for first in _first_grids(fit, rectify, hull, boards):
                 grid = _settled(fit, first)
                 score = fit.score(grid)
                 if _misshapen(grid, shape, matrix) > limit:
