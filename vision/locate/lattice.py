@@ -27,7 +27,7 @@ How far the found corners lie from those marked by hand is measured on real phon
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cached_property
 
 import cv2
@@ -89,6 +89,11 @@ SMALLEST_PLACE = 0.2
 # (a score sheet's pencil, a sleeve, a box).
 FIRST_PLACES = 3
 
+# Said of a board found where boards lie side by side (a patch twice a board across).
+SIDE_BY_SIDE = (
+    "this board lies close beside another, and its outline may run onto it: move them apart a little, or "
+    "give its corners; not scored"
+)
 # Boards overlapping by more than this share of the smaller are one too many: the later is no board.
 OVERLAP = 0.1
 # Patches of the art this many smoothing sizes apart are one place when the places joined readily hold no
@@ -707,6 +712,7 @@ def find_lattices(
     ends = _segments(image_bgr, camera)
     found: list[Quad] = []
     tried: list[Points] = []
+    crowded: list[Points] = []  # patches that held boards side by side
     while len(found) < most and len(tried) < FIRST_PLACES + len(found):
         taken = [q.corners_xy for q in found]
         places = [
@@ -726,10 +732,21 @@ def find_lattices(
             # Two boards laid edge to edge are one patch, twice a board across: a grid of a board's size
             # is looked for at up to half the patch's spacing too.
             quad = _lattice(image_bgr, cells, art, camera, likeness, ends, hull, larger, boards=2)
+            if quad is not None:
+                crowded.append(hull)
+        if quad is not None and any(_inside(quad.corners_xy.mean(axis=0), p) for p in crowded):
+            # Boards of such a patch, this one and the next found in it: their sides may have snapped to
+            # the neighbour's edge across the gap. Shown, not scored.
+            quad = replace(quad, doubt=SIDE_BY_SIDE)
         # Boards never lie on each other: a grid laid partly over a board found is dominoes beside it.
         if quad is not None and not any(_shared(quad.corners_xy, q.corners_xy) > OVERLAP for q in found):
             found.append(quad)
     return found
+
+
+def _inside(point: Points, outline: Points) -> bool:
+    at = (float(point[0]), float(point[1]))
+    return cv2.pointPolygonTest(outline.astype(np.float32).reshape(-1, 1, 2), at, False) >= 0
 
 
 def _shared(a: Points, b: Points) -> float:
@@ -746,12 +763,7 @@ def _tried(place: Points, tried: Sequence[Points]) -> bool:
     """Whether a place is one looked at before (its middle inside one tried, about its size)."""
     middle = place.mean(axis=0)
     area = _area(place)
-    for hull in tried:
-        outline = hull.astype(np.float32).reshape(-1, 1, 2)
-        at = (float(middle[0]), float(middle[1]))
-        if cv2.pointPolygonTest(outline, at, False) >= 0 and _area(hull) <= 1.5 * area:
-            return True
-    return False
+    return any(_inside(middle, hull) and _area(hull) <= 1.5 * area for hull in tried)
 
 
 def _lattice(

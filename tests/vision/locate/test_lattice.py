@@ -328,3 +328,19 @@ def test_a_board_found_over_a_board_found_before_is_not_a_second_board(
     quads = find_lattices(photo, (5, 5), ArtColours.learn([_tiles(5, 5, seed=3)]))
     # The first kept, the second (sharing 49 % of it) dropped, the third (apart) kept.
     assert [q.corners_xy[0, 0] for q in quads] == [100.0, 700.0]
+
+
+@pytest.mark.parametrize("apart_mm", [1.0, 3.0])
+def test_kingdoms_laid_edge_to_edge_are_both_found_and_shown_not_scored(apart_mm: float) -> None:
+    # One patch of the art twice a kingdom across: no kingdom at a kingdom's spacing across the patch, so one
+    # is looked for at half of it. Either outline may have run onto the other: both are shown, with a reason.
+    art = ArtColours.learn([_tiles(5, 5, seed=3)])
+    x = 50.0 + apart_mm / 2
+    laid = [(_tiles(5, 5, seed=1), (-x, 0.0), 0.0), (_tiles(5, 5, seed=8), (x, 0.0), 0.0)]
+    photo, truths = _photo_of(laid, 25.0, seed=2)
+    quads = find_lattices(photo, (5, 5), art)
+    assert len(quads) == 2
+    # Each found near its own (one a little onto the gap, in the first case); neither scored.
+    for truth in truths:
+        assert min(_error(q.corners_xy, truth) for q in quads) < 0.06
+    assert [q.doubt for q in quads] == [lattice.SIDE_BY_SIDE] * 2
