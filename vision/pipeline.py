@@ -14,6 +14,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
+from scoring.registry import get_entry
 from scoring.words import counted
 from vision.camera_model import CameraModel
 from vision.geometry import CellKey, Points
@@ -69,6 +70,13 @@ UNKNOWN_RUN = (
 
 
 NO_TOP_EDGE = "no clear top edge: this may not be a board of this game; not scored"
+# More than this share of a board's cells read unsure: they look like nothing of its game (an Alice's Garden
+# board read as a kingdom reads every square unsure; a real kingdom at a slant, in glare, 4-11 of its 25).
+UNLIKE_SHARE = 0.8
+UNLIKE = (
+    "{unsure} of its {cells} cells look like nothing of {title}: this may be another game's board, or none; "
+    "not scored"
+)
 DOUBTFUL_TURN = "which way up the board lies is uncertain: check the reading or turn the board"
 
 
@@ -293,8 +301,14 @@ def _concluded(
     low = tuple(sorted(unsure | overruled))
     state = reader.assemble(profile, readings, entered)
     flags.extend(reader.notes(profile, readings))
+    # A copy of its own no model learnt reads unsure until taught: its owner is asked to check each cell.
+    unlike = len(unsure) > UNLIKE_SHARE * len(confidences) and not own_printing(profile)
+    if unlike:
+        title = get_entry(profile.game).rules.title
+        flags.append(UNLIKE.format(unsure=len(unsure), cells=len(confidences), title=title))
     return replace(
         view,
+        trusted=view.trusted and not unlike,
         state=state,
         confidence=min(confidences.values(), default=0.0),
         low_confidence=low,

@@ -24,6 +24,7 @@ from scoring.registry import get_game
 from tests.support import (
     ALICE_PHOTO,
     ALICE_TRUTH,
+    ROOT,
     SHARED,
     load_example,
     run_cli,
@@ -420,3 +421,18 @@ def test_a_copy_no_model_learnt_is_found_and_turned_upright_by_the_picture_its_p
     found = np.array(board["corners_xy"])
     assert float(np.max(np.linalg.norm(found - truth, axis=1))) < 0.1 * quad_size(truth)
     assert board["total"] == expected.total
+
+
+@pytest.mark.parametrize("game", ["alices-garden", "sanssouci"])
+def test_another_games_board_sent_as_a_kingdom_is_never_scored(
+    capsys: pytest.CaptureFixture[str], game: str
+) -> None:
+    # Read as Kingdomino, every square of another game's board is unsure: no score, and the reason in words.
+    code, out, _ = _run(
+        capsys, "score", str(ROOT / "examples" / "photos" / f"{game}.jpg"), "--game", "kingdomino"
+    )
+    assert code == 1
+    assert (
+        "cells look like nothing of Kingdomino: this may be another game's board, or none; not scored" in out
+    )
+    assert "Total" not in out
