@@ -159,8 +159,29 @@ class BoardRecord:
     data: Mapping[str, Any]
     """The board's JSON as recorded."""
 
+    def scores(self) -> list[tuple[str | None, int | None]]:
+        """(player, total) of each player this board scores: its own, or on a board the players share (Four
+        Gardens, Tang Garden: one board, a total each) every player's, by the names the result gives."""
+        shared = self.data.get("players")
+        if self.total is None and isinstance(shared, list) and shared:
+            return [
+                (
+                    p.get("player") if isinstance(p.get("player"), str) else None,
+                    p.get("total") if isinstance(p.get("total"), int) else None,
+                )
+                for p in shared
+                if isinstance(p, Mapping)
+            ]
+        return [(self.player, self.total)]
+
     def to_json(self) -> dict[str, Any]:
-        return {"seat": self.seat, "player": self.player, "total": self.total, "board": dict(self.data)}
+        return {
+            "seat": self.seat,
+            "player": self.player,
+            "total": self.total,
+            "scores": [{"player": player, "total": total} for player, total in self.scores()],
+            "board": dict(self.data),
+        }
 
 
 @dataclass(frozen=True)
@@ -445,27 +466,28 @@ class History:
             out.write(chunk)
 
     def csv_chunks(self) -> Iterator[str]:
-        """One row per board, oldest game first (columns ``CSV_FIELDS``), a game's rows at a time; games
-        without boards have no row."""
+        """One row per board's player (a board the players share has a row for each), oldest game first
+        (columns ``CSV_FIELDS``), a game's rows at a time; games without boards have no row."""
         out = io.StringIO()
         writer = csv.writer(out)
         writer.writerow(CSV_FIELDS)
         for g in self._all():
             for b in g.boards:
-                writer.writerow(
-                    _spreadsheet_cell(value)
-                    for value in (
-                        g.id,
-                        g.played_at.isoformat(),
-                        g.game,
-                        g.source,
-                        b.seat,
-                        b.player if b.player is not None else "",
-                        b.total if b.total is not None else "",
-                        "; ".join(b.data.get("flags", [])),
-                        json.dumps(b.data.get("state"), separators=(",", ":")),
+                for player, total in b.scores():
+                    writer.writerow(
+                        _spreadsheet_cell(value)
+                        for value in (
+                            g.id,
+                            g.played_at.isoformat(),
+                            g.game,
+                            g.source,
+                            b.seat,
+                            player if player is not None else "",
+                            total if total is not None else "",
+                            "; ".join(b.data.get("flags", [])),
+                            json.dumps(b.data.get("state"), separators=(",", ":")),
+                        )
                     )
-                )
             yield out.getvalue()
             out.seek(0)
             out.truncate()

@@ -178,6 +178,27 @@ def test_exports_parse_back_to_the_same_games(history: History) -> None:
         assert "\n" not in row["state"]
 
 
+def test_a_board_the_players_share_lists_and_exports_every_players_score(history: History) -> None:
+    # Four Gardens' and Tang Garden's one board scores each player: no total of its own, a total each.
+    shared = {
+        **board(None),
+        "game": "four-gardens",
+        "players": [{"player": "Ann", "total": 27, "rank": 1}, {"player": "Ben", "total": 22, "rank": 2}],
+    }
+    game_id = history.record("four-gardens", [shared], "upload")
+    (record,) = history.get(game_id).boards
+    assert record.to_json()["scores"] == [{"player": "Ann", "total": 27}, {"player": "Ben", "total": 22}]
+    out = io.StringIO()
+    history.export_csv(out)
+    out.seek(0)
+    rows = list(csv.DictReader(out))
+    assert [(r["seat"], r["player"], r["total"]) for r in rows] == [("0", "Ann", "27"), ("0", "Ben", "22")]
+    # A board of its own keeps its one score.
+    assert history.get(history.record("alices-garden", [board(97)], "upload")).boards[0].scores() == [
+        (None, 97)
+    ]
+
+
 @pytest.mark.parametrize(
     "name",
     ['=HYPERLINK("http://ev.il","x")', "+1+1", "-2+3", "@SUM(A1:A9)", "\tTab", "\rReturn"],

@@ -9,8 +9,9 @@ let titles = {};
 let offset = 0;
 
 function scores(game) {
+  // A board the players share (Four Gardens, Tang Garden) scores each of them: one entry a player.
   return game.boards
-    .map((b) => `${b.player || `Board ${b.seat + 1}`}: ${b.total ?? "not scored"}`)
+    .flatMap((b) => b.scores.map((s) => `${s.player || b.player || `Board ${b.seat + 1}`}: ${s.total ?? "not scored"}`))
     .join(", ");
 }
 

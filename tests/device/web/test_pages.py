@@ -873,6 +873,10 @@ def test_a_shared_boards_result_names_its_winner_first(site: Site, driver: webdr
     ranks = [h.text for h in driver.find_elements(By.CSS_SELECTOR, ".board .player h4")]
     assert ranks[0].startswith(f"1. {winner.player}")
     assert not driver.find_elements(By.CSS_SELECTOR, ".board .total")  # no "not scored" above the totals
+    # The history lists each player's score, not "Board 1: not scored".
+    driver.get(f"{site.url}/history")
+    listed = _wait(driver).until(lambda d: d.find_element(By.CSS_SELECTOR, "#games tr td:nth-child(3)").text)
+    assert listed == ", ".join(f"{p.player}: {p.total}" for p in table.players)
 
 
 def test_the_camera_calibration_is_judged_in_words(site: Site, driver: webdriver.Chrome) -> None:
