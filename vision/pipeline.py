@@ -78,6 +78,10 @@ UNLIKE = (
     "not scored"
 )
 DOUBTFUL_TURN = "which way up the board lies is uncertain: check the reading or turn the board"
+NOT_HERE = (
+    "nothing of this game's board is seen where its corners are: place them on the board's corners; "
+    "not scored"
+)
 
 
 def _unequal_sides(profile: BoardProfile) -> bool:
@@ -217,6 +221,15 @@ def read_board(
             if quad.guessed:
                 trusted = False
                 flags.append(UNSURE_OUTLINE)
+    elif quad.oriented and orienter is not None and not reader.turns_freely and not own_printing(profile):
+        # Placed by the player (or stickers, or a board read before): its layout model still says whether a
+        # board of this game lies there at all (a plain photo read where the corners were left).
+        t = time.perf_counter()
+        orientation = orienter.orient(image, profile, quad.ideal_xy, camera)
+        timings["orient"] = (time.perf_counter() - t) * 1000
+        if orientation.score < 0.5:
+            trusted = False
+            flags.append(NOT_HERE)
     elif quad.guessed and not quad.oriented:
         # Nothing turns this board to confirm the outline (a kingdom reads alike whichever way up it lies).
         trusted = False

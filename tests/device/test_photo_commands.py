@@ -436,3 +436,19 @@ def test_another_games_board_sent_as_a_kingdom_is_never_scored(
         "cells look like nothing of Kingdomino: this may be another game's board, or none; not scored" in out
     )
     assert "Total" not in out
+
+
+def test_corners_placed_where_no_board_lies_give_no_score(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    # A plain photo read where the corners were left scored -5 (every path square empty): the game's layout
+    # model sees no board of it there. The real board, at its corners, is still scored.
+    plain = tmp_path / "plain.jpg"
+    plain.write_bytes(cv2.imencode(".jpg", np.full((900, 1200, 3), (90, 140, 200), np.uint8))[1].tobytes())
+    corners = "100,100,1100,100,1100,800,100,800"
+    code, out, _ = _run(capsys, "score", str(plain), "--game", "alices-garden", "--corners", corners)
+    assert code == 1
+    assert "nothing of this game's board is seen where its corners are" in out and "Total" not in out
+    at = ",".join(f"{v:.1f}" for xy in ALICE_TRUTH["corners_xy"] for v in xy)
+    code, out, _ = _run(capsys, "score", str(PHOTO), "--game", "alices-garden", "--corners", at)
+    assert code == 0 and "Total" in out and "nothing of this game's board" not in out
