@@ -19,6 +19,7 @@ from numpy.typing import NDArray
 from calibration.statedir import StateDir
 from device.report import breakdown_json, result_json
 from models import art_path, boards_model_path, model_path, orient_model_path, sides_model_path
+from scoring import custom_grid
 from scoring.core import InvalidState, ScoreBreakdown, StateError, TableScore
 from scoring.registry import Kind, get_entry, get_game
 from vision.camera_model import CameraModel
@@ -54,7 +55,6 @@ def load_classifier(game: str) -> OnnxCellClassifier:
 def base_classifier(game: str) -> CellClassifier:
     """What a profile of ``game`` is read and taught on: its shipped model, or for a user's own grid game,
     which has none, each cell's colours and textures described (its enrolment is the whole classifier)."""
-    from scoring import custom_grid
     from vision.read.describe import DescribedCells
 
     if game == custom_grid.GAME:
@@ -282,6 +282,12 @@ def score_image(
     ``pictures``: the profiles' remembered pictures, by profile name, to find and orient their boards by;
     ``untaught_copy``: the board is a copy of its own no game was taught from: every result says so."""
     hand = hand or {}
+    if not profiles and game == custom_grid.GAME:
+        # A game of the player's own has no model and no board of ours: it is read by what it was taught.
+        raise StateError(
+            f"a {get_game(game).title.lower()} is read by what you teach it: make its profile from photos of "
+            "your board (Calibration, 3. Enrolment; or `garden-scorer enroll`), then score with that profile"
+        )
     profiles = profiles or [default_profile(game)]
     # Models are keyed by reader: a Four Gardens Extra-rewards tile has its own, though its game is the same.
     keys = sorted({reader_for(p).game for p in profiles})
@@ -345,7 +351,6 @@ def profile_models(state: StateDir, game: str, profile: str | None) -> dict[str,
     if profile is None:
         return {}
     from calibration.profiles import load_bundle
-    from scoring import custom_grid
 
     bundle = load_bundle(state, profile)
     if bundle.profile.game != game:

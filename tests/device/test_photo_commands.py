@@ -452,3 +452,11 @@ def test_corners_placed_where_no_board_lies_give_no_score(
     at = ",".join(f"{v:.1f}" for xy in ALICE_TRUTH["corners_xy"] for v in xy)
     code, out, _ = _run(capsys, "score", str(PHOTO), "--game", "alices-garden", "--corners", at)
     assert code == 0 and "Total" in out and "nothing of this game's board" not in out
+
+
+def test_a_custom_grid_game_with_no_profile_says_to_teach_it(capsys: pytest.CaptureFixture[str]) -> None:
+    # Not "no model at .../custom-grid.onnx; rebuild it with garden-scorer-lab": the player's next step.
+    code, _, err = _run(capsys, "score", str(PHOTO), "--game", "custom-grid")
+    assert code == 2
+    assert "a custom grid game is read by what you teach it: make its profile from photos of your board" in err
+    assert ".onnx" not in err and "garden-scorer-lab" not in err
