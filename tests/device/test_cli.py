@@ -92,12 +92,12 @@ def test_missing_and_huge_files(capsys: pytest.CaptureFixture[str], tmp_path: Pa
 def test_demo_scores_every_example(capsys: pytest.CaptureFixture[str]) -> None:
     code, out, _ = run(capsys, "demo")
     assert code == 0
-    for title in ("Alice's Garden", "Sanssouci", "Zen Garden", "Four Gardens", "Tang Garden"):
+    for title in ("Alice's Garden", "Sanssouci", "Zen Garden", "Four Gardens", "Tang Garden", "Kingdomino"):
         assert title in out
     # The example photos are read as on a calibrated table: those of games the models read well come out
     # sure, with nothing flagged for the player to check.
     lines = out.splitlines()
-    for name in ("alices-garden", "sanssouci", "four-gardens"):
+    for name in ("alices-garden", "sanssouci", "four-gardens", "kingdomino"):
         (at,) = [i for i, line in enumerate(lines) if line.startswith(f"Photo {name}.jpg:")]
         assert float(lines[at].rsplit(" ", 1)[1]) > 0.9, lines[at]
         assert not lines[at + 1].startswith("  !"), lines[at + 1]

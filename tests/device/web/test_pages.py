@@ -33,6 +33,7 @@ from device.web.tv import KIOSK_STREAMS
 from examples import example_views
 from lab.bench import _exact
 from scoring.core import ScoreBreakdown, TableScore
+from scoring.hand import Group
 from scoring.registry import get_entry, get_game
 
 CHROMIUM = Path("/usr/bin/chromium")  # as lab/browser.py; checked before selenium is imported
@@ -732,10 +733,12 @@ def test_a_board_found_in_the_wrong_place_is_read_again_where_its_corners_are_pl
 
 def _example_hand(game: str, truth: Mapping[str, Any]) -> dict[str, Any]:
     """What a player reads off the table and types into the form: the form's fields of the truth."""
-    keys = {f.key for f in get_entry(game).hand_form}
-    hand = {k: v for k, v in truth.items() if k in keys and k != "setup"}
-    if "setup" in keys:
-        hand["setup"] = {k: truth["setup"][k] for k in ("boards", "preferences")}
+    form = {f.key: f for f in get_entry(game).hand_form}
+    hand = {k: v for k, v in truth.items() if k in form and k != "setup"}
+    setup = form.get("setup")
+    if isinstance(setup, Group):
+        # The set-up the form asks (Zen Garden's boards and preferences, a kingdom's size).
+        hand["setup"] = {f.key: truth["setup"][f.key] for f in setup.fields if f.key in truth["setup"]}
     if "players" in hand:
         fields = {f.key for f in get_entry(game).hand_form[0].fields}  # type: ignore[union-attr]
         hand["players"] = [{k: v for k, v in p.items() if k in {*fields, "name"}} for p in truth["players"]]
@@ -750,7 +753,9 @@ def _totals(rules_result: ScoreBreakdown | TableScore) -> list[int]:
 
 # Each read with no calibration, as a phone's upload is (Tang Garden's wide lens estimated from its board's
 # sides, vision.locate.lens).
-@pytest.mark.parametrize("game", ["alices-garden", "sanssouci", "zen-garden", "four-gardens", "tang-garden"])
+@pytest.mark.parametrize(
+    "game", ["alices-garden", "sanssouci", "zen-garden", "four-gardens", "tang-garden", "kingdomino"]
+)
 def test_a_new_player_scores_each_example_photo_on_a_phone_without_typing_json(
     site: Site, driver: webdriver.Chrome, game: str
 ) -> None:
