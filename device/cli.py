@@ -72,8 +72,13 @@ def cmd_demo(args: argparse.Namespace) -> int:
         )
         # Read as on a calibrated table (the README's set-up): the camera the photo was taken with is what
         # `calibrate camera` measures; crops turned by where the camera stands need it.
-        for board in score_image(read_image(str(photo)), game, hand, recorded_camera(rendered)):
-            _print_board(f"Photo {photo.name}", board)
+        boards = score_image(read_image(str(photo)), game, hand, recorded_camera(rendered))
+        for number, board in enumerate(boards, start=1):
+            # A table's photo shows several boards: each named, not the photo's name twice.
+            _print_board(
+                f"Photo {photo.name}" + (f", board {number} of {len(boards)}" if len(boards) > 1 else ""),
+                board,
+            )
     # One board photographed from two sides: what the miniatures hide in one photo, the other shows.
     for game, views in example_views().items():
         first, *others = (read_image(str(view)) for view in views)

@@ -101,6 +101,11 @@ def test_demo_scores_every_example(capsys: pytest.CaptureFixture[str]) -> None:
         (at,) = [i for i, line in enumerate(lines) if line.startswith(f"Photo {name}.jpg:")]
         assert float(lines[at].rsplit(" ", 1)[1]) > 0.9, lines[at]
         assert not lines[at + 1].startswith("  !"), lines[at + 1]
+    # A table's photo names each of its boards, not the photo twice.
+    assert [line.split(":")[0] for line in lines if line.startswith("Photo zen-garden.jpg")] == [
+        "Photo zen-garden.jpg, board 1 of 2",
+        "Photo zen-garden.jpg, board 2 of 2",
+    ]
     # Photos of one board from two sides are read together, and the slant of the first is not flagged, as
     # the second was taken from above.
     pair = "Photos tang-garden-1.jpg and tang-garden-2.jpg, read together"

@@ -7,6 +7,8 @@ const message = document.getElementById("message");
 const more = document.getElementById("more");
 let titles = {};
 let offset = 0;
+// Deleting a game is the owner's: the button is shown to a paired phone only.
+let owner = false;
 
 function scores(game) {
   // A board the players share (Four Gardens, Tang Garden) scores each of them: one entry a player.
@@ -38,7 +40,9 @@ async function loadMore() {
         el("td", {}, scores(game)),
         el("td", { class: "muted" }, game.source),
       );
-      row.append(el("td", {}, el("button", { type: "button", class: "danger", onclick: () => remove(game, row) }, "Delete")));
+      if (owner) {
+        row.append(el("td", {}, el("button", { type: "button", class: "danger", onclick: () => remove(game, row) }, "Delete")));
+      }
       rows.append(row);
     }
     more.hidden = games.length < PAGE;
@@ -53,6 +57,7 @@ more.addEventListener("click", loadMore);
 (async () => {
   try {
     titles = await gameTitles();
+    owner = (await api("/api/me")).paired;
   } catch (error) {
     showError(message, error);
   }

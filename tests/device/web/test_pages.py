@@ -882,6 +882,17 @@ def test_a_shared_boards_result_names_its_winner_first(site: Site, driver: webdr
     driver.get(f"{site.url}/history")
     listed = _wait(driver).until(lambda d: d.find_element(By.CSS_SELECTOR, "#games tr td:nth-child(3)").text)
     assert listed == ", ".join(f"{p.player}: {p.total}" for p in table.players)
+    # The owner's phone (the driver is paired) may delete a game; a browser not paired is not offered to.
+    assert driver.find_elements(By.CSS_SELECTOR, "#games button.danger")
+    cookies = driver.get_cookies()
+    driver.delete_all_cookies()
+    try:
+        driver.get(f"{site.url}/history")
+        _wait(driver).until(lambda d: d.find_element(By.CSS_SELECTOR, "#games tr td:nth-child(3)"))
+        assert not driver.find_elements(By.CSS_SELECTOR, "#games button.danger")
+    finally:
+        for cookie in cookies:
+            driver.add_cookie(cookie)
 
 
 def test_the_camera_calibration_is_judged_in_words(site: Site, driver: webdriver.Chrome) -> None:
