@@ -78,6 +78,8 @@ UNLIKE = (
     "not scored"
 )
 DOUBTFUL_TURN = "which way up the board lies is uncertain: check the reading or turn the board"
+# How a board read before, where nothing has moved since, is placed (``Quad.method``).
+KNOWN = "known"
 NOT_HERE = (
     "nothing of this game's board is seen where its corners are: place them on the board's corners; "
     "not scored"
@@ -221,9 +223,15 @@ def read_board(
             if quad.guessed:
                 trusted = False
                 flags.append(UNSURE_OUTLINE)
-    elif quad.oriented and orienter is not None and not reader.turns_freely and not own_printing(profile):
-        # Placed by the player (or stickers, or a board read before): its layout model still says whether a
-        # board of this game lies there at all (a plain photo read where the corners were left).
+    elif (
+        quad.oriented
+        and quad.method != KNOWN
+        and orienter is not None
+        and not reader.turns_freely
+        and not own_printing(profile)
+    ):
+        # Placed by the player (or stickers): its layout model still says whether a board of this game lies
+        # there at all (a plain photo read where the corners were left).
         t = time.perf_counter()
         orientation = orienter.orient(image, profile, quad.ideal_xy, camera)
         timings["orient"] = (time.perf_counter() - t) * 1000
@@ -559,7 +567,8 @@ def read_photo(
     if corners_xy is not None:
         quads = [quad_from_corners(corners_xy, (w, h), camera)]
     elif known_boards:
-        quads = [quad_from_corners(c, (w, h), camera) for c in known_boards]
+        # Read before, nothing moved since: its layout was judged then (the live loop's every frame).
+        quads = [replace(quad_from_corners(c, (w, h), camera), method=KNOWN) for c in known_boards]
     else:
         quads, camera = locate_boards(image, profiles, camera, stickers, segmenter, art, pictures, larger)
         if any(q.picture_of for q in quads):

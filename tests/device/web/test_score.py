@@ -328,22 +328,24 @@ def test_upload_answers_like_the_cli_and_records_the_result(
     assert image is not None and image.shape[0] > 400
 
 
+def _real(
+    image: NDArray[np.uint8],
+    game: str,
+    hand: Mapping[str, Any],
+    profile: str | None,
+    also: Sequence[NDArray[np.uint8]] = (),
+    /,
+    *,
+    corners: NDArray[np.float64] | None = None,
+) -> list[ScoredBoard]:
+    """The app's scorer as the real pipeline, with the shipped models (no profile)."""
+    return score_image(image, game, hand, corners_xy=corners, also=also)
+
+
 def test_the_real_pipeline_gives_what_score_json_prints(
     make_app: AppFactory, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    def real(
-        image: NDArray[np.uint8],
-        game: str,
-        hand: Mapping[str, Any],
-        profile: str | None,
-        also: Sequence[NDArray[np.uint8]] = (),
-        /,
-        *,
-        corners: NDArray[np.float64] | None = None,
-    ) -> list[ScoredBoard]:
-        return score_image(image, game, hand, corners_xy=corners, also=also)
-
-    with TestClient(make_app(real), base_url=BASE_URL, client=LOCAL) as client:
+    with TestClient(make_app(_real), base_url=BASE_URL, client=LOCAL) as client:
         response = _upload(client, PHOTO.read_bytes())
     assert response.status_code == 200, response.text
     assert main(["score", str(PHOTO), "--game", "alices-garden", "--json"]) == 0
@@ -766,24 +768,12 @@ def test_a_mighty_duel_kingdom_set_up_on_the_page_is_scored_as_7_x_7(make_app: A
     from vision.profile import default_profile
     from vision.readers.kingdomino import sized
 
-    def real(
-        image: NDArray[np.uint8],
-        game: str,
-        hand: Mapping[str, Any],
-        profile: str | None,
-        also: Sequence[NDArray[np.uint8]] = (),
-        /,
-        *,
-        corners: NDArray[np.float64] | None = None,
-    ) -> list[ScoredBoard]:
-        return score_image(image, game, hand, corners_xy=corners, also=also)
-
     seven = sized(default_profile("kingdomino"), {"setup": {"size": 7}})
     spec = RenderSpec(("kingdomino",), 3, options=PhotoOptions((1600, 1200), 25), reshaped=seven)
     ok, jpeg = cv2.imencode(".jpg", render_photo(spec, 0).decode())
     assert ok
     hand = json.dumps({"setup": {"size": 7}})
-    with TestClient(make_app(real), base_url=BASE_URL, client=LOCAL) as client:
+    with TestClient(make_app(_real), base_url=BASE_URL, client=LOCAL) as client:
         response = _upload(client, jpeg.tobytes(), "kingdomino", hand=hand)
         assert response.status_code == 200, response.text
         (board,) = response.json()["boards"]
