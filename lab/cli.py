@@ -170,10 +170,12 @@ def _bench_locate(args: argparse.Namespace) -> int:
     """Real photos whose boards' outlines were marked: how near the boards are found, no corners given."""
     from lab.bench_locate import (
         format_locate,
+        format_phone_speed,
         format_scores,
         load_outlines,
         load_truth,
         run_locate,
+        run_phone_speed,
         run_scores,
     )
 
@@ -187,7 +189,14 @@ def _bench_locate(args: argparse.Namespace) -> int:
 
         models = profile_models(StateDir.resolve(args.state_dir), args.game, args.profile)
     photos = load_outlines(args.photos)
-    if args.truth:
+    if args.phone:
+        if models is not None or args.truth or args.empty:
+            raise StateError(
+                "--phone times the shipped models' whole scoring: leave out --profile, --truth, --empty"
+            )
+        result = run_phone_speed(args.game, photos, lambda line: print(line, file=sys.stderr))
+        print(format_phone_speed(result))
+    elif args.truth:
         if models is not None:
             raise StateError("--truth scores with the game's shipped models: leave out --profile")
         result = run_scores(
@@ -427,6 +436,12 @@ def build_parser() -> argparse.ArgumentParser:
         type=Path,
         help="with --locate: also score each photo, no corners given, against a truth file of its board's "
         "cells (e.g. lab/truth/kingdomino-table.json): found, cells wrong, scores exact, per game",
+    )
+    p.add_argument(
+        "--phone",
+        action="store_true",
+        help="with --locate: photo -> score of each photo sent as a 12 MP phone JPEG, on one core, and of a "
+        "drawn Alice's Garden photo the same size in the same run",
     )
     p.add_argument(
         "--profile",

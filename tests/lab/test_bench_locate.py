@@ -5,13 +5,14 @@ a tenth of the board, as a careless hand might."""
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import cv2
 import numpy as np
 import pytest
 
-from lab.bench_locate import _cells_wrong, corner_error, emptied, load_outlines
+from lab.bench_locate import _cells_wrong, as_phone_photo, corner_error, emptied, load_outlines
 from lab.synth.camera import PhotoOptions
 from lab.synth.render import RenderSpec, render_photo
 from scoring.core import StateError
@@ -59,6 +60,40 @@ def test_boards_are_found_near_their_marked_outlines(
     errors = [row["error"] for row in result["rows"]]
     assert max(errors[:2]) < 0.01 and errors[2] > 0.05
     assert "found (every corner within 3%) in 2 of 3 photos" in out
+
+
+def test_phone_photos_are_timed_photo_to_score_on_one_core_against_a_drawn_one(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    folder = _folder(tmp_path)
+    cores = os.sched_getaffinity(0)
+    out_json = tmp_path / "phone.json"
+    code, out, _ = run_lab(
+        capsys,
+        "bench",
+        "--photos",
+        str(folder),
+        "--locate",
+        "--game",
+        "alices-garden",
+        "--phone",
+        "--json",
+        str(out_json),
+    )
+    assert code == 0
+    # The bench pins itself to one core and gives the others back.
+    assert os.sched_getaffinity(0) == cores
+    result = json.loads(out_json.read_text())
+    assert [row["photo"] for row in result["rows"]] == ["0", "1", "2"]
+    assert result["photo_wh"] == [4032, 3024] and result["drawn"]["game"] == "alices-garden"
+    assert result["ratio_to_drawn"] == pytest.approx(result["median_ms"] / result["drawn"]["ms"])
+    assert "a 4032 x 3024 phone JPEG, photo -> score on one core" in out
+
+
+def test_a_phone_photo_is_a_12_megapixel_jpeg() -> None:
+    data = as_phone_photo(np.zeros((90, 160, 3), np.uint8))
+    image = cv2.imdecode(np.frombuffer(data, np.uint8), cv2.IMREAD_COLOR)
+    assert data[:2] == b"\xff\xd8" and image.shape == (3024, 4032, 3)
 
 
 def test_a_corner_error_is_the_farthest_corners_share_of_the_board() -> None:

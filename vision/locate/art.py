@@ -26,20 +26,31 @@ VERSION = 1
 SURE_RATIO = 4.0
 
 
-def _lab_bins(image_bgr: NDArray[np.uint8]) -> tuple[NDArray[np.intp], ...]:
+# Each Lab channel's bin, looked up rather than computed per pixel, as a share of the flat bin index.
+_STRIDES = (BINS[1] * BINS[2], BINS[2], 1)
+_BIN_OF = [
+    (np.arange(256) * n // 256 * stride).astype(np.uint16) for n, stride in zip(BINS, _STRIDES, strict=True)
+]
+
+
+def _lab_bins(image_bgr: NDArray[np.uint8]) -> NDArray[np.intp]:
+    """Each pixel's flat Lab bin (an index into the raveled :data:`BINS` histogram)."""
     # A little blur: a colour is a patch's, not a pixel's (JPEG and sensor noise change single pixels).
-    lab = cv2.cvtColor(cv2.GaussianBlur(image_bgr, (0, 0), 1.5), cv2.COLOR_BGR2LAB).astype(np.intp)
-    return tuple(lab[..., c] * BINS[c] // 256 for c in range(3))
+    lab = cv2.cvtColor(cv2.GaussianBlur(image_bgr, (0, 0), 1.5), cv2.COLOR_BGR2LAB)
+    flat = _BIN_OF[0][lab[..., 0]]
+    flat += _BIN_OF[1][lab[..., 1]]
+    flat += _BIN_OF[2][lab[..., 2]]
+    return flat.astype(np.intp)
 
 
 def _histogram(images: Iterable[NDArray[np.uint8]]) -> NDArray[np.float64]:
-    counts = np.zeros(BINS, np.float64)
+    counts = np.zeros(int(np.prod(BINS)), np.float64)
     for image in images:
-        np.add.at(counts, _lab_bins(image), 1.0)
+        counts += np.bincount(_lab_bins(image).ravel(), minlength=counts.size)
     total = counts.sum()
     if total == 0:
         raise ValueError("no picture of the board's art to learn its colours from")
-    return np.asarray(counts / total, dtype=np.float64)
+    return np.asarray((counts / total).reshape(BINS), dtype=np.float64)
 
 
 @dataclass(frozen=True)
@@ -60,7 +71,7 @@ class ArtColours:
         ``photo_bgr``'s, the whole photo ``image_bgr`` is cut from)."""
         photo = _histogram([image_bgr if photo_bgr is None else photo_bgr])
         ratio = self.histogram / (photo + 1e-4)
-        return np.clip(ratio[_lab_bins(image_bgr)] / SURE_RATIO, 0.0, 1.0).astype(np.float32)
+        return np.clip(ratio.ravel()[_lab_bins(image_bgr)] / SURE_RATIO, 0.0, 1.0).astype(np.float32)
 
     def to_json(self) -> dict[str, Any]:
         # Most bins are empty: only the others are written, as (flat index, share).

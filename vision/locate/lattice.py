@@ -127,10 +127,17 @@ class _Likeness:
     scale: float
 
 
-def _likeness(image_bgr: NDArray[np.uint8], art: ArtColours) -> _Likeness:
+def _shrunk(image_bgr: NDArray[np.uint8], width: int) -> tuple[NDArray[np.uint8], float]:
+    """The image at most ``width`` across, and its scale from the image."""
     h, w = image_bgr.shape[:2]
-    scale = min(1.0, SEED_WIDTH / w)
-    small = cv2.resize(image_bgr, (round(w * scale), round(h * scale)), interpolation=cv2.INTER_AREA)
+    scale = min(1.0, width / w)
+    if scale == 1.0:
+        return image_bgr, scale
+    return cv2.resize(image_bgr, (round(w * scale), round(h * scale)), interpolation=cv2.INTER_AREA), scale
+
+
+def _likeness(image_bgr: NDArray[np.uint8], art: ArtColours) -> _Likeness:
+    small, scale = _shrunk(image_bgr, SEED_WIDTH)
     like = art.likeness(small)
     k = max(3, small.shape[1] // 40)  # about a cell of a board a fifth of the photo wide
     return _Likeness(small, like, cv2.blur(like, (k, k)), cv2.blur(like, (2 * k, 2 * k)), k, scale)
@@ -167,12 +174,8 @@ def _places(likeness: _Likeness, taken: Sequence[Points], join: float = 1.0) -> 
 def _segments(image_bgr: NDArray[np.uint8], camera: CameraModel | None) -> NDArray[np.float64]:
     """Straight segments in the photo (x1 y1 x2 y2), in ideal pixels: a lens bends the grid's lines, and
     lines straightened meet at their vanishing points."""
-    h, w = image_bgr.shape[:2]
-    scale = min(1.0, LINE_WIDTH / w)
-    gray = cv2.cvtColor(
-        cv2.resize(image_bgr, (round(w * scale), round(h * scale)), interpolation=cv2.INTER_AREA),
-        cv2.COLOR_BGR2GRAY,
-    )
+    view, scale = _shrunk(image_bgr, LINE_WIDTH)
+    gray = cv2.cvtColor(view, cv2.COLOR_BGR2GRAY)
     found = cv2.createLineSegmentDetector().detect(gray)[0]
     ends = np.zeros((0, 4)) if found is None else np.asarray(found, np.float64).reshape(-1, 4) / scale
     if camera is not None and len(ends):
@@ -192,15 +195,15 @@ def _near(ends: NDArray[np.float64], hull: Points) -> _Segments:
     return _Segments(ends[keep], lengths[keep], np.full(int(keep.sum()), -1, np.intp))
 
 
-def _alignment(point: NDArray[np.float64], ends: NDArray[np.float64]) -> NDArray[np.float64]:
-    """Per segment, |cos| of the angle between it and the way from its middle to ``point`` (homogeneous;
-    a point at infinity is a direction)."""
+def _alignment(points: NDArray[np.float64], ends: NDArray[np.float64]) -> NDArray[np.float64]:
+    """Per point (rows of homogeneous ``points``; a point at infinity is a direction) and segment, |cos| of
+    the angle between the segment and the way from its middle to the point."""
     middles = (ends[:, :2] + ends[:, 2:]) / 2
     directions = ends[:, 2:] - ends[:, :2]
     directions /= np.maximum(np.linalg.norm(directions, axis=1, keepdims=True), 1e-12)
-    towards = point[:2][None, :] - middles * point[2]
-    towards /= np.maximum(np.linalg.norm(towards, axis=1, keepdims=True), 1e-12)
-    return np.asarray(np.abs((towards * directions).sum(axis=1)), dtype=np.float64)
+    towards = points[:, None, :2] - middles[None] * points[:, None, 2:]
+    towards /= np.maximum(np.linalg.norm(towards, axis=2, keepdims=True), 1e-12)
+    return np.asarray(np.abs((towards * directions[None]).sum(axis=2)), dtype=np.float64)
 
 
 def _vanishing_point(
@@ -212,19 +215,16 @@ def _vanishing_point(
     ones = np.ones((len(ends), 1))
     lines = np.cross(np.hstack([ends[:, :2], ones]), np.hstack([ends[:, 2:], ones]))
     pairs = rng.choice(len(ends), (VP_TRIALS, 2), p=lengths / lengths.sum())
-    best: tuple[float, NDArray[np.float64], NDArray[np.bool_]] | None = None
-    cos_tolerance = np.cos(np.radians(VP_TOLERANCE_DEG))
-    for i, j in pairs:
-        point = np.cross(lines[i], lines[j])
-        norm = np.linalg.norm(point)
-        if i == j or norm == 0:
-            continue
-        point = point / norm
-        runs = _alignment(point, ends) > cos_tolerance
-        support = float(lengths[runs].sum())
-        if best is None or support > best[0]:
-            best = (support, point, runs)
-    return None if best is None else (best[1], best[2])
+    points = np.cross(lines[pairs[:, 0]], lines[pairs[:, 1]])
+    norms = np.linalg.norm(points, axis=1)
+    usable = (pairs[:, 0] != pairs[:, 1]) & (norms != 0)
+    if not usable.any():
+        return None
+    points = points[usable] / norms[usable, None]
+    runs = _alignment(points, ends) > np.cos(np.radians(VP_TOLERANCE_DEG))
+    # The first of the most supported, as trying the pairs in turn would keep.
+    best = int(np.argmax([lengths[row].sum() for row in runs]))
+    return points[best], runs[best]
 
 
 def _pairs(segments: _Segments, rng: np.random.Generator) -> list[tuple[_Segments, NDArray[np.float64]]]:
@@ -250,7 +250,7 @@ def _pairs(segments: _Segments, rng: np.random.Generator) -> list[tuple[_Segment
         for j in range(i + 1, len(points)):
             (v1, runs1), (v2, runs2) = points[i], points[j]
             # The other family crosses the first: not a second set of near-parallel lines.
-            if np.median(_alignment(v1, segments.ends[runs2])) > crossing:
+            if np.median(_alignment(v1[None], segments.ends[runs2])[0]) > crossing:
                 continue
             family = np.full(len(segments.ends), -1, np.intp)
             family[runs1], family[runs2] = 0, 1
@@ -347,18 +347,31 @@ class _Fit:
             out.append((np.hstack([ends[:, :2], ones]), np.hstack([ends[:, 2:], ones])))
         return tuple(out)
 
-    def _cell_coords(self, grid: NDArray[np.float64], fam: int) -> tuple[Points, Points]:
+    @cached_property
+    def _centres(self) -> Points:
+        """The centres of the grid's cells and of the ring of cells around it, row by row (cell units)."""
+        nx, ny = self.cells
+        return np.array(
+            [(x + 0.5, y + 0.5) for y in range(-1, ny + 1) for x in range(-1, nx + 1)], np.float64
+        )
+
+    def _cell_coords(self, grid: NDArray[np.float64]) -> tuple[tuple[Points, Points], ...]:
+        """Per family, its segments' two ends in the grid's cell units."""
         inverse = np.asarray(np.linalg.inv(grid), dtype=np.float64).T
-        a, b = (h @ inverse for h in self._homogeneous[fam])
-        return a[:, :2] / a[:, 2:3], b[:, :2] / b[:, 2:3]
+        out = []
+        for ends in self._homogeneous:
+            a, b = (h @ inverse for h in ends)
+            out.append((a[:, :2] / a[:, 2:3], b[:, :2] / b[:, 2:3]))
+        return tuple(out)
 
     def score(self, grid: NDArray[np.float64]) -> float:
         """Share of the grid's (line, cell) sides a segment covers half of, plus the art's likeness inside
         less that in the ring of cells around it."""
         nx, ny = self.cells
         covered, sides = 0.0, 0
+        coords = self._cell_coords(grid)
         for fam, axis in ((0, 1), (1, 0)):
-            a, b = self._cell_coords(grid, fam)
+            a, b = coords[fam]
             other = 1 - axis
             lo, hi = np.minimum(a[:, other], b[:, other]), np.maximum(a[:, other], b[:, other])
             lines = np.arange((ny, nx)[other] + 1)[:, None]
@@ -370,10 +383,9 @@ class _Fit:
             found = on.astype(np.float64) @ along.T
             covered += float(np.minimum(1.0, found / 0.5).sum())
             sides += found.size
-        centres = np.array([(x + 0.5, y + 0.5) for y in range(-1, ny + 1) for x in range(-1, nx + 1)])
         with np.errstate(all="ignore"):
             # A grid gone wild puts centres at infinity (or behind the camera): those see nothing.
-            photo = self.to_photo(_project(grid, centres)) * self.scale
+            photo = self.to_photo(_project(grid, self._centres)) * self.scale
         h, w = self.likeness.shape
         finite = np.asarray(np.isfinite(photo).all(axis=1), dtype=bool)
         at = np.where(finite[:, None], np.round(np.clip(np.nan_to_num(photo), -1, 1e6)), -1).astype(np.intp)
@@ -394,8 +406,9 @@ class _Fit:
             [[1 / spread, 0, -centre[0] / spread], [0, 1 / spread, -centre[1] / spread], [0, 0, 1]]
         )
         rows = []
+        coords = self._cell_coords(grid)
         for fam, axis in ((0, 1), (1, 0)):
-            a, b = self._cell_coords(grid, fam)
+            a, b = coords[fam]
             k = np.round((a[:, axis] + b[:, axis]) / 2)
             other = 1 - axis
             on = (
