@@ -28,6 +28,8 @@ MAX_EXTRA_REWARDS = 1  # "You may not have 2 of the same type" of bonus tile
 # The players' marker colours of the shipped set (a table's own are a profile's setup.markers).
 MARKER_COLOURS = ("white", "black", "orange", "blue")
 REWARD_NUMBERS = tuple(range(1, 10))  # the number an Extra-rewards tile shows
+# The game's 70 cards: no player completes more, nor a larger panorama.
+CARDS = 70
 
 # What the players type in (scoring.hand): the markers' places are read from the photo, the rest is not on
 # the board.
@@ -36,7 +38,7 @@ HAND_FORM: Form = (
         "players",
         "Players",
         (
-            Choice("colour", "Marker colour", named(MARKER_COLOURS)),
+            Choice("colour", "Marker colour", named(MARKER_COLOURS), distinct=True),
             Choices(
                 "extra_rewards",
                 "Extra-rewards tile",
@@ -44,8 +46,16 @@ HAND_FORM: Form = (
                 most=MAX_EXTRA_REWARDS,
                 hint="the number on your tile, if you took one",
             ),
-            Number("completed_cards", "Completed cards", 0, None),
-            Number("largest_panorama", "Largest panorama", 0, None, hint="cards in your longest panorama"),
+            # Tie-break counts: left blank, not given (the rules break no tie then).
+            Number("completed_cards", "Completed cards", 0, CARDS, default=None),
+            Number(
+                "largest_panorama",
+                "Largest panorama",
+                0,
+                CARDS,
+                default=None,
+                hint="cards in your longest panorama",
+            ),
         ),
         1,
         4,
@@ -105,7 +115,7 @@ def parse_setup(data: object) -> FourGardensSetup:
 
 def _parse_optional_count(obj: Mapping[str, Any], key: str, path: str) -> int | None:
     raw = obj.get(key)
-    return None if raw is None else as_int(raw, item_path(path, key), 0)
+    return None if raw is None else as_int(raw, item_path(path, key), 0, CARDS)
 
 
 def _parse_player(data: object, path: str, index: int) -> FourGardensPlayer:
@@ -210,7 +220,13 @@ def check(table: FourGardensTable) -> tuple[Problem, ...]:
         problems += _player_problems(table.setup, p, f"players[{i}]")
     colours = [p.colour for p in table.players if p.colour]
     if len(set(colours)) != len(colours):
-        problems.append(Problem("impossible-count", "players", "two players share a marker colour"))
+        problems.append(
+            Problem(
+                "impossible-count",
+                "players",
+                "two players have the same marker colour: pick a different one for each player",
+            )
+        )
     given = [p.completed_cards is not None and p.largest_panorama is not None for p in table.players]
     if any(given) and not all(given):
         problems.append(

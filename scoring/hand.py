@@ -7,7 +7,7 @@ label, before any photo is read. The rules still parse and check the whole state
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -16,14 +16,20 @@ from scoring.core import StateError
 
 @dataclass(frozen=True)
 class Number:
-    """A whole number, ``lo`` to ``hi`` (no upper limit when None)."""
+    """A whole number, ``lo`` to ``hi``: as far as the game allows, so that a slip of the finger is caught.
+
+    Left blank, it is left out and the rules' own ``default`` stands (the page shows it greyed). Where the
+    rules have none (``default`` None), a blank is refused when ``required``, asking a count "0 if none" (a
+    Tang Garden player's coins, most of a score, must never score 0 forgotten), else it means "not given" (a
+    tie-break count)."""
 
     key: str
     label: str
-    lo: int = 0
-    hi: int | None = None
-    default: int = 0
+    lo: int
+    hi: int
+    default: int | None = 0
     hint: str = ""
+    required: bool = False
 
 
 @dataclass(frozen=True)
@@ -49,6 +55,9 @@ class Choice:
     hint: str = ""
     # May be left unchosen: the key is then left out, and the rules' default stands.
     optional: bool = False
+    # Each player has their own (a marker colour): a new player starts with one no other has, and two
+    # players with the same are refused.
+    distinct: bool = False
 
 
 @dataclass(frozen=True)
@@ -89,6 +98,8 @@ Field = Number | Numbers | Choice | Choices | Group | Players
 Form = tuple[Field, ...]
 
 PLAYER_NAME = "name"
+# What to do about a required count left blank (a Tang Garden player's coins), as the page and a refusal say.
+BLANK_COUNT = "type how many, 0 if none"
 
 
 def form_json(form: Form) -> list[dict[str, Any]]:
@@ -101,13 +112,18 @@ def _field_json(field: Field) -> dict[str, Any]:
     if field.hint:
         out["hint"] = field.hint
     if isinstance(field, Number):
-        out.update(lo=field.lo, hi=field.hi, default=field.default)
+        out.update(lo=field.lo, hi=field.hi, default=field.default, required=field.required)
+        if field.required:
+            out["blank"] = BLANK_COUNT
     elif isinstance(field, Numbers):
         out.update(names=list(field.names), lo=field.lo, hi=field.hi)
     elif isinstance(field, Choice):
         first = "" if field.optional else field.options[0][0]
         out.update(
-            options=[list(o) for o in field.options], default=field.default or first, optional=field.optional
+            options=[list(o) for o in field.options],
+            default=field.default or first,
+            optional=field.optional,
+            distinct=field.distinct,
         )
     elif isinstance(field, Choices):
         out.update(options=[list(o) for o in field.options], default=list(field.default), most=field.most)
@@ -118,16 +134,26 @@ def _field_json(field: Field) -> dict[str, Any]:
     return out
 
 
-def check(form: Form, entry: Mapping[str, Any]) -> None:
+def check(form: Form, entry: Mapping[str, Any], partial: bool = False) -> None:
     """Refuses a hand entry the form would not have let through, naming the field by its label.
 
-    Fields the form does not list are left to the rules (the advanced JSON view may set any)."""
-    for field in form:
+    Fields the form does not list are left to the rules (the advanced JSON view may set any). ``partial``: a
+    set-up typed in ahead of the game, whose required counts the players fill in at its end."""
+    _check_fields(form, entry, lambda field: field.label, partial)
+
+
+def _check_fields(
+    fields: Sequence[Field], entry: Mapping[str, Any], where: Callable[[Field], str], partial: bool
+) -> None:
+    """Each of ``fields`` in ``entry`` checked, named by ``where``; a required count left out is refused."""
+    for field in fields:
         if field.key in entry:
-            _check(field, entry[field.key], field.label)
+            _check(field, entry[field.key], where(field), partial)
+        elif isinstance(field, Number) and field.required and not partial:
+            raise StateError(f"{where(field)}: {BLANK_COUNT}")
 
 
-def _check(field: Field, value: Any, where: str) -> None:
+def _check(field: Field, value: Any, where: str, partial: bool) -> None:
     if isinstance(field, Number):
         _whole(value, where, field.lo, field.hi)
     elif isinstance(field, Numbers):
@@ -136,10 +162,11 @@ def _check(field: Field, value: Any, where: str) -> None:
         for name, item in zip(field.names, value, strict=True):
             _whole(item, f"{where}, {name}", field.lo, field.hi)
     elif isinstance(field, Choice):
-        if value not in {v for v, _ in field.options}:
+        # Compared, not hashed: a list typed as JSON is refused, not a crash.
+        if value not in [v for v, _ in field.options]:
             raise StateError(f"{where}: choose one of {', '.join(w for _, w in field.options)}")
     elif isinstance(field, Choices):
-        allowed = {v for v, _ in field.options}
+        allowed = [v for v, _ in field.options]
         if not isinstance(value, list) or any(v not in allowed for v in value):
             raise StateError(f"{where}: tick any of {', '.join(w for _, w in field.options)}")
         if field.most is not None and len(value) > field.most:
@@ -147,32 +174,53 @@ def _check(field: Field, value: Any, where: str) -> None:
     elif isinstance(field, Group):
         if not isinstance(value, Mapping):
             raise StateError(f"{where}: fill in its fields")
-        for inner in field.fields:
-            if inner.key in value:
-                _check(inner, value[inner.key], f"{where}, {inner.label}")
+        _check_fields(field.fields, value, lambda inner: f"{where}, {inner.label}", partial)
     else:
-        _check_players(field, value, where)
+        _check_players(field, value, where, partial)
 
 
-def _check_players(field: Players, value: Any, where: str) -> None:
+def _check_players(field: Players, value: Any, where: str, partial: bool) -> None:
     if not isinstance(value, list) or not field.least <= len(value) <= field.most:
         raise StateError(f"{where}: the game takes {field.least} to {field.most} players")
+    names = []
     for i, player in enumerate(value, start=1):
         if not isinstance(player, Mapping):
             raise StateError(f"{where}: player {i} is not filled in")
         name = player.get(PLAYER_NAME)
-        who = name if isinstance(name, str) and name.strip() else f"player {i}"
-        for inner in field.fields:
-            if inner.key in player:
-                _check(inner, player[inner.key], f"{who}'s {inner.label.lower()}")
+        who = name if isinstance(name, str) and name.strip() else f"Player {i}"
+        _check_fields(field.fields, player, _possessive(who), partial)
+        names.append(who)
+    for inner in field.fields:
+        if isinstance(inner, Choice) and inner.distinct:
+            _check_distinct(inner, value, names)
 
 
-def _whole(value: Any, where: str, lo: int, hi: int | None) -> None:
+def _possessive(who: str) -> Callable[[Field], str]:
+    """Names a player's field: "Ann's coins"."""
+    return lambda field: f"{who}'s {field.label.lower()}"
+
+
+def _check_distinct(field: Choice, players: Sequence[Mapping[str, Any]], names: Sequence[str]) -> None:
+    """Refuses two players with the same of what each must have their own, naming both."""
+    holder: dict[Any, str] = {}
+    words = dict(field.options)
+    for who, player in zip(names, players, strict=True):
+        value = player.get(field.key)
+        if value is None:
+            continue
+        if value in holder:
+            raise StateError(
+                f"{holder[value]} and {who} both chose {words[value]} for their {field.label.lower()}: "
+                "pick a different one for each player"
+            )
+        holder[value] = who
+
+
+def _whole(value: Any, where: str, lo: int, hi: int) -> None:
     if isinstance(value, bool) or not isinstance(value, int):
         raise StateError(f"{where}: type a whole number")
-    if value < lo or (hi is not None and value > hi):
-        span = f"{lo} to {hi}" if hi is not None else f"{lo} or more"
-        raise StateError(f"{where}: {value} is not possible; it is {span}")
+    if not lo <= value <= hi:
+        raise StateError(f"{where}: {value} is not possible; it is {lo} to {hi}")
 
 
 def named(options: Sequence[str]) -> tuple[tuple[str, str], ...]:

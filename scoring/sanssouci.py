@@ -34,6 +34,8 @@ COVERED = frozenset({PREPRINTED, SYMBOL, GARDENER})
 ROWS, COLS = 6, 9
 TERRACE = 0
 ROW_BONUS_BASE = 10
+# The most the score track shows: its stone on 49, and the points card turned to 100.
+MAX_TRACK_SCORE = 149
 COLUMN_BONUS = 5
 
 # The printed order of symbols may differ per board side; this is only the order the rulebook lists them.
@@ -61,7 +63,13 @@ HAND_FORM: Form = (
         COLS,
         hint="the column number printed on each mission card",
     ),
-    Number("track_score", "Your score on the score track", 0, None, hint="where your marker stands"),
+    Number(
+        "track_score",
+        "Your score on the score track",
+        0,
+        MAX_TRACK_SCORE,
+        hint="where your marker stands, and 50 or 100 for your points card",
+    ),
 )
 
 
@@ -287,6 +295,14 @@ def check(board: SanssouciBoard) -> tuple[Problem, ...]:
     problems += _mission_problems(board)
     if board.track_score < 0:
         problems.append(Problem("impossible-count", "track_score", "cannot be negative"))
+    elif board.track_score > MAX_TRACK_SCORE:
+        problems.append(
+            Problem(
+                "impossible-count",
+                "track_score",
+                f"the score track shows at most {MAX_TRACK_SCORE} (49 on the track and the 100 card)",
+            )
+        )
     return tuple(problems)
 
 

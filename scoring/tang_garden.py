@@ -78,6 +78,12 @@ SIDES = ("N", "E", "S", "W")
 STEPS: Mapping[str, Cell] = {"N": (-1, 0), "E": (0, 1), "S": (1, 0), "W": (0, -1)}
 MAX_SLOTS_PER_SIDE = 5  # 3 small + 2 large landscape tiles
 CUBES_PER_PLAYER = 3
+# What a player can hold, as far as the game allows. Each decoration card kept puts one of the 36 decorations
+# in the garden; 16 landscape tokens lie on the board. The rulebook sets no limit to coins: besides the
+# player board's 21, a laid garden tile pays a few at most, and no game comes near 500.
+DECORATIONS = 36
+LANDSCAPE_TOKENS = 16
+MAX_COINS = 500
 MIN_PLAYERS, MAX_PLAYERS = 1, 4
 
 PAIR_POINTS = 6
@@ -133,21 +139,23 @@ HAND_FORM: Form = (
         "players",
         "Players",
         (
-            Number("coins", "Coins", 0, None),
+            Number("coins", "Coins", 0, MAX_COINS, default=None, required=True),
             Group(
                 "cards",
                 "Decoration cards",
                 (
-                    *(Number(kind, f"{kind.capitalize()} cards", 0, None) for kind in CARD_COUNTS),
+                    *(Number(kind, f"{kind.capitalize()} cards", 0, DECORATIONS) for kind in CARD_COUNTS),
                     Group(
                         "trees",
                         "Tree cards",
-                        tuple(Number(s, f"{s.capitalize()} cards", 0, None) for s in DEFAULT_TREE_SPECIES),
+                        tuple(
+                            Number(s, f"{s.capitalize()} cards", 0, DECORATIONS) for s in DEFAULT_TREE_SPECIES
+                        ),
                     ),
                 ),
             ),
             Choices("characters", "Characters you own", named(CHARACTERS)),
-            Number("landscape_tokens", "Landscape tokens", 0, None),
+            Number("landscape_tokens", "Landscape tokens", 0, LANDSCAPE_TOKENS),
             Number(
                 "cubes",
                 "Cubes in the furthest track spaces",
@@ -503,10 +511,12 @@ def _parse_landscapes(data: object, path: str) -> Landscapes:
 def _parse_cards(data: object, path: str) -> TangCards:
     obj = as_object(data, path)
     reject_unknown(obj, (*CARD_COUNTS, "trees"), path)
-    counts = {key: as_int(get(obj, key, path, 0), item_path(path, key), 0) for key in CARD_COUNTS}
+    counts = {
+        key: as_int(get(obj, key, path, 0), item_path(path, key), 0, DECORATIONS) for key in CARD_COUNTS
+    }
     trees_path = item_path(path, "trees")
     trees = {
-        species: as_int(n, item_path(trees_path, species), 0)
+        species: as_int(n, item_path(trees_path, species), 0, DECORATIONS)
         for species, n in as_object(get(obj, "trees", path, {}), trees_path).items()
     }
     return TangCards(
@@ -531,10 +541,12 @@ def _parse_player(data: object, path: str, index: int) -> TangPlayer:
     return TangPlayer(
         as_str(get(obj, "name", path, f"Player {index + 1}"), item_path(path, "name")),
         # No default: coins are most of a score, so a forgotten field must not score 0.
-        as_int(get(obj, "coins", path), item_path(path, "coins"), 0),
+        as_int(get(obj, "coins", path), item_path(path, "coins"), 0, MAX_COINS),
         _parse_cards(get(obj, "cards", path, {}), item_path(path, "cards")),
         characters,
-        as_int(get(obj, "landscape_tokens", path, 0), item_path(path, "landscape_tokens"), 0),
+        as_int(
+            get(obj, "landscape_tokens", path, 0), item_path(path, "landscape_tokens"), 0, LANDSCAPE_TOKENS
+        ),
         as_int(get(obj, "cubes", path, 0), item_path(path, "cubes"), 0, CUBES_PER_PLAYER),
     )
 

@@ -14,7 +14,8 @@ let form = null; // the chosen game's hand-entry form
 function showForm() {
   const game = games.find((g) => g.name === gameSelect.value);
   const fields = game ? game.hand_form : [];
-  form = handForm(fields, stored.game === gameSelect.value ? stored.hand : {});
+  // Typed in ahead of the game: what the players count at its end (coins) may stay blank.
+  form = handForm(fields, stored.game === gameSelect.value ? stored.hand : {}, { partial: true });
   document.getElementById("hand-form").replaceChildren(form.node);
   document.getElementById("hand-section").hidden = fields.length === 0;
   handBox.value = "";
