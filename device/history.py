@@ -92,6 +92,9 @@ KEY_KEPT = timedelta(days=1)
 # Long enough for another process's write (a few milliseconds) to finish, short enough to report a stuck one.
 BUSY_TIMEOUT_S = 10.0
 
+# The live camera's games (LiveRecord); every other source is a photo someone scored.
+LIVE = "live"
+
 # Games read at a time by an export.
 EXPORT_PAGE = 200
 # The games kept at most: a table's evenings for years (a game is a few KB), and no more however many photos
@@ -431,6 +434,16 @@ class History:
         games_sql = f"SELECT * FROM games {where} ORDER BY played_at DESC, id DESC LIMIT ? OFFSET ?"
         return self._select(games_sql, [*params, limit, offset], "DESC")
 
+    def newest_photo(self) -> tuple[GameRecord, datetime] | None:
+        """The game stored last that is not the live camera's, and when: its time, or its last change's (a
+        corrected game keeps the first's time under a new, higher id)."""
+        # Newest id first: only the live games (one per game on the table) stored since are stepped over.
+        found = self._select("SELECT * FROM games WHERE source != ? ORDER BY id DESC LIMIT 1", [LIVE], "DESC")
+        if not found:
+            return None
+        changed = [change.at for change in self.changes(found[0].id)]
+        return found[0], max([found[0].played_at, *changed])
+
     def delete(self, game_id: int) -> None:
         """Remove a game and all it keeps: boards, uploaders, keys and changes."""
         with self._transaction() as conn:
@@ -631,9 +644,9 @@ class LiveRecord:
             self._started = datetime.now(UTC)
         try:
             self._current = self.history.record(
-                game, boards, "live", players, when=self._started, replaces=self._current
+                game, boards, LIVE, players, when=self._started, replaces=self._current
             )
         except GameNotFound:
             # Deleted from the history page meanwhile: the game goes on, in a new entry.
-            self._current = self.history.record(game, boards, "live", players, when=self._started)
+            self._current = self.history.record(game, boards, LIVE, players, when=self._started)
         return self._current

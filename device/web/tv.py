@@ -5,8 +5,11 @@ event's id and ``data:`` its JSON. FastAPI sends a keep-alive comment while the 
 that reconnects sends ``Last-Event-ID``; events with a numeric id up to that one are skipped, so a source
 that replays its latest events to a new subscriber resumes the stream exactly. On every (re)connect the
 page loads ``GET /api/tv`` (whether live events flow, and the latest result in the history) and shows that
-result until a live score arrives. With no live source, ``/api/events`` answers 404 and the page polls
-``/api/tv``, showing the latest uploaded result. The kiosk's page also shows the pairing code (pairing.py).
+result until a live score arrives. With no live source, ``/api/events`` answers 404 and the page shows the
+latest result. Either way the page polls ``/api/tv`` every few seconds for the photo scored last (uploaded or
+corrected): one it has not seen, stored less than :data:`PHOTO_HOLD_S` ago, is shown that long over the live
+scores, which are kept and shown after (at once, should it be deleted). Its age is the server's to say: the
+TV's clock may be off. The kiosk's page also shows the pairing code (pairing.py).
 
 The TV is never locked out: the kiosk's streams have places of their own (:data:`KIOSK_STREAMS`); any other
 browser may hold :data:`STREAMS_PER_CLIENT` and all of them together :data:`OTHER_STREAMS` (more are answered
@@ -21,6 +24,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import AsyncIterator, Callable, Iterator, Mapping
 from contextlib import contextmanager
+from datetime import UTC, datetime
 from typing import Annotated, Any, Protocol
 
 import cv2
@@ -30,7 +34,7 @@ from fastapi.responses import HTMLResponse, StreamingResponse
 from fastapi.sse import EventSourceResponse, ServerSentEvent
 from numpy.typing import NDArray
 
-from device.history import History
+from device.history import GameRecord, History
 from device.web.auth import NEEDS_PAIRING, PAIR_FIRST, is_admin, is_kiosk
 from device.web.bodies import Guarded
 from device.web.places import Busy, Places
@@ -48,6 +52,10 @@ STREAMS_PER_CLIENT = 2
 OTHER_STREAMS = 16
 # Live previews at once, from paired devices and the kiosk: the set-up page on the owner's phone.
 PREVIEWS = 2
+# A photo scored from a phone stays on the TV this long over the camera's scores, which come every few seconds
+# and would replace it before anyone looked up: time to read it from the sofa, each player's breakdown in
+# turn twice (8 s each, five players), and little enough that the game on the table soon comes back.
+PHOTO_HOLD_S = 90.0
 
 
 class LiveEvent(Protocol):
@@ -127,6 +135,24 @@ def _client(request: Request) -> str:
     return request.client.host if request.client else "?"
 
 
+def _titled(record: GameRecord) -> dict[str, Any]:
+    """The record's JSON with its game's title, for the TV's heading."""
+    data = record.to_json()
+    rules = GAMES.get(record.game)
+    data["title"] = rules.title if rules else record.game
+    return data
+
+
+def _newest_photo(history: History) -> dict[str, Any] | None:
+    """The photo scored last, with when it was stored and how many seconds ago by this machine's clock."""
+    found = history.newest_photo()
+    if found is None:
+        return None
+    record, stored = found
+    age = max(0.0, (datetime.now(UTC) - stored).total_seconds())
+    return {**_titled(record), "stored_at": stored.isoformat(), "age_s": age}
+
+
 def router(events: EventSource | None, history: History, preview: Preview | None = None) -> APIRouter:
     api = APIRouter(tags=["tv"], route_class=Guarded)
     streams = Streams(KIOSK_STREAMS, STREAMS_PER_CLIENT, OTHER_STREAMS)
@@ -186,13 +212,15 @@ def router(events: EventSource | None, history: History, preview: Preview | None
 
     @api.get("/api/tv")
     def tv_state() -> dict[str, Any]:
-        """Whether live events flow, and the latest result in the history."""
+        """Whether live events flow, the latest result in the history, and the photo scored last (uploaded or
+        corrected: its age in seconds) with how long the TV holds a new one over the live scores."""
         latest = history.list(limit=1)
-        record = latest[0].to_json() if latest else None
-        if record is not None:
-            rules = GAMES.get(record["game"])
-            record["title"] = rules.title if rules else record["game"]
-        return {"live": events is not None, "latest": record}
+        return {
+            "live": events is not None,
+            "latest": _titled(latest[0]) if latest else None,
+            "photo": _newest_photo(history),
+            "hold_s": PHOTO_HOLD_S,
+        }
 
     # As a dependency, the 404 and 503 are sent before the stream starts; in the stream they would come too
     # late.

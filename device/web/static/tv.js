@@ -1,11 +1,17 @@
-// TV: big totals per board, updated live from Server-Sent Events, or from the history when there is no camera.
+// TV: big totals per board, updated live from Server-Sent Events, or from the history when there is no camera;
+// a photo just scored from a phone is held over the live scores for a while.
 "use strict";
 
-const POLL_MS = 5000;
+const POLL_MS = 5000; // also how soon a photo scored from a phone reaches the TV
 const TURN_MS = 8000; // each player's breakdown is shown this long, in turn
 const scoresBox = document.getElementById("scores");
 const statusBox = document.getElementById("status");
-let liveShown = false;
+let liveScore = null; // the camera's latest score: shown unless a photo is held
+let liveCount = 0;
+let latest = null; // the latest result in the history: shown until the camera scores
+let held = null; // the photo shown over the live scores, while /api/tv says its hold lasts
+let photoSeen = 0; // the highest photo id seen: a photo stored since has a higher one
+let shownKey = null; // what is on screen, so that a poll does not restart the breakdowns' turns
 let titles = {};
 let setup = { game: null, players: [] };
 let shown = []; // the players on screen: {name, total, lines}
@@ -31,7 +37,41 @@ function players(boards) {
   });
 }
 
-function show(title, boards, when) {
+// The time, and the day too when it is not today's.
+function clock(when) {
+  const date = new Date(when);
+  const time = date.toLocaleTimeString([], { hour: "2-digit", minute: "2-digit" });
+  return date.toDateString() === new Date().toDateString() ? time : `${time} on ${date.toLocaleDateString()}`;
+}
+
+// Where a result in the history comes from, in words: the camera, or a photo (changed since, perhaps).
+function origin(record) {
+  if (record.source === "live") return `From the camera at ${clock(record.played_at)}`;
+  const scored = `From a photo scored at ${clock(record.played_at)}`;
+  const stored = record.stored_at || record.played_at;
+  return new Date(stored) > new Date(record.played_at) ? `${scored}, changed at ${clock(stored)}` : scored;
+}
+
+// The held photo, else the camera's score, else the latest result; redrawn only when that changes.
+function render() {
+  const record = held || (liveScore ? null : latest);
+  const key = record ? `record ${record.id}` : liveScore ? `live ${liveScore.count}` : null;
+  if (key === null || key === shownKey) return;
+  shownKey = key;
+  if (record) show(record.title, record.boards, origin(record));
+  else show(liveScore.title, liveScore.boards, `Live from the camera, scored at ${clock(liveScore.when)}`);
+}
+
+// A photo is held while it is the newest one, stored less than the hold ago; one this page saw replaced (a
+// newer one came, then was deleted) is not shown again. The age is the scorer's: the TV's clock may be off.
+function heldPhoto({ photo, hold_s: hold }) {
+  if (!photo) return null;
+  const newest = photo.id >= photoSeen;
+  photoSeen = Math.max(photoSeen, photo.id);
+  return newest && photo.age_s < hold ? photo : null;
+}
+
+function show(title, boards, said) {
   shown = players(boards);
   document.getElementById("idle").hidden = shown.length > 0;
   document.getElementById("title").textContent = title;
@@ -48,7 +88,7 @@ function show(title, boards, when) {
       ),
     ),
   );
-  document.getElementById("updated").textContent = when ? `Scored ${when.toLocaleTimeString()}` : "";
+  document.getElementById("updated").textContent = said;
   // The leader's breakdown first, then each player's in turn.
   const order = shown.map((p, i) => [p, i]).filter(([p]) => p.lines.length);
   order.sort(([a], [b]) => (b.total ?? -Infinity) - (a.total ?? -Infinity));
@@ -65,10 +105,9 @@ function showBreakdown() {
   }
   const player = shown[breakdownOrder[turn % breakdownOrder.length]];
   box.hidden = false;
-  box.replaceChildren(
-    el("h2", {}, `${player.name}: ${player.total ?? "–"}`),
-    el("ul", {}, player.lines.map((line) => el("li", {}, el("span", {}, line.rule), el("strong", {}, line.points)))),
-  );
+  // The colon and the space are read out too: "Mushrooms: 0", not "Mushrooms0".
+  const item = (line) => el("li", {}, el("span", {}, `${line.rule}:`), " ", el("strong", {}, line.points));
+  box.replaceChildren(el("h2", {}, `${player.name}: ${player.total ?? "–"}`), el("ul", {}, player.lines.map(item)));
 }
 
 setInterval(() => {
@@ -83,9 +122,9 @@ function showStatus(text) {
 
 async function refresh() {
   const state = await api("/api/tv");
-  if (state.latest && !liveShown) {
-    show(state.latest.title, state.latest.boards, new Date(state.latest.played_at));
-  }
+  latest = state.latest;
+  held = heldPhoto(state);
+  render();
   return state;
 }
 
@@ -98,11 +137,12 @@ function listen() {
   const source = new EventSource("/api/events");
   source.addEventListener("score", (event) => {
     const data = JSON.parse(event.data);
-    liveShown = true;
     showStatus("");
     const boards = data.boards || [];
     const game = boards.length ? boards[0].game : "";
-    show(titles[game] || game, boards, new Date());
+    liveCount += 1;
+    liveScore = { count: liveCount, title: titles[game] || game, boards, when: new Date() };
+    render(); // kept for later while a photo is held
   });
   source.addEventListener("status", (event) => {
     const data = JSON.parse(event.data);
@@ -121,6 +161,16 @@ function listen() {
       failures += 1;
     }
   });
+}
+
+// Every few seconds, for a photo just scored (and, with no camera, the latest result). With a camera the event
+// stream says when the scorer is gone, and a poll must not hide what the camera said (a hand over a board).
+function poll(live) {
+  setInterval(() => {
+    refresh()
+      .then(() => live || showStatus(""))
+      .catch(() => live || showStatus("The scorer does not answer."));
+  }, POLL_MS);
 }
 
 // Only the kiosk on the TV is told the pairing code; on any other screen the line stays hidden.
@@ -144,15 +194,8 @@ async function start() {
     titles = await gameTitles();
     setup = await api("/api/setup");
     const state = await refresh();
-    if (state.live) {
-      listen();
-      return;
-    }
-    setInterval(() => {
-      refresh()
-        .then(() => showStatus(""))
-        .catch(() => showStatus("The scorer does not answer."));
-    }, POLL_MS);
+    if (state.live) listen();
+    poll(state.live);
   } catch (error) {
     showStatus(`The scorer does not answer: ${error.message}`);
     setTimeout(start, POLL_MS);
