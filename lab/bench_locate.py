@@ -197,7 +197,7 @@ def run_phone_speed(game: str, photos: Sequence[Outlined], report: Callable[[str
         _photo_to_score_ms(drawn, drawn_game)  # models loaded, caches warm: not a player's wait
         drawn_ms = _photo_to_score_ms(drawn, drawn_game)
         report(f"{drawn_path.name} (drawn {drawn_game}): {drawn_ms:.0f} ms")
-        rows = []
+        rows: list[dict[str, Any]] = []
         for photo in photos:
             ms = _photo_to_score_ms(as_phone_photo(read_image(str(photo.path))), game)
             rows.append({"photo": photo.name, "ms": ms})

@@ -67,8 +67,9 @@ def draw_likeness(image: NDArray[np.uint8], likeness: NDArray[np.float32]) -> ND
     return np.asarray(np.clip(image.astype(np.float32) * weight, 0, 255), np.uint8)
 
 
-def draw_reading(reading: BoardReading) -> NDArray[np.uint8]:
-    """The rectified board with every cell outlined and labelled; low-confidence cells in orange."""
+def draw_reading(reading: BoardReading, captions: bool = True) -> NDArray[np.uint8]:
+    """The rectified board with every cell outlined and (``captions``) labelled; low-confidence cells in
+    orange. The web app's pictures go without: its page says each cell in words, in its own text."""
     rect = reading.rectified
     scale = 2
     image = cv2.resize(rect.image_bgr, None, fx=scale, fy=scale, interpolation=cv2.INTER_LINEAR)
@@ -80,6 +81,8 @@ def draw_reading(reading: BoardReading) -> NDArray[np.uint8]:
         x0, y0, x1, y1 = (round(v * s) for v in cell_rect_mm(region, key[1], key[2]))
         colour = DOUBTFUL if key in low else GOOD
         cv2.rectangle(image, (x0, y0), (x1, y1), colour, 2 if key in low else 1)
+        if not captions:
+            continue
         heads = {h.name: h for h in reader.heads}
         words = cell_words({head: heads[head].word(values[head][0]) for head in reader.region_heads(key[0])})
         if words:

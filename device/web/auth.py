@@ -92,10 +92,6 @@ PHONE = "phone"
 KIOSK = "kiosk"
 
 
-def _address(request: Request) -> str:
-    return request.client.host if request.client else "an unknown address"
-
-
 def _hash(token: str) -> str:
     return hashlib.sha256(token.encode()).hexdigest()
 
@@ -422,8 +418,10 @@ class PlayerIds:
 
 
 def who(request: Request) -> str:
-    """In words, who sent ``request``: for the history's record of who corrected a result and when."""
+    """In words, who sent ``request``: for the history's record of who corrected a result and when, as the
+    players read it on the result page (a name, never a network address: only the photo's sender's own phone
+    or a paired one may change a result)."""
     name = paired_name(request)
     if name is not None:
-        return f"paired device {name!r} ({_address(request)})"
-    return f"player's phone at {_address(request)}"
+        return f"the paired phone “{name}”"
+    return "the phone that sent the photo"

@@ -4,26 +4,27 @@
 (what ``garden-scorer score --json`` prints), and records the boards in the history.
 
 Per result the app keeps a folder ``web-results/GAME_ID/`` in the state dir: the photo as uploaded (for an
-enrolment the player consents to later), ``also-K`` for each more photo of its board read with it (so that
-the board can be read again with one more), ``board-I.png`` per board (``vision.debug.draw_reading``: each
-cell's label, doubtful cells in orange) and ``result.json`` (the hand-entry fields and profile used, each
-board's state as read and where its cells lie in the picture, as fractions of the board). The pictures are
-drawn at upload because re-reading the photo later costs the Pi's CPU and could read differently once the
-board is enrolled. Only the newest ``KEEP_RESULTS`` folders are kept, so photos never fill the card: an
-older result still shows its breakdown from the history, without picture, cell picker or photo.
+enrolment the player consents to later), ``also-K`` for each more photo of its board read with it (so that the
+board can be read again with one more), ``board-I.png`` per board (``vision.debug.draw_reading``: each cell
+outlined, doubtful cells in orange; the page says what each holds in its own text) and ``result.json`` (the
+hand-entry fields and profile used, each board's state as read and where its cells lie in the picture, as
+fractions of the board). The pictures are drawn at upload because re-reading the photo later costs the Pi's
+CPU and could read differently once the board is enrolled. The folders share ``KEEP_BYTES`` of the card, the
+oldest results' going first to make room, so photos never fill it: an older result still shows its breakdown
+from the history, without picture, cell picker or photo.
 
-A correction is scored by the game's rules (scoring.registry) and replaces the result in the history under
-a new id, with the original time; the folder moves with it. More photos of a result's one board
-(``POST /api/result/GAME_ID/also``) are read with those it kept, and that reading replaces the result so.
-Only the phone that sent a result's photo (its player cookie, ``device.web.auth``) or a paired device may
-change it, and the history notes who did and when.
+A correction is scored by the game's rules (scoring.registry) and replaces the result in the history under a
+new id, with the original time; the folder moves with it. More photos of a result's one board (``POST
+/api/result/GAME_ID/also``) are read with those it kept, and that reading replaces the result so. Only the
+phone that sent a result's photo (its player cookie, ``device.web.auth``) or a paired device may change it,
+and the history notes who did and when.
 
 Each request costs a bounded share of a Pi: a few bodies are received at once (bodies.py), spooled to files;
 once one is in, at most ``MAX_WAITING`` requests wait to read photos or are reading them (more are turned
-away, 503), they read one at a time, a photo is decoded reduced where it is larger than the reader needs,
-and the more photos of a board are decoded one after another as they are read. A request that stores a
-result may carry an ``Idempotency-Key`` (the pages send one, the same in each retry): a retry of one whose
-answer was lost is answered with the result stored then, not stored twice.
+away, 503), they read one at a time, a photo is decoded reduced where it is larger than the reader needs, and
+the more photos of a board are decoded one after another as they are read. A request that stores a result may
+carry an ``Idempotency-Key`` (the pages send one, the same in each retry): a retry of one whose answer was
+lost is answered with the result stored then, not stored twice.
 """
 
 from __future__ import annotations
@@ -49,7 +50,7 @@ from fastapi import Path as PathParam
 from fastapi.concurrency import run_in_threadpool
 from fastapi.responses import FileResponse, HTMLResponse
 from numpy.typing import NDArray
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 from starlette.datastructures import UploadFile
 
 from calibration import teaching
@@ -64,7 +65,7 @@ from device.web.auth import PlayerIds, is_admin, who
 from device.web.bodies import TAKES_PHOTOS, Guarded, strict_json
 from device.web.reteach import Reteacher
 from device.web.security import json_object_field, page_response
-from device.web.setup import SetupStore
+from device.web.setup import MAX_PLAYERS, PlayerName, SetupStore
 from scoring.core import InvalidState, ScoreBreakdown, StateError, TableScore
 from scoring.hand import check as check_hand
 from scoring.registry import GAMES, AnyPicker, Kind, get_entry, get_game
@@ -80,7 +81,10 @@ META_FILE = "result.json"
 _ALSO_FILE = re.compile(r"also-(\d+)\.(?:jpg|png)")
 # What ResultStore.save names a result's folder while it writes it.
 _TEMP_FOLDER = re.compile(r"\.\d+\..+")
-KEEP_RESULTS = 20
+# A result's folder takes a few MB (its photos, 20 MB at most, and a picture of each board): an evening's
+# games, a few dozen results at the most, take a fraction of this; months of them on a Pi's card, no more.
+KEEP_BYTES = 1024**3
+NOT_KEPT = "the oldest results' photos make room for new ones"
 CORRECTED = "corrected by hand"
 # Photos of one board from other sides, read with the first (device.photo.score_image ``also``), each decoded
 # as it is read: what one more costs is the time to read it.
@@ -173,9 +177,9 @@ def _cells(reading: BoardReading) -> list[dict[str, Any]]:
 class ResultStore:
     """The per-result folders ``web-results/GAME_ID/`` (see the module doc)."""
 
-    def __init__(self, state: StateDir, keep: int = KEEP_RESULTS) -> None:
+    def __init__(self, state: StateDir, keep_bytes: int = KEEP_BYTES) -> None:
         self.root = state.root / RESULTS_DIR
-        self.keep = keep
+        self.keep_bytes = keep_bytes
         self.sweep()
 
     def sweep(self) -> list[Path]:
@@ -214,7 +218,7 @@ class ResultStore:
             for k, more in enumerate(also, 1):
                 (tmp / f"also-{k}{_suffix(more)}").write_bytes(more)
             for i, board in enumerate(boards):
-                ok, png = cv2.imencode(".png", draw_reading(board.reading))
+                ok, png = cv2.imencode(".png", draw_reading(board.reading, captions=False))
                 if not ok:
                     raise OSError(f"could not encode the picture of board {i + 1}")
                 (tmp / f"board-{i}.png").write_bytes(png.tobytes())
@@ -265,9 +269,21 @@ class ResultStore:
         shutil.rmtree(self.folder(game_id), ignore_errors=True)
 
     def _prune(self) -> None:
-        ids = sorted(int(p.name) for p in self.root.iterdir() if p.name.isdigit())
-        for game_id in ids[: -self.keep]:
-            self.delete(game_id)
+        """Removes the oldest results' folders, so that the newer fit in ``keep_bytes``; the newest stays."""
+        newest_first = sorted((int(p.name) for p in self.root.iterdir() if p.name.isdigit()), reverse=True)
+        used = 0
+        for n, game_id in enumerate(newest_first):
+            used += _folder_bytes(self.folder(game_id))
+            if n and used > self.keep_bytes:
+                self.delete(game_id)
+
+
+def _folder_bytes(folder: Path) -> int:
+    """What a result's folder takes on the card; 0 once it is gone (deleted meanwhile)."""
+    try:
+        return sum(path.stat().st_size for path in folder.iterdir())
+    except FileNotFoundError:
+        return 0
 
 
 def _suffix(photo: bytes) -> str:
@@ -336,6 +352,12 @@ class Correction(BaseModel):
     )
 
 
+class Previewed(BaseModel):
+    boards: list[dict[str, Any]] = Field(
+        description="each board as the result gives it, with the corrected state, its breakdown and total"
+    )
+
+
 class Corrected(ScoreResult):
     enrolment_saved: bool = Field(
         description="whether the photo was kept to teach from: among its profile's teaching photos, or in "
@@ -375,6 +397,11 @@ _UPLOAD_BODY = _multipart_body(
             "type": "string",
             "description": "JSON object of hand-entry fields, e.g. "
             '{"unplaced_bonus_tiles": 1}; default: the game set-up\'s',
+        },
+        "players": {
+            "type": "string",
+            "description": "JSON list of the boards' players in the photo's reading order, e.g. [\"Ann\"]; "
+            "used where the photo holds as many boards; default: the game set-up's",
         },
     },
 )
@@ -421,6 +448,19 @@ def _photo_files(items: Sequence[object], field_name: str, most: int) -> list[Up
     return [item for item in items if isinstance(item, UploadFile)]
 
 
+_NAMES = TypeAdapter(Annotated[list[PlayerName], Field(min_length=1, max_length=MAX_PLAYERS)])
+
+
+def _players_field(text: str) -> list[str]:
+    """The ``players`` form field: the boards' players in the photo's reading order, as JSON names."""
+    try:
+        return list(_NAMES.validate_python(strict_json(text)))
+    except (ValueError, ValidationError, RecursionError):
+        raise HTTPException(
+            400, f'players: expected 1 to {MAX_PLAYERS} names of up to 40 letters, e.g. ["Ann", "Bo"]'
+        ) from None
+
+
 def _corners_field(text: str) -> Points:
     """The ``corners`` form field: the board's corners placed by the player, as JSON ``[[x, y] x 4]``."""
     try:
@@ -434,12 +474,13 @@ def _corners_field(text: str) -> Points:
 @dataclass(frozen=True)
 class _Upload:
     """An upload's fields once its body is in: the photos (spooled, not yet read into memory) and the text of
-    the ``hand`` and ``corners`` fields."""
+    the ``hand``, ``corners`` and ``players`` fields."""
 
     photo: UploadFile
     also: list[UploadFile]
     hand: str | None
     corners: str | None
+    players: str | None
 
     def sources(self) -> list[PhotoSource]:
         """The photo, then the ``also`` photos, each read into memory only when the reader takes it."""
@@ -460,8 +501,8 @@ def _spooled(upload: UploadFile) -> PhotoSource:
 
 @asynccontextmanager
 async def _upload_form(request: Request) -> AsyncIterator[_Upload]:
-    """The photo, the ``also`` photos and the ``hand`` and ``corners`` fields of a multipart form, open while
-    the block runs."""
+    """The photo, the ``also`` photos and the ``hand``, ``corners`` and ``players`` fields of a multipart
+    form, open while the block runs."""
     _require_multipart(request, "file")
     async with request.form(max_files=1 + MAX_ALSO, max_fields=MAX_FORM_FIELDS) as form:
         upload = form.get("file")
@@ -469,12 +510,12 @@ async def _upload_form(request: Request) -> AsyncIterator[_Upload]:
             raise HTTPException(400, "no photo: send it in the multipart field 'file'")
         (upload,) = _photo_files([upload], "file", 1)
         also = _photo_files(form.getlist("also"), "also", MAX_ALSO)
-        hand, corners = form.get("hand"), form.get("corners")
-        for name, value in (("hand", hand), ("corners", corners)):
+        fields = [(name, form.get(name)) for name in ("hand", "corners", "players")]
+        for name, value in fields:
             if value is not None and not isinstance(value, str):
                 raise HTTPException(400, f"{name}: expected a JSON text field, not a file")
-        text = [value if isinstance(value, str) else None for value in (hand, corners)]
-        yield _Upload(upload, also, *text)
+        hand, corners, players = [value if isinstance(value, str) else None for _, value in fields]
+        yield _Upload(upload, also, hand, corners, players)
 
 
 @asynccontextmanager
@@ -604,14 +645,17 @@ def router(
         corners: Points | None = None,
         replaces: GameRecord | None = None,
         change: Change | None = None,
+        named: Sequence[str] = (),
     ) -> ScoreResult:
         """Read the photos of ``sources`` (more of the first's one board after it) and keep the result, in
-        place of ``replaces`` when given (its time and players kept). What a photo says of who took it,
-        where and when (EXIF's GPS position, ...) is neither kept nor served: only its picture."""
+        place of ``replaces`` when given (its time and players kept); ``named``: the boards' players in the
+        photo's reading order, as the phone says (the set-up's where it says none, or more or fewer). What a
+        photo says of who took it, where and when (EXIF's GPS position, ...) is neither kept nor served:
+        only its picture."""
         # One request at a time holds its photos' bytes, reads them and keeps them: the others wait with
         # theirs on disk.
         with scoring:
-            return _read_and_keep(game, sources, hand, profile, sender, corners, replaces, change)
+            return _read_and_keep(game, sources, hand, profile, sender, corners, replaces, change, named)
 
     def _read_and_keep(
         game: str,
@@ -622,6 +666,7 @@ def router(
         corners: Points | None,
         replaces: GameRecord | None,
         change: Change | None,
+        named: Sequence[str],
     ) -> ScoreResult:
         try:
             photos = [source() for source in sources]
@@ -635,7 +680,8 @@ def router(
         except ValueError as exc:  # ImageError, StateError, StoreError: each says what to do
             raise HTTPException(400, str(exc)) from None
         data = [b.to_json() for b in boards]
-        players, when, old = setup.players_for(game, len(boards)), None, None
+        players = list(named) if len(named) == len(boards) else setup.players_for(game, len(boards))
+        when, old = None, None
         if replaces is not None:
             names = [b.player for b in replaces.boards if b.player is not None]
             players = names if len(names) == len(boards) else None
@@ -714,6 +760,7 @@ def router(
             return done
         async with _upload_form(request) as sent:
             corners = _corners_field(sent.corners) if sent.corners and sent.corners.strip() else None
+            named = _players_field(sent.players) if sent.players and sent.players.strip() else []
             hand = (
                 json_object_field(sent.hand, "hand", '{"track_score": 38}')
                 if sent.hand and sent.hand.strip()
@@ -727,7 +774,7 @@ def router(
             # A place in the queue once the body is in: a slow sender keeps no other phone waiting.
             with queue.place():
                 return await run_in_threadpool(
-                    read_and_keep, game, sent.sources(), hand, profile, sender, corners
+                    read_and_keep, game, sent.sources(), hand, profile, sender, corners, named=named
                 )
 
     @api.post(
@@ -781,8 +828,7 @@ def router(
         now when none is kept. ``then``: what the player can do instead."""
         gone = HTTPException(
             404,
-            f"the photos of game {game_id} are no longer kept (only the newest {results.keep} results keep "
-            f"theirs): {then}",
+            f"the photos of game {game_id} are no longer kept ({NOT_KEPT}): {then}",
         )
         kept = results.photos(game_id)
         if not kept:
@@ -885,8 +931,7 @@ def router(
         """The result's first photo as it was sent (viewers turn it by its EXIF orientation)."""
         path = results.photo(game_id)
         if path is None:
-            kept = f"only the newest {results.keep} results keep theirs"
-            raise HTTPException(404, f"no photo of game {game_id} is kept ({kept})")
+            raise HTTPException(404, f"no photo of game {game_id} is kept ({NOT_KEPT})")
         media = "image/png" if path.suffix == ".png" else "image/jpeg"
         return FileResponse(path, media_type=media)
 
@@ -973,9 +1018,38 @@ def router(
         """The rectified board with each cell's label; doubtful cells outlined in orange."""
         path = results.picture(game_id, index)
         if path is None:
-            kept = f"only the newest {results.keep} results keep theirs"
-            raise HTTPException(404, f"no picture of board {index} of game {game_id} ({kept})")
+            raise HTTPException(404, f"no picture of board {index} of game {game_id} is kept ({NOT_KEPT})")
         return FileResponse(path, media_type="image/png")
+
+    def rescored(record: GameRecord, correction: Correction) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+        """The corrected boards scored by the rules (422 where they cannot be), and the result's hand."""
+        if len(correction.boards) != len(record.boards):
+            raise HTTPException(
+                422, f"the result has {len(record.boards)} board(s): send one state per board, in order"
+            )
+        meta = results.meta(record.id)
+        hand: dict[str, Any] = meta["hand"] if isinstance(meta.get("hand"), dict) else {}
+        try:
+            return rescore(record.game, [b.data for b in record.boards], correction.boards, hand), hand
+        except InvalidState as exc:
+            problems = "; ".join(str(p) for p in exc.problems)
+            raise HTTPException(422, f"the corrected board breaks the rules: {problems}") from None
+        except StateError as exc:
+            raise HTTPException(422, str(exc)) from None
+
+    @api.post(
+        "/api/result/{game_id}/preview",
+        responses={
+            403: NOT_YOURS_ANSWER,
+            404: NO_SUCH_GAME,
+            422: {"description": "not scorable states"},
+        },
+    )
+    def preview(request: Request, game_id: GameId, correction: Correction) -> Previewed:
+        """The corrected states scored by the rules, nothing kept: the result page moves the score as each
+        cell is changed (the rules take a millisecond), and keeps it only when the player saves."""
+        boards, _ = rescored(changeable(request, game_id), correction)
+        return Previewed(boards=boards)
 
     @api.post(
         "/api/result/{game_id}/correct",
@@ -990,20 +1064,9 @@ def router(
     def correct(request: Request, game_id: GameId, correction: Correction) -> Corrected:
         """Score the corrected states and record them in place of the result (a new id, the same time)."""
         record = changeable(request, game_id)
-        if len(correction.boards) != len(record.boards):
-            raise HTTPException(
-                422, f"the result has {len(record.boards)} board(s): send one state per board, in order"
-            )
+        boards, hand = rescored(record, correction)
         meta = results.meta(game_id)
-        hand: dict[str, Any] = meta["hand"] if isinstance(meta.get("hand"), dict) else {}
         profile = meta["profile"] if isinstance(meta.get("profile"), str) else None
-        try:
-            boards = rescore(record.game, [b.data for b in record.boards], correction.boards, hand)
-        except InvalidState as exc:
-            problems = "; ".join(str(p) for p in exc.problems)
-            raise HTTPException(422, f"the corrected board breaks the rules: {problems}") from None
-        except StateError as exc:
-            raise HTTPException(422, str(exc)) from None
         truths = [enrolment_state(record.game, correction.boards, i, hand) for i in range(len(boards))]
         # The profile the photo will teach, if any: a state not of its board is refused before it is kept.
         taught = profile if correction.consent and profile and profile_exists(state, profile) else None

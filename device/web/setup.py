@@ -2,7 +2,9 @@
 hand-entry fields the photo cannot show (e.g. Sanssouci's missions, Zen Garden's ``setup``).
 
 It is kept in memory and in ``web-setup.json`` in the state dir, written atomically; uploads use it as their
-default game, hand-entry fields and player names. Changing it is an admin action (see security.py). The
+default game, hand-entry fields and player names. Changing it is an admin action (see security.py). Who is
+playing (``web-players.json``) is any phone's to say: the home page asks it before the photo and every phone's
+starts from the names last given. The
 hand entry is checked against the game's form (``scoring.hand``); the rules check the rest on the result.
 """
 
@@ -10,7 +12,7 @@ from __future__ import annotations
 
 import logging
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated, Any, TypeVar
 
 from fastapi import APIRouter, Depends, HTTPException
 from fastapi.responses import FileResponse, HTMLResponse
@@ -34,6 +36,8 @@ log = logging.getLogger(__name__)
 
 SETUP_FILE = "web-setup.json"
 KIND = "web-setup"
+PLAYERS_FILE = "web-players.json"
+PLAYERS_KIND = "web-players"
 VERSION = 1
 MAX_PLAYERS = 8
 
@@ -64,30 +68,56 @@ class GameSetup(BaseModel):
         return game
 
 
-class SetupStore:
-    """The current set-up; :meth:`save` replaces it in memory and on disk."""
+_Model = TypeVar("_Model", bound=BaseModel)
 
-    def __init__(self, path: Path, current: GameSetup) -> None:
+
+class WhoIsPlaying(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    players: list[PlayerName] = Field(
+        default_factory=list,
+        max_length=MAX_PLAYERS,
+        description="who is playing at the table, as a phone last named them before sending a photo: every "
+        "phone's home page starts from these names",
+    )
+
+
+def _load(path: Path, kind: str, model: type[_Model]) -> _Model:
+    """``model`` as stored at ``path``; an empty one where there is none or it cannot be read."""
+    if not path.exists():
+        return model()
+    try:
+        data = read_versioned(path, kind, (VERSION,))
+        return model.model_validate({k: v for k, v in data.items() if k not in ("kind", "version")})
+    except (StoreError, ValidationError) as exc:
+        # A convenience: a bad file must not stop scoring; the next save replaces it.
+        log.warning("%s: ignored (%s); starting with an empty %s", path, exc, kind)
+        return model()
+
+
+class SetupStore:
+    """The current set-up and who is playing; :meth:`save` and :meth:`name_players` replace them in memory
+    and on disk."""
+
+    def __init__(self, path: Path, current: GameSetup, players_path: Path, playing: WhoIsPlaying) -> None:
         self.path = path
         self.current = current
+        self.players_path = players_path
+        self.playing = playing
 
     @classmethod
     def open(cls, state: StateDir) -> SetupStore:
-        path = state.root / SETUP_FILE
-        if not path.exists():
-            return cls(path, GameSetup())
-        try:
-            data = read_versioned(path, KIND, (VERSION,))
-            setup = GameSetup.model_validate({k: v for k, v in data.items() if k not in ("kind", "version")})
-        except (StoreError, ValidationError) as exc:
-            # The set-up is a convenience: a bad file must not stop scoring; the next save replaces it.
-            log.warning("%s: ignored (%s); starting with an empty game set-up", path, exc)
-            return cls(path, GameSetup())
-        return cls(path, setup)
+        path, players = state.root / SETUP_FILE, state.root / PLAYERS_FILE
+        return cls(path, _load(path, KIND, GameSetup), players, _load(players, PLAYERS_KIND, WhoIsPlaying))
 
     def save(self, setup: GameSetup) -> None:
         write_json_atomic(self.path, {"kind": KIND, "version": VERSION, **setup.model_dump()})
         self.current = setup
+
+    def name_players(self, playing: WhoIsPlaying) -> None:
+        data = {"kind": PLAYERS_KIND, "version": VERSION, **playing.model_dump()}
+        write_json_atomic(self.players_path, data)
+        self.playing = playing
 
     def hand_for(self, game: str) -> dict[str, Any]:
         return dict(self.current.hand) if self.current.game == game else {}
@@ -111,6 +141,10 @@ class GridInfo(BaseModel):
 class GameInfo(BaseModel):
     name: str
     title: str
+    kind: str = Field(
+        description="what one photographed board is: 'board' (one player's, scored alone), 'table' (one "
+        "player's, of a table compared as a whole) or 'shared-board' (the table's one board)"
+    )
     hand_form: list[dict[str, Any]] = Field(
         description="what the players type in, as the page draws it (scoring.hand.form_json)"
     )
@@ -123,6 +157,7 @@ def _game_info(name: str) -> GameInfo:
     return GameInfo(
         name=name,
         title=get_entry(name).rules.title,
+        kind=get_entry(name).kind.value,
         hand_form=form_json(get_entry(name).hand_form),
         size_mm=board.size_mm,
         grids=[
@@ -229,6 +264,18 @@ def router(state: StateDir, store: SetupStore, admin: AdminGuard, reteacher: Ret
     def get_setup() -> GameSetup:
         return store.current
 
+    @api.get("/api/players")
+    def who_is_playing() -> WhoIsPlaying:
+        """Who is playing at the table, as a phone last named them."""
+        return store.playing
+
+    # Any phone at the table may say who is playing, as any may send a photo: names only, and the owner's
+    # set-up (seats, hand entry) stays the owner's.
+    @api.put("/api/players")
+    def name_the_players(playing: WhoIsPlaying) -> WhoIsPlaying:
+        store.name_players(playing)
+        return playing
+
     @api.put(
         "/api/setup",
         dependencies=[Depends(admin)],
@@ -240,7 +287,8 @@ def router(state: StateDir, store: SetupStore, admin: AdminGuard, reteacher: Ret
     def put_setup(setup: GameSetup) -> GameSetup:
         if setup.game is not None:
             try:
-                check_hand(get_entry(setup.game).hand_form, setup.hand)
+                # Typed in ahead of the game: what the players count at its end may stay blank.
+                check_hand(get_entry(setup.game).hand_form, setup.hand, partial=True)
             except StateError as exc:
                 raise HTTPException(400, str(exc)) from None
         store.save(setup)

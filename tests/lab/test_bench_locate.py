@@ -93,6 +93,7 @@ def test_phone_photos_are_timed_photo_to_score_on_one_core_against_a_drawn_one(
 def test_a_phone_photo_is_a_12_megapixel_jpeg() -> None:
     data = as_phone_photo(np.zeros((90, 160, 3), np.uint8))
     image = cv2.imdecode(np.frombuffer(data, np.uint8), cv2.IMREAD_COLOR)
+    assert image is not None
     assert data[:2] == b"\xff\xd8" and image.shape == (3024, 4032, 3)
 
 

@@ -40,7 +40,7 @@ def _lab_bins(image_bgr: NDArray[np.uint8]) -> NDArray[np.intp]:
     flat = _BIN_OF[0][lab[..., 0]]
     flat += _BIN_OF[1][lab[..., 1]]
     flat += _BIN_OF[2][lab[..., 2]]
-    return flat.astype(np.intp)
+    return np.asarray(flat, dtype=np.intp)
 
 
 def _histogram(images: Iterable[NDArray[np.uint8]]) -> NDArray[np.float64]:

@@ -63,6 +63,12 @@ function localTime(iso) {
   return new Date(iso).toLocaleString();
 }
 
+// What a styled file button has chosen, in words (the browser's own "Choose Files" control is hidden).
+function chosenPhotos(files) {
+  if (files.length === 0) return "No photo chosen";
+  return files.length === 1 ? files[0].name : `${files.length} photos chosen`;
+}
+
 async function gameTitles() {
   const games = await api("/api/games");
   return Object.fromEntries(games.map((g) => [g.name, g.title]));
@@ -185,12 +191,13 @@ function cornerEditor(view) {
 
 // A game's hand-entry form (scoring.hand, from /api/games): inputs drawn from its fields, in the rulebook's
 // words. Returns {node, read()}: read() gives the entry as the scorer takes it, leaving out what is blank.
+// `partial`: a set-up typed in ahead of the game, whose required counts the players fill in at its end.
 let formFieldId = 0;
-function handForm(fields, initial = {}) {
+function handForm(fields, initial = {}, { partial = false } = {}) {
   const readers = [];
   const node = el("div", { class: "hand-form" });
   for (const field of fields) {
-    const part = formField(field, initial ? initial[field.key] : undefined);
+    const part = formField(field, initial ? initial[field.key] : undefined, partial);
     part.node.dataset.key = field.key;
     node.append(part.node);
     readers.push([field.key, part.read]);
@@ -214,14 +221,23 @@ function described(field, control) {
   return [el("span", { class: "hint", id }, field.hint)];
 }
 
-function formField(field, value) {
+// A required field left blank says what to do, in words, where the browser points at it.
+function blankSays(input, said) {
+  input.addEventListener("invalid", () => input.setCustomValidity(input.validity.valueMissing ? said : ""));
+  input.addEventListener("input", () => input.setCustomValidity(""));
+}
+
+function formField(field, value, partial) {
   const id = `field-${++formFieldId}`;
   if (field.kind === "number") {
+    // Greyed in: what a blank stands for (the rules' default). A count the rules have no default for shows
+    // none, and a blank one is refused.
+    const required = field.required && !partial;
     const input = el("input", {
-      id, type: "number", inputmode: "numeric", step: 1, min: field.lo,
-      max: field.hi === null ? undefined : field.hi,
-      value: Number.isInteger(value) ? value : "", placeholder: String(field.default),
+      id, type: "number", inputmode: "numeric", step: 1, min: field.lo, max: field.hi, required,
+      value: Number.isInteger(value) ? value : "", placeholder: field.default,
     });
+    if (required) blankSays(input, `${field.label}: ${field.blank}`);
     const node = el("div", { class: "field" }, el("label", { for: id }, field.label), ...described(field, input), input);
     return { node, read: () => (input.value === "" ? undefined : Number(input.value)) };
   }
@@ -255,16 +271,16 @@ function formField(field, value) {
     return { node: set, read: () => field.options.filter((_, i) => boxes[i].checked).map(([v]) => v) };
   }
   if (field.kind === "group") {
-    const inner = handForm(field.fields, value && typeof value === "object" ? value : {});
+    const inner = handForm(field.fields, value && typeof value === "object" ? value : {}, { partial });
     const set = el("fieldset", { class: "field group" }, el("legend", {}, field.label),
       field.hint ? el("span", { class: "hint" }, field.hint) : null, inner.node);
     return { node: set, read: () => { const v = inner.read(); return Object.keys(v).length ? v : undefined; } };
   }
-  return playersField(field, Array.isArray(value) ? value : []);
+  return playersField(field, Array.isArray(value) ? value : [], partial);
 }
 
 // One card per player (a name first, then the game's fields), added and removed with buttons.
-function playersField(field, given) {
+function playersField(field, given, partial) {
   const list = el("div", { class: "players" });
   const cards = [];
   const add = el("button", { type: "button", class: "secondary" }, "Add a player");
@@ -273,10 +289,18 @@ function playersField(field, given) {
     add.disabled = cards.length >= field.most;
     cards.forEach((card) => (card.remove.disabled = cards.length <= field.least));
   };
-  const addCard = (value = {}) => {
+  // What each player has of their own (a marker colour): a new card starts with one no other card has.
+  const ownChoices = (value) => {
+    const taken = cards.map((card) => card.read());
+    const free = (f) => f.options.map(([v]) => v).find((v) => !taken.some((p) => p[f.key] === v));
+    const own = field.fields.filter((f) => f.distinct && value[f.key] === undefined);
+    return Object.fromEntries(own.map((f) => [f.key, free(f)]));
+  };
+  const addCard = (typed = {}) => {
+    const value = { ...typed, ...ownChoices(typed) };
     const nameId = `field-${++formFieldId}`;
     const name = el("input", { id: nameId, type: "text", autocomplete: "off", maxlength: 40, value: value.name || "" });
-    const inner = handForm(field.fields, value);
+    const inner = handForm(field.fields, value, { partial });
     const title = el("legend", {});
     const card = el("fieldset", { class: "player" }, title,
       el("div", { class: "field" }, el("label", { for: nameId }, "Name"), name), inner.node);

@@ -14,6 +14,7 @@ let games = [];
 let profiles = [];
 let setup = { game: null, hand: {} };
 let chosen = null; // the game picked
+let names = []; // who is playing, as the table last named them
 let hand = null; // its hand-entry form ({node, read})
 // The Idempotency-Key of a send whose answer was lost or put off (by a busy scorer): sent again unchanged,
 // it carries the same key, so the scorer stores the photo once however often it arrives. A change to the
@@ -40,9 +41,14 @@ function pick(name) {
   profileSelect.replaceChildren(el("option", { value: "" }, "the game's standard board"),
     ...own.map((p) => el("option", { value: p.name, selected: p.name === keep }, p.name)));
   document.getElementById("profile-box").hidden = own.length === 0;
-  // The table's set-up fills the form in, for the game it is for.
-  const initial = setup.game === chosen.name ? setup.hand : {};
+  // The table's set-up fills the form in, for the game it is for; a shared board's players are asked there,
+  // by the names of who is playing.
+  const initial = setup.game === chosen.name ? { ...setup.hand } : {};
+  const shared = chosen.kind === "shared-board";
+  if (shared && !initial.players && names.length) initial.players = names.map((name) => ({ name }));
   hand = handForm(chosen.hand_form, initial);
+  document.getElementById("who-section").hidden = shared;
+  showWhose();
   document.getElementById("hand-form").replaceChildren(hand.node);
   document.getElementById("hand-section").hidden = chosen.hand_form.length === 0;
   handBox.value = "";
@@ -65,9 +71,54 @@ function gameButtons() {
   });
 }
 
+// Who is playing: a name per line, added and removed; the table's last names to start with.
+const whoList = document.getElementById("who");
+const whoseBox = document.getElementById("whose");
+
+const typedNames = () =>
+  [...whoList.querySelectorAll("input")].map((input) => input.value.trim()).filter((name) => name);
+
+function nameLine(name = "") {
+  const input = el("input", { type: "text", autocomplete: "off", maxlength: 40, value: name,
+    "aria-label": "Player's name", oninput: showWhose });
+  const line = el("li", {}, input, el("button", { type: "button", class: "secondary", "aria-label": "Remove this player",
+    onclick: () => { line.remove(); showWhose(); } }, "Remove"));
+  whoList.append(line);
+  return input;
+}
+
+// A game of one board a photo asks whose board it is; a table of boards is named in the photo's order.
+function showWhose() {
+  const typed = typedNames();
+  const table = chosen && chosen.kind === "table";
+  document.getElementById("who-hint").textContent = table
+    ? "In the order their boards lie in the photo: left to right, then top to bottom."
+    : 'Their names go on the result, the TV and the history, instead of "Board 1".';
+  const box = document.getElementById("whose-box");
+  box.hidden = !chosen || chosen.kind !== "board" || typed.length === 0;
+  const was = whoseBox.querySelector("input:checked");
+  const keep = was ? was.value : typed.length === 1 ? typed[0] : null;
+  whoseBox.replaceChildren(...typed.map((name) => el("label", { class: "toggle" },
+    el("input", { type: "radio", name: "whose", value: name, checked: name === keep }), name)));
+}
+
+// The names the photo's boards get, in its reading order: whose board it is, or the whole table's.
+function boardNames() {
+  if (!chosen || chosen.kind === "shared-board") return [];
+  if (chosen.kind === "table") return typedNames();
+  const whose = whoseBox.querySelector("input:checked");
+  return whose ? [whose.value] : [];
+}
+
+document.getElementById("who-add").addEventListener("click", () => nameLine().focus());
+
 async function start() {
   try {
-    [games, setup, profiles] = await Promise.all([api("/api/games"), api("/api/setup"), api("/api/profiles")]);
+    let playing;
+    [games, setup, profiles, playing] = await Promise.all(
+      [api("/api/games"), api("/api/setup"), api("/api/profiles"), api("/api/players")]);
+    names = playing.players.length ? playing.players : setup.players;
+    (names.length ? names : ["", ""]).forEach((name) => nameLine(name));
     gameButtons();
     // A link from the calibration page names the game and the profile just made.
     const asked = new URLSearchParams(location.search);
@@ -79,7 +130,13 @@ async function start() {
   }
 }
 
+const photoMessage = document.getElementById("photo-message");
+document.getElementById("also").addEventListener("change", (event) => {
+  document.getElementById("also-chosen").textContent = chosenPhotos(event.target.files);
+});
+
 fileInput.addEventListener("change", () => {
+  photoMessage.replaceChildren();
   const file = fileInput.files[0];
   document.getElementById("file-label").textContent = file ? `Photo: ${file.name} (tap to change)` : "Take or choose a photo";
 });
@@ -106,13 +163,17 @@ let placing = null; // the photo shown to place the board's corners on: its URL,
 // Sends the photos to be read; where the player placed the board's corners, read there.
 async function send(corners = null) {
   message.replaceChildren();
+  photoMessage.replaceChildren();
   if (!fileInput.files[0]) {
-    showError(message, new Error("Take or choose a photo of the boards first"));
-    document.querySelector("label.camera").focus();
+    // Said by the camera button, in view and focused: on a phone, the Score button pressed lies far below.
+    showError(photoMessage, new Error("Take or choose a photo of the boards first"));
+    fileInput.focus();
+    photoMessage.scrollIntoView({ block: "center" });
     return;
   }
-  // The form's own checks (whole numbers, in range) before anything is sent.
-  if (!form.reportValidity()) return;
+  // The form's own checks (whole numbers, in range, no count left blank) before anything is sent; a hand
+  // entry typed as JSON instead is the scorer's to check.
+  if (!handBox.value.trim() && !form.reportValidity()) return;
   let fields;
   try {
     fields = entry();
@@ -120,8 +181,21 @@ async function send(corners = null) {
     showError(message, error);
     return;
   }
+  const typed = typedNames();
+  if (typed.join("\n") !== names.join("\n")) {
+    // Remembered for the table: every phone's home page starts from these names next time.
+    try {
+      names = (await api("/api/players", { method: "PUT", headers: { "Content-Type": "application/json" },
+        body: JSON.stringify({ players: typed }) })).players;
+    } catch (error) {
+      showError(message, error);
+      return;
+    }
+  }
   const data = new FormData();
   data.append("file", fileInput.files[0]);
+  const named = boardNames();
+  if (named.length) data.append("players", JSON.stringify(named));
   for (const photo of document.getElementById("also").files) data.append("also", photo);
   if (Object.keys(fields).length) data.append("hand", JSON.stringify(fields));
   if (corners) data.append("corners", JSON.stringify(corners.map(([x, y]) => [Math.round(x), Math.round(y)])));
@@ -157,6 +231,8 @@ async function send(corners = null) {
       if (error.status !== 503) sendKey = null;
       showError(message, error);
     }
+    // Below the Score button, which may stand at the foot of a phone's screen.
+    message.scrollIntoView({ block: "center" });
     // No board found: the player shows where it is.
     if (error.status === 422 && !corners) showPlacer(fileInput.files[0]);
   } finally {

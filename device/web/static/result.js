@@ -9,6 +9,10 @@ const undoButton = document.getElementById("undo");
 const dialog = document.getElementById("picker");
 let result = null;
 let states = []; // the boards' states as the player is editing them
+let undone = []; // the states before each change, the latest last: Undo steps back one
+let previewed = null; // the boards as the rules score the edited states, or null while they are as read
+let previewError = null;
+let previewAsked = 0; // answers to earlier asks, overtaken by a later change, are dropped
 
 const copy = (value) => JSON.parse(JSON.stringify(value));
 const sentence = (text) => text[0].toUpperCase() + text.slice(1);
@@ -59,20 +63,16 @@ function dirty() {
 function openPicker(i, r, c) {
   const { picker } = result.boards[i];
   const current = cellValue(picker, states[i], r, c);
-  document.getElementById("picker-title").textContent = `Board ${i + 1}, row ${r + 1}, column ${c + 1}`;
+  document.getElementById("picker-title").textContent = `${boardName(i)}, row ${r + 1}, column ${c + 1}`;
   const choices = Object.entries(picker.labels).map(([value, name]) =>
     el(
       "button",
       {
         type: "button",
         class: value === current ? "" : "secondary",
-        onclick: () => {
-          setCell(picker, states[i], r, c, value);
-          dialog.close();
-          render();
-        },
+        onclick: () => change(() => setCell(picker, states[i], r, c, value)),
       },
-      name === value ? name : `${name} (${value})`,
+      name,
     ),
   );
   document.getElementById("choices").replaceChildren(...choices);
@@ -98,53 +98,16 @@ function openMarkers(i, key) {
         type: "button",
         class: here ? "" : "secondary",
         "aria-pressed": here ? "true" : "false",
-        onclick: () => {
-          // A marker stands on one space of a track: here, or (untapped) on none.
+        // A marker stands on one space of a track: here, or (untapped) on none.
+        onclick: () => change(() => {
           p[picker.field] = { ...(p[picker.field] || {}), [where]: here ? null : space };
-          dialog.close();
-          render();
-        },
+        }),
       },
       `${here ? "✓ " : ""}${playerName(p, j)}`,
     );
   });
   document.getElementById("choices").replaceChildren(...choices);
   dialog.showModal();
-}
-
-function markerButtons(board, i) {
-  const { picker } = board;
-  return board.cells.filter((cell) => cell.key[0].startsWith(picker.prefix)).map(({ key, box }) => {
-    const now = markersAt(picker, states[i], key).map((p) => p.colour || p.name);
-    const read = board.read_state ? markersAt(picker, board.read_state, key).map((p) => p.colour || p.name) : now;
-    const changed = now.join() !== read.join();
-    const said = `${track(picker, key)} track, space ${key[2]}: ${now.length ? now.join(" and ") : "no marker"}`;
-    return cellButton(board, key, box, said, changed ? now.join(" ") || "none" : "", () => openMarkers(i, key));
-  });
-}
-
-// One tappable cell over the board's picture, at ``box`` (shares of the picture): ``said`` to a screen
-// reader and on hover, ``shown`` on it where the player changed it.
-function cellButton(board, key, box, said, shown, onclick) {
-  const changed = shown !== "";
-  const button = el(
-    "button",
-    {
-      type: "button",
-      class: ["cell", isLow(board, key) ? "low" : "", changed ? "changed" : ""].join(" "),
-      title: said,
-      "aria-label": said,
-      onclick,
-    },
-    shown,
-  );
-  Object.assign(button.style, {
-    left: `${box[0] * 100}%`,
-    top: `${box[1] * 100}%`,
-    width: `${(box[2] - box[0]) * 100}%`,
-    height: `${(box[3] - box[1]) * 100}%`,
-  });
-  return button;
 }
 
 // Tiles of several parts (a Zen Garden tile): a cell is word c of row r, its parts' letters one after another.
@@ -162,7 +125,7 @@ function setTile(picker, state, r, c, word) {
 function openTile(i, r, c) {
   const { picker } = result.boards[i];
   const word = tileWord(picker, states[i], r, c) || picker.empty;
-  document.getElementById("picker-title").textContent = `Board ${i + 1}, row ${r + 1}, column ${c + 1}`;
+  document.getElementById("picker-title").textContent = `${boardName(i)}, row ${r + 1}, column ${c + 1}`;
   const selects = picker.parts.map((part) => {
     const id = `tile-${part.name}`;
     const select = el("select", { id },
@@ -170,30 +133,12 @@ function openTile(i, r, c) {
         el("option", { value: letter, selected: word !== picker.empty && partValue(part, word) === letter }, words)));
     return [el("label", { for: id }, part.name), select];
   });
-  const set = el("button", { type: "button", onclick: () => {
-    setTile(picker, states[i], r, c, selects.map(([, s]) => s.value).join(""));
-    dialog.close();
-    render();
-  } }, "Set this tile");
-  const none = el("button", { type: "button", class: "secondary", onclick: () => {
-    setTile(picker, states[i], r, c, picker.empty);
-    dialog.close();
-    render();
-  } }, "No tile here");
+  const set = el("button", { type: "button", onclick: () =>
+    change(() => setTile(picker, states[i], r, c, selects.map(([, s]) => s.value).join(""))) }, "Set this tile");
+  const none = el("button", { type: "button", class: "secondary", onclick: () =>
+    change(() => setTile(picker, states[i], r, c, picker.empty)) }, "No tile here");
   document.getElementById("choices").replaceChildren(el("div", { class: "tile-parts" }, selects.flat()), set, none);
   dialog.showModal();
-}
-
-// Cells said in words (a tile's parts, a garden space's pieces): ``words(state, r, c)`` says one; a tap opens
-// ``open(i, r, c)``; a cell whose words are not the reading's is marked changed.
-function wordButtons(board, i, words, open) {
-  return board.cells.filter((cell) => cell.key[0] === board.picker.region).map(({ key, box }) => {
-    const [, r, c] = key;
-    const now = words(states[i], r, c);
-    const read = board.read_state ? words(board.read_state, r, c) : now;
-    const said = `row ${r + 1}, column ${c + 1}: ${now}`;
-    return cellButton(board, key, box, said, now !== read ? "changed" : "", () => open(i, r, c));
-  });
 }
 
 // A garden space (Tang Garden): its tile (a word of the tiles' rows), and the decoration and the character
@@ -210,7 +155,7 @@ function spaceWords(picker, state, r, c) {
   const d = atSpace(state.decorations, r, c);
   const who = atSpace(state.characters, r, c);
   return [
-    `tile: ${tileName(picker, tileWord(picker, state, r, c))}`,
+    tileName(picker, tileWord(picker, state, r, c)),
     d ? `a ${decorationName(decorationKey(d))}` : null,
     who ? `the ${who.name} facing ${picker.facings[who.facing] || who.facing}` : null,
   ].filter(Boolean).join(", ");
@@ -241,7 +186,7 @@ function openSpace(i, r, c) {
     labelled("space-facing", "Facing", Object.entries(picker.facings), who ? who.facing : "N"),
   ];
   const value = (id) => document.getElementById(id).value;
-  const set = el("button", { type: "button", onclick: () => {
+  const set = el("button", { type: "button", onclick: () => change(() => {
     setTile(picker, state, r, c, value("space-tile"));
     const elsewhere = (items) => (items || []).filter((item) => item.cell[0] !== r || item.cell[1] !== c);
     const [kind, species] = value("space-decoration").split(":");
@@ -250,55 +195,114 @@ function openSpace(i, r, c) {
     const name = value("space-character");
     state.characters = [...elsewhere(state.characters),
       ...(name ? [{ name, cell: [r, c], facing: value("space-facing") }] : [])];
-    dialog.close();
-    render();
-  } }, "Set this space");
-  document.getElementById("picker-title").textContent = `Board ${i + 1}, row ${r + 1}, column ${c + 1}`;
+  }) }, "Set this space");
+  document.getElementById("picker-title").textContent = `${boardName(i)}, row ${r + 1}, column ${c + 1}`;
   document.getElementById("choices").replaceChildren(el("div", { class: "tile-parts" }, fields.flat()), set);
   dialog.showModal();
 }
 
-function picture(board, i) {
+// What a cell holds in words, for each kind of picker: (state, r, c) -> words.
+function wordsOf(picker) {
+  if (picker.kind === "tiles") return (state, r, c) => tileWords(picker, tileWord(picker, state, r, c));
+  if (picker.kind === "spaces") return (state, r, c) => spaceWords(picker, state, r, c);
+  return (state, r, c) => {
+    const value = cellValue(picker, state, r, c);
+    return picker.labels[value] || value || "nothing read";
+  };
+}
+
+const OPENERS = { cells: openPicker, tiles: openTile, spaces: openSpace };
+
+// Every cell of a board the player may tap: where it lies on the picture (``box``, shares of it), what it
+// holds now and as read, in words, the line it is listed under and what a tap opens.
+function cellsOf(board, i) {
   const { picker } = board;
-  // Shown, not tappable, on a phone that may not change the result.
-  if (result.change_refused) return framed(board, i, []);
-  if (picker && picker.kind === "markers") return framed(board, i, markerButtons(board, i));
-  if (picker && picker.kind === "tiles") {
-    const words = (state, r, c) => tileWords(picker, tileWord(picker, state, r, c));
-    return framed(board, i, wordButtons(board, i, words, openTile));
+  if (!picker) return [];
+  const read = board.read_state || board.board.state;
+  if (picker.kind === "markers") {
+    const names = (state, key) => markersAt(picker, state, key).map((p) => p.colour || p.name).join(" and ");
+    return board.cells.filter((cell) => cell.key[0].startsWith(picker.prefix)).map(({ key, box }) => {
+      const now = names(states[i], key) || "no marker";
+      const was = names(read, key) || "no marker";
+      // Only the spaces where a marker stands (or stood as read) are listed: the rest hold nothing to check.
+      const listed = now !== "no marker" || was !== "no marker";
+      const line = `${sentence(track(picker, key))} track`;
+      return { key, box, line, place: `space ${key[2]}`, now, was, listed, open: () => openMarkers(i, key) };
+    });
   }
-  if (picker && picker.kind === "spaces") {
-    const words = (state, r, c) => spaceWords(picker, state, r, c);
-    return framed(board, i, wordButtons(board, i, words, openSpace));
-  }
-  const cells = picker ? board.cells.filter((cell) => cell.key[0] === picker.region) : [];
-  const buttons = cells.map(({ key, box }) => {
+  const words = wordsOf(picker);
+  return board.cells.filter((cell) => cell.key[0] === picker.region).map(({ key, box }) => {
     const [, r, c] = key;
-    const value = cellValue(picker, states[i], r, c);
-    const read = board.read_state ? cellValue(picker, board.read_state, r, c) : value;
-    const said = `row ${r + 1}, column ${c + 1}: ${picker.labels[value] || value}`;
-    return cellButton(board, key, box, said, value !== read ? value : "", () => openPicker(i, r, c));
+    const open = () => OPENERS[picker.kind](i, r, c);
+    return { key, box, line: `Row ${r + 1}`, place: `column ${c + 1}`, now: words(states[i], r, c),
+      was: words(read, r, c), listed: true, open };
   });
-  return framed(board, i, buttons);
 }
 
-// The board's picture under its tappable cells: wide enough for a finger on each cell and its words to be
-// read; on a phone it scrolls sideways alone.
-function framed(board, i, buttons) {
-  return el("div", { class: "picture-scroll", tabindex: 0, role: "region", "aria-label": `Board ${i + 1} as read` },
-    el("div", { class: "picture" }, el("img", { src: board.picture, alt: `board ${i + 1} as read` }), buttons));
+function said(board, cell) {
+  const changed = cell.now !== cell.was ? `, changed from ${cell.was}` : "";
+  const low = isLow(board, cell.key) && cell.now === cell.was ? ", hard to read: check it" : "";
+  return `${cell.line.toLowerCase()}, ${cell.place}: ${cell.now}${changed}${low}`;
 }
 
-function breakdown(board) {
+function cellClass(board, cell, base) {
+  const low = isLow(board, cell.key) ? "low" : "";
+  return [base, low, cell.now !== cell.was ? "changed" : ""].join(" ");
+}
+
+// The board's picture, as wide as the screen (two fingers zoom it), each cell a button over it.
+function picture(board, i, cells) {
+  const buttons = cells.map((cell) => {
+    const button = el("button", { type: "button", class: cellClass(board, cell, "cell"), title: said(board, cell),
+      "aria-label": said(board, cell), onclick: cell.open });
+    const [x0, y0, x1, y1] = cell.box;
+    Object.assign(button.style, { left: `${x0 * 100}%`, top: `${y0 * 100}%`, width: `${(x1 - x0) * 100}%`,
+      height: `${(y1 - y0) * 100}%` });
+    return button;
+  });
+  return el("div", { class: "picture board-picture" },
+    el("img", { src: board.picture, alt: `${boardName(i)} as read` }), buttons);
+}
+
+// Each cell in words, line by line (a row, a track): what the reader saw, what to check, what was changed.
+// A tap on one corrects it as a tap on its picture does; the words are the page's text, legible on a phone.
+function cellList(board, i, cells) {
+  const lines = new Map();
+  for (const cell of cells.filter((c) => c.listed)) {
+    if (!lines.has(cell.line)) lines.set(cell.line, []);
+    lines.get(cell.line).push(cell);
+  }
+  const shown = result.change_refused
+    ? (cell) => el("li", { class: cellClass(board, cell, "read-cell") }, cell.now)
+    : (cell) => el("li", {}, el("button", { type: "button", class: cellClass(board, cell, "read-cell"),
+      "aria-label": said(board, cell), onclick: cell.open },
+    cell.now !== cell.was ? [el("s", {}, cell.was), " ", cell.now] : cell.now));
+  return el("details", { class: "cells-read", open: true },
+    el("summary", {}, "Every cell as read"),
+    [...lines].map(([line, row]) => el("div", { class: "read-line" }, el("span", { class: "line-name" }, line),
+      el("ul", {}, row.map(shown)))));
+}
+
+// The breakdown; ``before``, the same board's as read, where the player changed cells: each line whose
+// points moved is marked, with what it was.
+function breakdown(board, before = null) {
+  const was = new Map((before ? before.lines : []).map((line) => [line.rule, line.points]));
+  const moved = (rule, points) => before !== null && was.get(rule) !== points;
   const rows = board.lines.map((line) =>
-    el("tr", {}, el("td", {}, line.rule), el("td", {}, line.detail), el("td", { class: "points" }, line.points)),
+    el("tr", { class: moved(line.rule, line.points) ? "moved" : "" }, el("td", {}, line.rule),
+      el("td", {}, line.detail),
+      el("td", { class: "points" }, line.points,
+        moved(line.rule, line.points) ? el("span", { class: "was" }, ` (was ${was.get(line.rule) ?? 0})`) : null)),
   );
+  const total = before !== null && before.total !== board.total
+    ? [board.total ?? "–", el("span", { class: "was" }, ` (was ${before.total ?? "–"})`)]
+    : board.total ?? "–";
   return el(
     "table",
     {},
     el("thead", {}, el("tr", {}, el("th", {}, "Rule"), el("th", {}, "Detail"), el("th", { class: "points" }, "Points"))),
     el("tbody", {}, rows),
-    el("tfoot", {}, el("tr", {}, el("th", {}, "Total"), el("th"), el("th", { class: "points" }, board.total ?? "–"))),
+    el("tfoot", {}, el("tr", {}, el("th", {}, "Total"), el("th"), el("th", { class: "points" }, total))),
   );
 }
 
@@ -307,8 +311,8 @@ function editor(i) {
   area.value = JSON.stringify(states[i], null, 1);
   area.addEventListener("change", () => {
     try {
-      states[i] = JSON.parse(area.value);
-      render();
+      const edited = JSON.parse(area.value);
+      change(() => { states[i] = edited; });
     } catch (error) {
       showError(message, new Error(`Board ${i + 1}: ${error.message}`));
     }
@@ -327,26 +331,59 @@ function whyNot(board) {
 const scored = (board) => board.total !== null || (board.players || []).length > 0;
 const ranked = (players) => [...players].sort((a, b) => a.rank - b.rank);
 
-// One line at the top that matches what follows: scored, partly scored, or not scored and why, with the way
-// to fix it.
+const CORRECTED = "corrected by hand";
+// What a board's reading asks the player to check (a correction by hand is no such thing).
+const toCheck = (board) => board.flags.filter((f) => f !== CORRECTED && !f.startsWith(NOT_SCORED));
+const points = (n) => `${n} point${n === 1 ? "" : "s"}`;
+
+// Who wins a table of boards scored apart (Zen Garden's gardens, one photo of several kingdoms): the best
+// total's, named, ties together.
+function winners(boards) {
+  const best = Math.max(...boards.map((b) => b.total));
+  const names = boards.map((b, i) => [b, i]).filter(([b]) => b.total === best).map(([, i]) => boardName(i));
+  return names.length > 1 ? `${names.join(" and ")} tie with ${points(best)}` : `${names[0]} wins with ${points(best)}`;
+}
+
+// What the score is: one player's points, or who wins.
+function scoreWords(boards) {
+  if (boards.length === 1 && (boards[0].players || []).length) {
+    const [first] = ranked(boards[0].players);
+    return `${first.player} wins with ${points(first.total)}`;
+  }
+  if (boards.length > 1) return winners(boards);
+  const name = result.boards[0].player;
+  return name ? `${name} has ${points(boards[0].total)}` : points(boards[0].total);
+}
+
+// The score of the changed boards, against the reading's.
+function changedWords() {
+  const words = (boards) => (boards.every(scored) ? scoreWords(boards) : "not scored");
+  return `Changed, not saved yet: ${words(previewed)} (was ${words(result.boards.map((b) => b.board))})`;
+}
+
+// One line at the top that matches what follows: scored and nothing to check, scored but something to check
+// (said in words), partly scored, or not scored and why, with the way to fix it; while cells are changed,
+// the changed score, not saved yet.
 function headline() {
   const boards = result.boards.map((b) => b.board);
   const done = boards.filter(scored);
   const box = document.getElementById("headline");
   const lines = [];
-  if (done.length === boards.length) {
-    const shared = boards.length === 1 && (boards[0].players || []).length > 0;
-    if (shared) {
-      const [first] = ranked(boards[0].players);
-      lines.push(el("p", { class: "good" }, `Scored: ${first.player} wins with ${first.total} points`));
-    } else if (boards.length === 1) {
-      lines.push(el("p", { class: "good" }, `Scored: ${boards[0].total} points`));
+  if (previewed) {
+    lines.push(el("p", { class: "check" }, `${changedWords()}. Save the corrections to keep them.`));
+  } else if (previewError) {
+    lines.push(el("p", { class: "bad" }, "Changed, but the rules cannot score it so: see below the board."));
+  } else if (done.length === boards.length) {
+    const checks = boards.flatMap((b, i) => toCheck(b).map((f) => (boards.length > 1 ? `${boardName(i)}: ${f}` : f)));
+    if (checks.length) {
+      lines.push(el("p", { class: "check" }, `Check the board: ${scoreWords(boards)} as read, but`));
+      lines.push(el("ul", { class: "checks" }, checks.map((f) => el("li", {}, sentence(f)))));
     } else {
-      lines.push(el("p", { class: "good" }, `Scored: ${boards.length} boards`));
+      lines.push(el("p", { class: "good" }, `Scored: ${scoreWords(boards)}`));
     }
   } else {
     const missing = boards.map((b, i) => [b, i]).filter(([b]) => !scored(b));
-    const reasons = missing.map(([b, i]) => (boards.length > 1 ? `board ${i + 1}: ${whyNot(b)}` : whyNot(b)));
+    const reasons = missing.map(([b, i]) => (boards.length > 1 ? `${boardName(i)}: ${whyNot(b)}` : whyNot(b)));
     const what = done.length ? `Partly scored: ${missing.length} of ${boards.length} boards are not` : "Not scored";
     lines.push(el("p", { class: "bad" }, `${what}, because ${reasons.join("; ")}`));
     if (!document.getElementById("hand-section").hidden) {
@@ -361,30 +398,88 @@ function headline() {
   box.replaceChildren(...lines);
 }
 
-function render() {
-  boardsBox.replaceChildren(
-    ...result.boards.map((entry, i) => {
-      const board = entry.board;
-      return el(
-        "section",
-        { class: "board" },
-        el("h3", {}, entry.player || `Board ${i + 1}`),
-        // A shared board's players each have a total below, the winner named in the headline.
-        (board.players || []).length ? null : el("div", { class: "total" }, board.total ?? "not scored"),
-        board.flags.length ? el("ul", { class: "flags" }, board.flags.map((f) => el("li", {}, f))) : null,
-        entry.picture ? picture(entry, i) : el("p", { class: "muted" }, "No picture is kept for this result."),
-        board.lines.length ? breakdown(board) : null,
-        // A shared board (Four Gardens' Scoreboard, Tang Garden) holds every player's score.
-        ...ranked(board.players || []).map((p) =>
-          el("div", { class: "player" }, el("h4", {}, `${p.rank}. ${p.player}: ${p.total}`), breakdown(p)),
-        ),
-        result.change_refused ? null : editor(i),
-      );
-    }),
+// A board by its player's name; a table's one shared board (every player's scores) as such.
+const boardName = (i) => result.boards[i].player
+  || ((result.boards[i].board.players || []).length ? "The shared board" : `Board ${i + 1}`);
+
+// A shared board's player's breakdown as read, to show what a change moved.
+const playerAsRead = (board, p) => (board.players || []).find((q) => q.player === p.player) || null;
+
+function boardSection(entry, i) {
+  // While cells are changed, the rules' score of the changed board; the reading's otherwise.
+  const asRead = entry.board;
+  const board = previewed ? previewed[i] : asRead;
+  const before = previewed ? asRead : null;
+  const cells = entry.picture ? cellsOf(entry, i) : [];
+  const total = before !== null && before.total !== board.total
+    ? [board.total ?? "not scored", el("span", { class: "was" }, ` (was ${before.total ?? "not scored"})`)]
+    : board.total ?? "not scored";
+  return el(
+    "section",
+    { class: "board" },
+    el("h3", {}, boardName(i)),
+    // A shared board's players each have a total below, the winner named in the headline.
+    (board.players || []).length ? null : el("div", { class: "total", "aria-live": "polite" }, total),
+    asRead.flags.length ? el("ul", { class: "flags" }, asRead.flags.map((f) => el("li", {}, f))) : null,
+    entry.picture
+      ? picture(entry, i, result.change_refused ? [] : cells)
+      : el("p", { class: "muted" }, "No picture is kept for this result."),
+    board.lines.length ? breakdown(board, before) : null,
+    // A shared board (Four Gardens' Scoreboard, Tang Garden) holds every player's score.
+    ...ranked(board.players || []).map((p) =>
+      el("div", { class: "player" }, el("h4", {}, `${p.rank}. ${p.player}: ${p.total}`),
+        breakdown(p, before && playerAsRead(before, p))),
+    ),
+    cells.length ? cellList(entry, i, cells) : null,
+    result.change_refused ? null : editor(i),
   );
-  rescoreButton.disabled = !dirty();
-  undoButton.disabled = !dirty();
+}
+
+function render() {
+  boardsBox.replaceChildren(...result.boards.map(boardSection));
+  const changed = dirty();
+  document.getElementById("correct").classList.toggle("pending", changed);
+  document.getElementById("pending-score").textContent = previewed ? changedWords() : "";
+  rescoreButton.disabled = !changed || previewError !== null;
+  undoButton.disabled = undone.length === 0;
+  document.getElementById("preview-error").replaceChildren(
+    previewError ? el("p", { class: "error", role: "alert" }, previewError) : "");
   headline();
+}
+
+// A change to the boards (``apply`` edits ``states``): one more step for Undo, the picker closed, and the
+// changed boards scored by the rules at once, kept only when the player saves them.
+function change(apply) {
+  undone.push(copy(states));
+  apply();
+  if (dialog.open) dialog.close();
+  rescoreNow();
+}
+
+async function rescoreNow() {
+  const asked = ++previewAsked;
+  if (!dirty()) {
+    previewed = null;
+    previewError = null;
+    render();
+    return;
+  }
+  render();
+  try {
+    const answer = await api(`/api/result/${gameId}/preview`, {
+      method: "POST",
+      headers: { "Content-Type": "application/json" },
+      body: JSON.stringify({ boards: states }),
+    });
+    if (asked !== previewAsked) return;
+    previewed = answer.boards;
+    previewError = null;
+  } catch (error) {
+    if (asked !== previewAsked) return;
+    previewed = null;
+    previewError = `${error.message}. Change the cell again, or Undo.`;
+  }
+  render();
 }
 
 let hand = null; // the hand-entry form, where the result can be read again with one
@@ -445,16 +540,17 @@ async function load() {
     return;
   }
   const pickable = result.boards.filter((b) => b.picker && b.picture);
+  const kinds = new Set(pickable.map((b) => b.picker.kind));
+  const what = kinds.has("markers")
+    ? "Tap a track space, on the picture or in the list below it, to say whose markers stand there"
+    : kinds.has("tiles")
+      ? "Tap a tile, on the picture or in the list below it, to correct its floor, path or decoration"
+      : kinds.has("spaces")
+        ? "Tap a garden space, on the picture or in the list below it, to correct its tile, decoration or character"
+        : "Tap a cell, on the picture or in the list below it, to correct it";
   document.getElementById("hint").textContent = !pickable.length
     ? "Correct a board by editing its state below."
-    : pickable.some((b) => b.picker.kind === "markers")
-      ? "Tap a track space to say whose markers stand there; spaces outlined in orange were hard to read."
-      : pickable.some((b) => b.picker.kind === "tiles")
-        ? "Tap a tile to correct its floor, path or decoration; tiles outlined in orange were hard to read."
-        : pickable.some((b) => b.picker.kind === "spaces")
-          ? "Tap a garden space to correct its tile, decoration or character; spaces outlined in orange were " +
-            "hard to read."
-        : "Tap a cell to correct it; cells outlined in orange were hard to read.";
+    : `${what}: the score follows at once. Those marked "check" (outlined in orange) were hard to read.`;
   document.getElementById("consent").disabled = !result.photo_kept;
   document.getElementById("correct").hidden = false;
   // One board read from a kept photo, not corrected by hand: its corners can be placed again.
@@ -478,7 +574,9 @@ async function load() {
 const alsoInput = document.getElementById("also");
 const readAgainButton = document.getElementById("read-again");
 alsoInput.addEventListener("change", () => {
-  readAgainButton.disabled = alsoInput.files.length === 0;
+  const count = alsoInput.files.length;
+  readAgainButton.disabled = count === 0;
+  document.getElementById("also-chosen").textContent = chosenPhotos(alsoInput.files);
 });
 
 readAgainButton.addEventListener("click", async () => {
@@ -530,9 +628,10 @@ document.getElementById("place-send").addEventListener("click", async () => {
 });
 
 undoButton.addEventListener("click", () => {
-  states = result.boards.map((b) => copy(b.board.state));
+  if (!undone.length) return;
+  states = undone.pop();
   message.replaceChildren();
-  render();
+  rescoreNow();
 });
 
 rescoreButton.addEventListener("click", async () => {

@@ -13,6 +13,7 @@ import socket
 import time
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
 from itertools import count
 from pathlib import Path
 from typing import Any, Literal
@@ -23,13 +24,14 @@ import numpy as np
 import pytest
 
 from calibration.statedir import StateDir
+from device.history import History
 from device.kiosk import write_kiosk_page
 from device.live import Broadcaster, EventKind, LiveEvent
 from device.serve import upload_scorer
 from device.web import AppConfig, create_app
 from device.web.auth import KIOSK_COOKIE
 from device.web.score import META_FILE, RESULTS_DIR
-from device.web.tv import KIOSK_STREAMS
+from device.web.tv import KIOSK_STREAMS, PHOTO_HOLD_S
 from examples import example_views
 from lab.bench import _exact
 from scoring.core import ScoreBreakdown, TableScore
@@ -170,6 +172,16 @@ def _shown_total(driver: webdriver.Chrome) -> str:
         lambda d: d.find_element(By.CSS_SELECTOR, ".board .total").text, "no total on the result page"
     )
     return total
+
+
+def _to_check(boards: Sequence[Mapping[str, Any]]) -> list[str]:
+    """What the result's boards ask the player to check (their flags, bar why one is not scored)."""
+    return [f for b in boards for f in b["board"]["flags"] if not f.startswith("not scored")]
+
+
+def _headline_start(boards: Sequence[Mapping[str, Any]]) -> str:
+    """How the headline of a scored result starts: "Scored" only where nothing is left to check."""
+    return "Check the board: " if _to_check(boards) else "Scored: "
 
 
 def _pair_the_browser(site: Site, driver: webdriver.Chrome) -> None:
@@ -348,12 +360,12 @@ def test_a_tang_garden_space_is_corrected_from_lists(
     )
     driver.get(f"{site.url}/result/{first}")
     wait = _wait(driver)
-    space = f'.board .cell[aria-label^="row {r + 1}, column {c + 1}: tile: "]'
+    space = f'.board .cell[aria-label^="row {r + 1}, column {c + 1}: "]'
     wait.until(ec.element_to_be_clickable((By.CSS_SELECTOR, space))).click()
     Select(wait.until(ec.visibility_of_element_located((By.ID, "space-decoration")))).select_by_value("bird")
     driver.find_element(By.XPATH, '//dialog//button[.="Set this space"]').click()
     cell = driver.find_element(By.CSS_SELECTOR, space)
-    assert (cell.get_attribute("aria-label") or "").endswith(", a bird")
+    assert ", a bird, changed from " in (cell.get_attribute("aria-label") or "")
     assert "changed" in (cell.get_attribute("class") or "")
     driver.find_element(By.ID, "rescore").click()
     wait.until(lambda d: _game_id_in(d.current_url) != first, "the corrected board was not scored")
@@ -375,7 +387,11 @@ def test_a_result_read_from_a_slanted_photo_is_read_again_with_one_added_on_its_
     assert "Up to 3 more" in more.text
     button = driver.find_element(By.ID, "read-again")
     assert not button.is_enabled()
+    # A button in the page's own look, not the browser's plain file control; it says what was chosen.
+    assert driver.find_element(By.ID, "also").rect["width"] <= 1
+    assert driver.find_element(By.CSS_SELECTOR, 'label[for="also"]').text == "Choose photos"
     driver.find_element(By.ID, "also").send_keys(str(views[1]))
+    assert driver.find_element(By.ID, "also-chosen").text == views[1].name
     page = driver.current_url
     button.click()
     _wait(driver, SCORING_S).until(lambda d: d.current_url != page, "the board was not read again")
@@ -384,7 +400,8 @@ def test_a_result_read_from_a_slanted_photo_is_read_again_with_one_added_on_its_
     assert _exact("tang-garden", truth, board["board"]["state"])
     assert not _slanted(board)
     assert site.client.get(f"/api/result/{first}").status_code == 404
-    assert _wait(driver).until(lambda d: d.find_element(By.ID, "headline").text).startswith("Scored: ")
+    headline = _wait(driver).until(lambda d: d.find_element(By.ID, "headline").text)
+    assert headline.startswith(_headline_start([board]))
 
 
 def test_tapping_a_cell_of_the_picture_corrects_it_and_rescores(site: Site, driver: webdriver.Chrome) -> None:
@@ -426,19 +443,45 @@ def test_tapping_a_cell_of_the_picture_corrects_it_and_rescores(site: Site, driv
     wait = _wait(driver)
     wait.until(ec.visibility_of_element_located((By.ID, "picker")), "tapping the cell opened no picker")
     assert driver.find_element(By.ID, "picker-title").text == f"Board 1, row {r + 1}, column {c + 1}"
+    # The choices are said in words, never the state's codes.
+    names = [b.text for b in driver.find_elements(By.CSS_SELECTOR, "#choices button")]
+    assert names == list(picker["labels"].values())
     name = picker["labels"][value]
-    choice = f"{name} ({value})" if name != value else name
-    driver.find_element(By.XPATH, f'//div[@id="choices"]/button[normalize-space()="{choice}"]').click()
+    driver.find_element(By.XPATH, f'//div[@id="choices"]/button[normalize-space()="{name}"]').click()
     wait.until(ec.invisibility_of_element_located((By.ID, "picker")))
     changed = wait.until(ec.visibility_of_element_located((By.CSS_SELECTOR, ".picture .cell.changed")))
-    assert changed.text == value
+    was = picker["labels"][current]
+    assert changed.get_attribute("aria-label") == f"row {r + 1}, column {c + 1}: {name}, changed from {was}"
+    # The rules score the change at once, before it is saved: the total and the lines it moved.
+    expected = _score(edited(value))
+    wait.until(lambda d: _shown_total(d).startswith(f"{expected.total} (was {before['total']})"))
+    moved = driver.find_elements(By.CSS_SELECTOR, ".board table tbody tr.moved td:first-child")
+    read = {line["rule"]: line["points"] for line in before["board"]["lines"]}
+    assert {m.text for m in moved} == {ln.rule for ln in expected.lines if read.get(ln.rule) != ln.points}
+    assert driver.find_element(By.ID, "headline").text.startswith(
+        f"Changed, not saved yet: {expected.total} points (was {before['total']} points)"
+    )
+    # One Undo steps back to the reading; the change is made again, this time from the words below the
+    # picture, and saved.
+    driver.find_element(By.ID, "undo").click()
+    wait.until(lambda d: _shown_total(d) == str(before["total"]), "Undo did not bring the score back")
+    assert not driver.find_elements(By.CSS_SELECTOR, ".cell.changed, tr.moved")
+    word = driver.find_element(
+        By.CSS_SELECTOR, f'.cells-read button[aria-label^="row {r + 1}, column {c + 1}: "]'
+    )
+    assert word.text == was and float(word.value_of_css_property("font-size").removesuffix("px")) >= 16
+    word.click()
+    wait.until(
+        ec.element_to_be_clickable((By.XPATH, f'//div[@id="choices"]/button[normalize-space()="{name}"]'))
+    )
+    driver.find_element(By.XPATH, f'//div[@id="choices"]/button[normalize-space()="{name}"]').click()
+    wait.until(lambda d: _shown_total(d).startswith(f"{expected.total} (was"), "the change was not rescored")
     wait.until(ec.element_to_be_clickable((By.ID, "rescore"))).click()
 
     wait.until(lambda d: d.current_url != f"{site.url}/result/{game_id}", "the correction was not saved")
     new_id = _game_id_in(driver.current_url)
     after = _result(site, new_id)["boards"][0]["board"]
     assert after["state"] == edited(value)
-    expected = _score(after["state"])
     assert expected.total != before["total"]
     assert _shown_total(driver) == str(expected.total)
     rows = driver.find_elements(By.CSS_SELECTOR, ".board table tbody tr")
@@ -484,6 +527,14 @@ def _open_tv_as_the_kiosk(site: Site, driver: webdriver.Chrome) -> WebDriverWait
     return wait
 
 
+def _no_photo_to_hold(site: Site) -> None:
+    """A photo scored a day ago stored last: the TV opened next holds none of the photos the tests before sent
+    over the live scores, as it never holds one older than the hold."""
+    boards = _live_boards(("north", "Old", 1))["boards"]
+    with History.open(StateDir(site.state_root).history) as history:
+        history.record(GAME, boards, "upload", when=datetime.now(UTC) - timedelta(days=1))
+
+
 def test_the_tv_reconnects_by_itself_after_it_was_turned_away(tmp_path: Path) -> None:
     """A browser gives an event stream up for good once it is refused (503): the TV page tries again. A server
     and a browser of the test's own, so that no other page holds a place."""
@@ -514,6 +565,7 @@ def test_the_tv_reconnects_by_itself_after_it_was_turned_away(tmp_path: Path) ->
 
 
 def test_the_tv_shows_live_scores_and_status_messages(site: Site, driver: webdriver.Chrome) -> None:
+    _no_photo_to_hold(site)
     wait = _open_tv_as_the_kiosk(site, driver)
 
     _publish(site, "score", _live_boards(("north", "Alice", 41), ("south", "Bob", 37)))
@@ -540,6 +592,7 @@ def test_the_tv_names_the_players_and_shows_the_leaders_breakdown(
     put = site.client.put("/api/setup", json={"game": GAME, "players": ["Ann", "Bo"]})
     assert put.status_code == 200, put.text
     try:
+        _no_photo_to_hold(site)
         wait = _open_tv_as_the_kiosk(site, driver)
         boards = _live_boards(("board 1", "", 30), ("board 2", "", 45))
         for board, rule in zip(boards["boards"], ("Roses", "Trees"), strict=True):
@@ -550,7 +603,7 @@ def test_the_tv_names_the_players_and_shows_the_leaders_breakdown(
         breakdown = wait.until(ec.visibility_of_element_located((By.ID, "breakdown")))
         # The leader's first: their name, total and each rule's points.
         assert breakdown.find_element(By.TAG_NAME, "h2").text == "Bo: 45"
-        assert breakdown.find_element(By.TAG_NAME, "li").text.split() == ["Trees", "45"]
+        assert breakdown.find_element(By.TAG_NAME, "li").text.split() == ["Trees:", "45"]
         # A shared board holds every player's score: each is a seat of its own.
         shared = {
             "game": "four-gardens",
@@ -567,6 +620,76 @@ def test_the_tv_names_the_players_and_shows_the_leaders_breakdown(
         wait.until(lambda d: _tv_scores(d) == [("Cy", "20"), ("Di", "26")], "the shared board's players")
     finally:
         site.client.put("/api/setup", json={})
+
+
+def _tv_points(driver: webdriver.Chrome) -> list[str]:
+    return [points for _, points in _tv_scores(driver)]
+
+
+def _said_on_the_tv(driver: webdriver.Chrome) -> str:
+    """Where the TV says its score comes from."""
+    return driver.find_element(By.ID, "updated").text
+
+
+def test_a_photo_scored_from_a_phone_is_held_on_the_tv_over_the_live_scores(
+    site: Site, driver: webdriver.Chrome
+) -> None:
+    _no_photo_to_hold(site)
+    wait = _open_tv_as_the_kiosk(site, driver)
+    _publish(site, "score", _live_boards(("north", "Alice", 17), ("south", "Bob", 39)))
+    wait.until(lambda d: _tv_scores(d) == [("Alice", "17"), ("Bob", "39")], "the live score was not shown")
+    assert _said_on_the_tv(driver).startswith("Live from the camera")
+
+    # A player scores a photo from their phone: the TV finds it on its next look (every few seconds).
+    game_id = _sent_example(site, GAME)
+    photo = [str(b["total"]) for b in _result(site, game_id)["boards"]]
+    _wait(driver, PHOTO_HOLD_S / 2).until(lambda d: _tv_points(d) == photo, "the photo was not shown")
+    assert _said_on_the_tv(driver).startswith("From a photo scored at")
+    # The camera scores on meanwhile: the photo stays. The status sent after the score on the same stream
+    # shows the score has reached the page.
+    _publish(site, "score", _live_boards(("north", "Alice", 2), ("south", "Bob", -1)))
+    _publish(site, "status", {"status": "occluded", "message": "a hand is over a board", "occluded": []})
+    wait.until(ec.text_to_be_present_in_element((By.ID, "status"), "a hand is over a board"))
+    assert _tv_points(driver) == photo
+    assert _said_on_the_tv(driver).startswith("From a photo scored at")
+
+    # Its hold over (as after PHOTO_HOLD_S, or here: the photo deleted), the camera's latest score comes
+    # back; the photos sent before it are not shown again.
+    assert site.client.delete(f"/api/history/{game_id}").status_code == 204
+    wait.until(lambda d: _tv_scores(d) == [("Alice", "2"), ("Bob", "-1")], "the live score did not come back")
+    assert _said_on_the_tv(driver).startswith("Live from the camera")
+
+
+# Each rule's text and its points' text as drawn (a wrapped rule: all its lines), and the font size.
+_BREAKDOWN_DRAWN = (
+    "const box = (node) => { const r = document.createRange(); r.selectNodeContents(node);"
+    " return r.getBoundingClientRect(); };"
+    "return [...document.querySelectorAll('#breakdown li')].map((li) => {"
+    " const rule = box(li.querySelector('span')), points = box(li.querySelector('strong'));"
+    " const font = parseFloat(getComputedStyle(li).fontSize);"
+    " return [li.textContent, rule.right, points.left, points.right, font]; });"
+)
+
+
+def test_the_tvs_breakdown_sets_each_rule_apart_from_its_points(site: Site, driver: webdriver.Chrome) -> None:
+    # Issue #61: on a phone the rules ran into their points ("Mushrooms0"). One page, seen at both sizes: the
+    # kiosk's event streams are few, and one left is given back only when the scorer next writes to it.
+    lines = {"Mushrooms": 0, "Chess pieces": 15, "Unplaced bonus tiles": -3}
+    boards = _live_boards(("north", "Alice", 12))
+    boards["boards"][0]["lines"] = [{"rule": r, "detail": "", "points": p} for r, p in lines.items()]
+    _no_photo_to_hold(site)
+    with phone(driver):
+        wait = _open_tv_as_the_kiosk(site, driver)
+        _publish(site, "score", boards)
+        wait.until(lambda d: len(d.find_elements(By.CSS_SELECTOR, "#breakdown li")) == len(lines))
+        on_a_phone = (driver.execute_script("return innerWidth"), driver.execute_script(_BREAKDOWN_DRAWN))
+    on_the_tv = (driver.execute_script("return innerWidth"), driver.execute_script(_BREAKDOWN_DRAWN))
+    for width, drawn in (on_a_phone, on_the_tv):
+        # Read out as "Mushrooms: 0"; on screen half a letter's width apart at least, and inside the screen.
+        assert [text for text, *_ in drawn] == [f"{rule}: {points}" for rule, points in lines.items()]
+        for text, rule_right, points_left, points_right, font in drawn:
+            assert points_left - rule_right >= font / 2, (width, text)
+            assert points_right <= width, (width, text)
 
 
 def test_a_phone_is_paired_with_the_code_the_tv_shows_and_then_may_change_the_set_up(
@@ -769,7 +892,8 @@ def test_a_new_player_scores_each_example_photo_on_a_phone_without_typing_json(
         driver.find_element(By.ID, "send").click()
         _wait(driver, SCORING_S).until(ec.url_matches(r"/result/\d+$"), "the photo was not scored")
         headline = _wait(driver).until(lambda d: d.find_element(By.ID, "headline").text)
-        assert headline.startswith("Scored: ")
+        # Scored, or scored with something to check first (the headline's words: see the next test).
+        assert headline.startswith(("Scored: ", "Check the board: "))
     result = _result(site, _game_id_in(driver.current_url))
     rules = get_game(game)
     expected = _totals(rules.score(rules.parse(truth)))
@@ -781,6 +905,77 @@ def test_a_new_player_scores_each_example_photo_on_a_phone_without_typing_json(
         if p.get("total") is not None
     )
     assert shown == expected
+
+
+# The boards the issue found cut off on a phone (Four Gardens' spaces 5-8, Zen Garden's columns) and
+# captioned in codes or at 7 px (Sanssouci's "#", Tang Garden's spaces).
+@pytest.mark.parametrize("game", ["four-gardens", "zen-garden", "sanssouci", "tang-garden"])
+def test_a_result_on_a_phone_shows_the_whole_board_and_says_each_cell_in_words(
+    site: Site, driver: webdriver.Chrome, game: str
+) -> None:
+    _, truth = _example(game)
+    game_id = _sent_example(site, game, _example_hand(game, truth))
+    result = _result(site, game_id)
+    with phone(driver):
+        driver.get(f"{site.url}/result/{game_id}")
+        _loaded_picture(driver)
+        width = driver.execute_script("return innerWidth")
+        # Every board picture lies whole inside the screen's width, and nothing scrolls sideways.
+        for left, right in driver.execute_script(
+            "return [...document.querySelectorAll('.board .picture img')].map((i) => {"
+            " const r = i.getBoundingClientRect(); return [r.left, r.right]; });"
+        ):
+            assert 0 <= left < right <= width
+        assert driver.execute_script("return document.documentElement.scrollWidth") <= width
+        words = driver.find_elements(By.CSS_SELECTOR, ".cells-read .read-cell")
+        assert words
+        for word in words:
+            assert float(word.value_of_css_property("font-size").removesuffix("px")) >= 16
+        said = {w.text.removeprefix("check: ") for w in words}
+        picker = result["boards"][0]["picker"]
+        codes = set(picker.get("labels", {})) - set(picker.get("labels", {}).values())
+        assert not said & codes, f"codes shown as captions: {said & codes}"
+        headline = driver.find_element(By.ID, "headline").text
+    # "Scored" only where nothing is left to check; otherwise what to check, in words.
+    assert headline.startswith(_headline_start(result["boards"]))
+    assert all(f[0].upper() + f[1:] in headline for f in _to_check(result["boards"]))
+
+
+def test_the_home_page_asks_who_is_playing_and_the_result_names_them(
+    site: Site, driver: webdriver.Chrome
+) -> None:
+    photo, truth = _example(GAME)
+    with phone(driver):
+        driver.get(f"{site.url}/")
+        _choose_game(driver, GAME)
+        wait = _wait(driver)
+        lines = wait.until(lambda d: d.find_elements(By.CSS_SELECTOR, "#who input"))
+        for line in lines:
+            line.clear()
+        lines[0].send_keys("Ann")
+        lines[1].send_keys("Bo")
+        driver.find_element(By.ID, "who-add").click()
+        driver.find_elements(By.CSS_SELECTOR, "#who input")[-1].send_keys("Cy")
+        # A game of one board a photo: whose board it is, among the names.
+        whose = wait.until(ec.visibility_of_element_located((By.ID, "whose-box")))
+        assert [label.text for label in whose.find_elements(By.TAG_NAME, "label")] == ["Ann", "Bo", "Cy"]
+        whose.find_element(By.XPATH, './/label[.="Bo"]').click()
+        driver.find_element(By.ID, "file").send_keys(str(photo))
+        _fill(driver, _form(site, GAME), driver.find_element(By.ID, "hand-form"), _example_hand(GAME, truth))
+        driver.find_element(By.ID, "send").click()
+        _wait(driver, SCORING_S).until(ec.url_matches(r"/result/\d+$"), "the photo was not scored")
+        assert wait.until(lambda d: d.find_element(By.CSS_SELECTOR, ".board h3").text) == "Bo"
+        assert " Bo has " in driver.find_element(By.ID, "headline").text
+        # Remembered for the table: the next phone's home page starts from the same names.
+        assert site.client.get("/api/players").json() == {"players": ["Ann", "Bo", "Cy"]}
+        driver.get(f"{site.url}/")
+        shown = wait.until(
+            lambda d: [i.get_attribute("value") for i in d.find_elements(By.CSS_SELECTOR, "#who input")]
+        )
+        assert shown == ["Ann", "Bo", "Cy"]
+    history = site.client.get("/api/history").json()
+    assert history[0]["boards"][0]["player"] == "Bo"
+    site.client.put("/api/players", json={"players": []})
 
 
 def test_zen_gardens_set_up_is_picked_from_lists_and_reaches_the_reading(
@@ -946,7 +1141,7 @@ def test_a_marker_read_on_the_wrong_track_space_is_moved_by_tapping(
     wait = _wait(driver)
     wait.until(
         ec.element_to_be_clickable(
-            (By.CSS_SELECTOR, f'.cell[aria-label="red track, space {space}: {player["colour"]}"]')
+            (By.CSS_SELECTOR, f'.cell[aria-label^="red track, space {space}: {player["colour"]}"]')
         )
     )
     # The marker is one space further on: tap that space and say whose it is.
@@ -954,7 +1149,8 @@ def test_a_marker_read_on_the_wrong_track_space_is_moved_by_tapping(
     who = f"{player['name']} ({player['colour']})"
     wait.until(ec.element_to_be_clickable((By.XPATH, f'//dialog//button[.="{who}"]'))).click()
     moved = driver.find_element(
-        By.CSS_SELECTOR, f'.cell[aria-label="red track, space {space + 1}: {player["colour"]}"]'
+        By.CSS_SELECTOR,
+        f'.cell[aria-label^="red track, space {space + 1}: {player["colour"]}, changed from"]',
     )
     assert "changed" in (moved.get_attribute("class") or "")
     driver.find_element(By.ID, "rescore").click()
@@ -991,3 +1187,136 @@ def test_a_zen_tile_is_corrected_part_by_part_from_lists(site: Site, driver: web
     boards = _result(site, _game_id_in(driver.current_url))["boards"]
     assert boards[0]["board"]["state"]["tiles"][0].split(" ")[0] == floor + before[1:]
     assert all(b["total"] is not None for b in boards)  # the table scored again, by the rules
+
+
+def _in_view(driver: webdriver.Chrome, element: WebElement) -> bool:
+    """Whether ``element`` lies wholly on the screen, as the page is scrolled now (to a pixel's rounding)."""
+    return bool(
+        driver.execute_script(
+            "const r = arguments[0].getBoundingClientRect();"
+            "return r.height > 0 && r.top >= -1 && r.bottom <= innerHeight + 1;",
+            element,
+        )
+    )
+
+
+def _hand_field(driver: webdriver.Chrome, label: str) -> WebElement:
+    """The home page's first hand-entry box labelled ``label``."""
+    said = _wait(driver).until(
+        lambda d: d.find_element(By.XPATH, f"//div[@id='hand-form']//label[normalize-space()='{label}']")
+    )
+    return driver.find_element(By.ID, said.get_attribute("for") or "")
+
+
+def _refusal(driver: webdriver.Chrome) -> str:
+    """What the home page says went wrong with a send, once said (issue #61: in view on a phone)."""
+    said = _wait(driver, SCORING_S).until(
+        ec.visibility_of_element_located((By.CSS_SELECTOR, "#message .error"))
+    )
+    _wait(driver).until(lambda d: _in_view(d, said), "the refusal is not on the screen")
+    return said.text
+
+
+def test_a_blank_tang_garden_form_shows_no_coins_it_does_not_send_and_asks_for_them(
+    site: Site, driver: webdriver.Chrome
+) -> None:
+    # Issue #61: the set-up saved blank, the home page showed a greyed 0 of coins, sent none, and the result
+    # said "players[0].coins: missing field".
+    driver.get(f"{site.url}/setup")
+    wait = _wait(driver)
+    wait.until(ec.presence_of_element_located((By.CSS_SELECTOR, 'option[value="tang-garden"]')))
+    Select(driver.find_element(By.ID, "game")).select_by_value("tang-garden")
+    driver.find_element(By.CSS_SELECTOR, "#setup button[type=submit]").click()
+    try:
+        # The set-up is typed in ahead of the game: the coins are counted at its end.
+        wait.until(ec.text_to_be_present_in_element((By.ID, "saved"), "Saved"))
+        with phone(driver):
+            driver.get(f"{site.url}/")
+            _choose_game(driver, "tang-garden")
+            coins = _hand_field(driver, "Coins")
+            assert not coins.get_attribute("placeholder")
+            driver.find_element(By.ID, "file").send_keys(str(_example("tang-garden")[0]))
+            driver.find_element(By.ID, "send").click()
+            # Nothing is sent: the browser points at the first player's coins and says what to do.
+            wait.until(lambda d: d.switch_to.active_element == coins, "the blank coins were not pointed at")
+            assert coins.get_attribute("validationMessage") == "Coins: type how many, 0 if none"
+            assert _in_view(driver, driver.find_element(By.XPATH, "//div[@id='hand-form']//label[.='Coins']"))
+            assert driver.current_url == f"{site.url}/"
+    finally:
+        site.client.put("/api/setup", json={})
+
+
+def test_a_blank_four_gardens_form_gives_each_player_a_marker_of_their_own(
+    site: Site, driver: webdriver.Chrome
+) -> None:
+    with phone(driver):
+        driver.get(f"{site.url}/")
+        _choose_game(driver, "four-gardens")
+        driver.find_element(By.XPATH, "//div[@id='hand-form']//button[.='Add a player']").click()
+        colours = driver.execute_script("return hand.read().players.map((p) => p.colour)")
+        assert len(colours) == 3 and len(set(colours)) == 3
+        # Two alike are refused in words, naming both players, before the photo is read.
+        first = Select(driver.find_elements(By.XPATH, "//label[.='Marker colour']/following::select[1]")[0])
+        first.select_by_value(colours[1])
+        driver.find_element(By.ID, "file").send_keys(str(_example("four-gardens")[0]))
+        driver.find_element(By.ID, "send").click()
+        assert _refusal(driver) == (
+            f"Player 1 and Player 2 both chose {colours[1]} for their marker colour: "
+            "pick a different one for each player"
+        )
+    assert driver.current_url == f"{site.url}/"
+
+
+def test_a_score_track_beyond_the_games_is_refused_in_the_form_and_as_json(
+    site: Site, driver: webdriver.Chrome
+) -> None:
+    with phone(driver):
+        driver.get(f"{site.url}/")
+        _choose_game(driver, "sanssouci")
+        assert _hand_field(driver, "Your score on the score track").get_attribute("max") == "149"
+        driver.find_element(By.ID, "file").send_keys(str(_example("sanssouci")[0]))
+        _type_hand_as_json(driver, {"missions": [2, 7], "track_score": 999999})
+        driver.find_element(By.ID, "send").click()
+        assert _refusal(driver) == "Your score on the score track: 999999 is not possible; it is 0 to 149"
+    assert driver.current_url == f"{site.url}/"
+
+
+def test_the_score_button_without_a_photo_says_so_where_the_player_sees_it(
+    site: Site, driver: webdriver.Chrome
+) -> None:
+    with phone(driver):
+        driver.get(f"{site.url}/")
+        # A long form: the Score button lies screens below the camera button.
+        _choose_game(driver, "tang-garden")
+        driver.find_element(By.ID, "send").click()
+        said = _wait(driver).until(
+            ec.visibility_of_element_located((By.CSS_SELECTOR, "#photo-message .error")), "nothing was said"
+        )
+        assert said.text == "Take or choose a photo of the boards first"
+        _wait(driver).until(lambda d: _in_view(d, said), "what was said is off the screen")
+        # The camera button is next, for the keyboard too.
+        assert driver.switch_to.active_element.get_attribute("id") == "file"
+        assert _in_view(driver, driver.find_element(By.CSS_SELECTOR, "label.camera"))
+
+
+def test_the_calibration_pages_boxes_look_like_its_other_form_controls(
+    site: Site, driver: webdriver.Chrome
+) -> None:
+    # Issue #61: the "7x5" pattern size was a bare browser box among styled ones.
+    looks = (
+        "const s = getComputedStyle(arguments[0]);"
+        "return [s.minHeight, s.borderTopWidth, s.borderTopColor, s.borderRadius, s.fontSize, s.paddingLeft];"
+    )
+    with phone(driver):
+        driver.get(f"{site.url}/calibrate")
+        wait = _wait(driver)
+        wait.until(ec.visibility_of_element_located((By.ID, "pattern-size")))
+        styled = driver.execute_script(looks, driver.find_element(By.ID, "square-mm"))
+        boxes = [
+            box
+            for box in driver.find_elements(By.CSS_SELECTOR, "main input")
+            if box.is_displayed() and box.get_attribute("type") not in ("checkbox", "radio", "file")
+        ]
+        assert "pattern-size" in {box.get_attribute("id") for box in boxes}
+        for box in boxes:
+            assert driver.execute_script(looks, box) == styled, box.get_attribute("id")

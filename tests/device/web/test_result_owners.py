@@ -111,6 +111,7 @@ def test_only_the_phone_that_sent_the_photo_or_a_paired_phone_may_change_its_res
     calls = len(scorer.calls)
     changes: list[tuple[str, dict[str, Any]]] = [
         ("correct", {"json": {"boards": [state]}}),
+        ("preview", {"json": {"boards": [state]}}),
         ("hand", {"json": {"hand": {"unplaced_bonus_tiles": 2}}}),
         ("corners", {"json": {"corners_xy": SQUARE}}),
         ("also", {"files": [("also", ("side.jpg", _jpeg(), "image/jpeg"))]}),
@@ -151,8 +152,8 @@ def test_the_result_lists_who_changed_it_and_when(local: TestClient, remote: Tes
     third = local.post(f"/api/result/{second}/correct", json={"boards": [state]}).json()["game_id"]
     changes = remote.get(f"/api/result/{third}").json()["changes"]
     assert [(c["what"], c["who"]) for c in changes] == [
-        (CHANGE_HAND, "player's phone at 192.168.1.20"),
-        (CHANGE_CORRECTED, 'paired device "owner\'s phone" (127.0.0.1)'),
+        (CHANGE_HAND, "the phone that sent the photo"),
+        (CHANGE_CORRECTED, "the paired phone “owner's phone”"),
     ]
     times = [datetime.fromisoformat(c["at"]) for c in changes]
     assert before <= times[0] <= times[1] <= datetime.now(UTC)

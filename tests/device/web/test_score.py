@@ -12,6 +12,7 @@ import time
 import zlib
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -24,9 +25,10 @@ from numpy.typing import NDArray
 
 from calibration.statedir import StateDir
 from device.cli import main
-from device.history import CSV_FIELDS
+from device.history import CSV_FIELDS, History
 from device.photo import ScoredBoard, score_image
-from device.web.score import MAX_ALSO, ResultStore, enrolment_state, rescore
+from device.web.score import MAX_ALSO, NOT_KEPT, RESULTS_DIR, ResultStore, enrolment_state, rescore
+from device.web.tv import PHOTO_HOLD_S
 from lab.pairing import pair
 from scoring.core import ScoreBreakdown, TableScore
 from scoring.registry import get_game, read_state
@@ -518,6 +520,27 @@ def test_a_correction_not_of_the_profiles_board_is_refused_before_it_teaches(
     assert local.post(url, json={"boards": [longer]}).status_code == 200
 
 
+def test_a_changed_board_is_scored_at_once_and_nothing_is_kept(local: TestClient) -> None:
+    first = _upload(local, _jpeg()).json()
+    url = f"/api/result/{first['game_id']}/preview"
+    state = dict(first["boards"][0]["state"])
+    state["rows"] = ["R" + state["rows"][0][1:], *state["rows"][1:]]
+    answer = local.post(url, json={"boards": [state]})
+    assert answer.status_code == 200, answer.text
+    (board,) = answer.json()["boards"]
+    assert board["total"] == _alice_total(state) != first["boards"][0]["total"]
+    assert board["state"] == state and board["lines"]
+    # Nothing kept: the result stays as it was read until the player saves the change.
+    assert [g["id"] for g in local.get("/api/history").json()] == [first["game_id"]]
+    assert (
+        local.get(f"/api/result/{first['game_id']}").json()["boards"][0]["board"]["total"]
+        == (first["boards"][0]["total"])
+    )
+    state["rows"] = ["X" + state["rows"][0][1:], *state["rows"][1:]]
+    refused = local.post(url, json={"boards": [state]})
+    assert refused.status_code == 422 and "X" in refused.json()["detail"]
+
+
 def test_a_correction_that_cannot_be_scored_changes_nothing(local: TestClient) -> None:
     first = _upload(local, _jpeg()).json()
     url = f"/api/result/{first['game_id']}/correct"
@@ -607,6 +630,29 @@ def test_the_game_setup_is_stored_and_used_by_uploads(
     assert local.put("/api/setup", json={"players": ["x"] * 9}).status_code == 422
 
 
+def test_who_is_playing_is_any_phones_to_say_and_names_the_boards(
+    local: TestClient, remote: TestClient, make_app: AppFactory, tmp_path: Path
+) -> None:
+    assert remote.get("/api/players").json() == {"players": []}
+    # A phone that is not paired names the players, as it sends a photo: no owner needed.
+    named = remote.put("/api/players", json={"players": [" Ann ", "Bo"]})
+    assert named.status_code == 200 and named.json() == {"players": ["Ann", "Bo"]}
+    assert json.loads((tmp_path / "web-players.json").read_text())["kind"] == "web-players"
+    with TestClient(make_app(), base_url=BASE_URL, client=LOCAL) as restarted:
+        assert restarted.get("/api/players").json() == {"players": ["Ann", "Bo"]}
+    assert remote.put("/api/players", json={"players": ["x"] * 9}).status_code == 422
+    # The photo's one board is Bo's, as the phone says; the set-up's names give way.
+    local.put("/api/setup", json={"game": "alices-garden", "players": ["Cy"]})
+    game_id = _upload(remote, _jpeg(), players='["Bo"]').json()["game_id"]
+    assert local.get(f"/api/history/{game_id}").json()["boards"][0]["player"] == "Bo"
+    # Names for more boards than the photo holds: the set-up's, as with none.
+    game_id = _upload(remote, _jpeg(), players='["Ann", "Bo"]').json()["game_id"]
+    assert local.get(f"/api/history/{game_id}").json()["boards"][0]["player"] == "Cy"
+    for bad in ('"Bo"', "[]", '[""]', "[1]", "not json"):
+        refused = _upload(remote, _jpeg(), players=bad)
+        assert refused.status_code == 400 and refused.json()["detail"].startswith("players: expected"), bad
+
+
 def _sse_lines(client: TestClient, headers: Mapping[str, str], want: int) -> list[str]:
     """The stream's first ``want`` non-empty lines; fails instead of hanging when they do not come."""
     deadline = time.monotonic() + 60  # a guard against a hang, not a speed limit
@@ -662,11 +708,31 @@ def test_the_tv_shows_the_latest_upload_without_a_live_source(
     remote: TestClient, alice_boards: list[ScoredBoard]
 ) -> None:
     assert remote.get("/api/events").status_code == 404
-    assert remote.get("/api/tv").json() == {"live": False, "latest": None}
+    nothing = {"live": False, "latest": None, "photo": None, "hold_s": PHOTO_HOLD_S}
+    assert remote.get("/api/tv").json() == nothing
     game_id = _upload(remote, _jpeg()).json()["game_id"]
     tv = remote.get("/api/tv").json()
     assert tv["latest"]["id"] == game_id and tv["latest"]["title"] == "Alice's Garden"
     assert tv["latest"]["boards"][0]["total"] == alice_boards[0].to_json()["total"]
+
+
+def test_the_tv_is_told_the_photo_stored_last_and_its_age(local: TestClient, tmp_path: Path) -> None:
+    """Uploaded or corrected (a new id, the first's time), by the scorer's clock; the camera's games are not
+    photos."""
+    first = _upload(local, _jpeg()).json()
+    state = first["boards"][0]["state"]
+    corrected = local.post(f"/api/result/{first['game_id']}/correct", json={"boards": [state]}).json()
+    with History.open(StateDir(tmp_path).history) as history:
+        history.record("alices-garden", [], "live")
+        history.record("alices-garden", [], "live", when=datetime.now(UTC) - timedelta(hours=1))
+    photo = local.get("/api/tv").json()["photo"]
+    assert photo["id"] == corrected["game_id"] and photo["title"] == "Alice's Garden"
+    assert datetime.fromisoformat(photo["played_at"]) < datetime.fromisoformat(photo["stored_at"])
+    assert 0 <= photo["age_s"] < PHOTO_HOLD_S
+    with History.open(StateDir(tmp_path).history) as history:
+        old = history.record("alices-garden", [], "cli", when=datetime.now(UTC) - timedelta(days=1))
+    photo = local.get("/api/tv").json()["photo"]
+    assert photo["id"] == old and photo["age_s"] >= timedelta(days=1).total_seconds()
 
 
 @pytest.mark.parametrize("path", ["/", "/tv", "/history", "/setup", "/result/1"])
@@ -689,13 +755,39 @@ def test_upload_page_opens_the_phone_camera_and_docs_describe_the_api(local: Tes
     assert {"/api/history", "/api/events", "/api/result/{game_id}/correct"} <= set(schema["paths"])
 
 
-def test_only_the_newest_results_keep_their_folder(alice_boards: list[ScoredBoard], tmp_path: Path) -> None:
-    store = ResultStore(StateDir(tmp_path), keep=2)
+def test_the_oldest_results_make_room_within_the_bytes_kept(
+    alice_boards: list[ScoredBoard], tmp_path: Path
+) -> None:
+    ResultStore(StateDir(tmp_path / "one")).save(1, _jpeg(), alice_boards, {}, None)
+    folder = sum(p.stat().st_size for p in (tmp_path / "one" / RESULTS_DIR / "1").iterdir())
+    store = ResultStore(StateDir(tmp_path), keep_bytes=2 * folder)
     for game_id in (1, 2, 3):
         store.save(game_id, _jpeg(), alice_boards, {}, None)
     assert sorted(p.name for p in store.root.iterdir()) == ["2", "3"]
     assert store.picture(1, 0) is None and store.meta(1) == {}
     assert store.picture(3, 0) is not None and store.photo(3) == store.folder(3) / "photo.jpg"
+    # However little room there is, the newest result keeps its photo.
+    ResultStore(StateDir(tmp_path), keep_bytes=1).save(4, _jpeg(), alice_boards, {}, None)
+    assert sorted(p.name for p in store.root.iterdir()) == ["4"]
+
+
+def test_a_result_keeps_its_photo_through_an_evenings_uploads(tmp_path: Path) -> None:
+    store = ResultStore(StateDir(tmp_path))
+    evening = range(1, 61)
+    for game_id in evening:
+        store.save(game_id, _jpeg(2304, 1296), [], {}, None)
+    assert all(store.photo(game_id) is not None for game_id in evening)
+
+
+def test_a_photo_no_longer_kept_is_said_so_in_words(local: TestClient, tmp_path: Path) -> None:
+    game_id = _upload(local, _jpeg()).json()["game_id"]
+    ResultStore(StateDir(tmp_path)).delete(game_id)
+    result = local.get(f"/api/result/{game_id}").json()
+    assert not result["photo_kept"] and result["photo"] is None
+    assert all(board["picture"] is None for board in result["boards"])
+    gone = local.get(f"/api/result/{game_id}/photo")
+    assert gone.status_code == 404
+    assert gone.json()["detail"] == f"no photo of game {game_id} is kept ({NOT_KEPT})"
 
 
 def test_the_live_preview_streams_the_cameras_latest_picture_to_the_owner_alone(make_app: AppFactory) -> None:
