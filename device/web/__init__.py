@@ -5,7 +5,9 @@
 JSON, exports), ``setup`` (the game set-up) and ``calibrate`` (camera, board profiles, enrolment, seats);
 ``pairing`` (pairing a phone, the kiosk's sign-in, the paired devices); ``auth`` says who is asking and
 guards the owner's actions; ``security`` holds the Host and Origin checks and the headers; ``bodies`` what a
-request's body may be, checked before it is read.
+request's body may be, checked before it is read. Each router is its module's own (the TV's is made per app,
+given the live camera's sources); what their routes share (the history, the stores, the photo reader, ...) is
+made once per app and handed to them as dependencies (``services``).
 Pages are static HTML and plain
 JavaScript in ``static/`` (no build step, nothing fetched from elsewhere) calling the JSON API under ``/api``;
 FastAPI's OpenAPI docs are at ``/docs``.
@@ -26,11 +28,10 @@ from fastapi_offline import FastAPIOffline
 from calibration import teaching
 from calibration.statedir import StateDir
 from device.history import History
-from device.inbox import INBOX_DIR
+from device.inbox import Inbox
 from device.privacy import strip_kept_photos
 from device.web import calibrate, history, pairing, score, setup, tv
 from device.web.auth import (
-    AdminGuard,
     Attempts,
     DeviceLogin,
     Devices,
@@ -40,11 +41,14 @@ from device.web.auth import (
     new_kiosk_token,
 )
 from device.web.bodies import MAX_UPLOAD_BYTES, BodyPace
+from device.web.gamesetup import SetupStore
+from device.web.reading import Reader, ScoreFn
+from device.web.results import ResultStore
 from device.web.reteach import Reteacher
-from device.web.score import ResultStore, ScoreFn
 from device.web.security import STATIC_DIR, RequestChecks, own_names
-from device.web.setup import SetupStore
+from device.web.services import Services
 from device.web.tv import EventSource, Preview
+from device.web.uploads import UploadStore
 
 DOCS_ASSETS = "/docs-assets"
 DEVICES_FILE = "devices.json"
@@ -77,35 +81,27 @@ class AppConfig:
 
 def create_app(config: AppConfig) -> FastAPI:
     """The app with its routers; opens the history now, so a damaged one is reported at start-up."""
-    records = History.open(config.state.history)
-    results = ResultStore(config.state)
-    game_setup = SetupStore.open(config.state)
-    devices = Devices(config.state.root / DEVICES_FILE)
-    attempts = Attempts(config.state.root / ATTEMPTS_FILE)
-    players = PlayerIds(config.state.root / KEY_FILE)
-    admin = AdminGuard()
+    services = _services(config)
     # Photos an older version kept are kept, and served, as this one keeps new ones: without their metadata.
     root = config.state.root
     strip_kept_photos(
         root,
         chain(
-            results.root.glob("*/photo.*"),
-            results.root.glob("*/also-*"),
-            (root / INBOX_DIR).glob("*.*g"),
-            (root / calibrate.UPLOADS_DIR).glob("*.photo.*"),
+            services.results.root.glob("*/photo.*"),
+            services.results.root.glob("*/also-*"),
+            services.inbox.root.glob("*.*g"),
+            services.uploads.root.glob("*.photo.*"),
             config.state.profiles.glob(f"*/{teaching.FOLDER}/*.*g"),
         ),
     )
-    # Enrolments, from the calibration page or in the background, one at a time.
-    reteacher = Reteacher(config.state, threading.Lock())
 
     @asynccontextmanager
     async def lifespan(_: FastAPI) -> AsyncIterator[None]:
         # A new version may read cells otherwise: the profiles it cannot read with are taught again.
-        reteacher.schedule_outdated()
+        services.reteacher.schedule_outdated()
         yield
-        attempts.close()
-        records.close()
+        services.attempts.close()
+        services.history.close()
 
     # FastAPI's own docs pages fetch Swagger UI from a CDN; a scorer on a home network may have no internet,
     # so the pages come with their files (fastapi-offline).
@@ -115,30 +111,43 @@ def create_app(config: AppConfig) -> FastAPI:
         lifespan=lifespan,
         static_url=DOCS_ASSETS,
     )
+    app.state.services = services
     # The routes that take photos hold their bodies to it (bodies.Guarded); every other takes a little JSON.
     app.state.max_upload_bytes = config.max_upload_bytes
     app.add_middleware(BodyPace, max_bytes=config.max_upload_bytes)
-    app.add_middleware(DeviceLogin, devices=devices)
+    app.add_middleware(DeviceLogin, devices=services.devices)
     # Added last, so it runs first: a request for another site's name or from another site's page goes no
     # further.
     app.add_middleware(RequestChecks, names=own_names(config.allowed_hosts))
-    app.include_router(
-        score.router(
-            config.score,
-            config.state,
-            records,
-            results,
-            game_setup,
-            reteacher,
-            players,
-        )
-    )
-    app.include_router(tv.router(config.events, records, config.preview))
-    # Under a flood of wrong codes the TV shows a long code, so that the owner can always pair (auth.py).
-    code = PairingCode(long=attempts.flooded)
-    app.include_router(pairing.router(devices, attempts, code, config.kiosk_token, admin))
-    app.include_router(history.router(records, results, admin))
-    app.include_router(setup.router(config.state, game_setup, admin, reteacher))
-    app.include_router(calibrate.router(config.state, records, admin, config.max_upload_bytes, reteacher))
+    app.include_router(score.router)
+    app.include_router(tv.router(config.events, services.history, config.preview))
+    app.include_router(pairing.router)
+    app.include_router(history.router)
+    app.include_router(setup.router)
+    app.include_router(calibrate.router)
     app.mount("/static", StaticFiles(directory=STATIC_DIR), name="static")
     return app
+
+
+def _services(config: AppConfig) -> Services:
+    """The app's services, one of each; the history is opened first, before anything else is made."""
+    state = config.state
+    history = History.open(state.history)
+    attempts = Attempts(state.root / ATTEMPTS_FILE)
+    return Services(
+        state=state,
+        history=history,
+        results=ResultStore(state),
+        setup=SetupStore.open(state),
+        reader=Reader(config.score),
+        players=PlayerIds(state.root / KEY_FILE),
+        # Enrolments, from the calibration page or in the background, one at a time.
+        reteacher=Reteacher(state, threading.Lock()),
+        inbox=Inbox(state),
+        uploads=UploadStore(state),
+        devices=Devices(state.root / DEVICES_FILE),
+        attempts=attempts,
+        # Under a flood of wrong codes the TV shows a long code, so that the owner can always pair (auth.py).
+        pairing_code=PairingCode(long=attempts.flooded),
+        kiosk_token=config.kiosk_token,
+    )

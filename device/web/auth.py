@@ -41,7 +41,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from fastapi import HTTPException, Request, Response
+from fastapi import Depends, HTTPException, Request, Response
 from starlette.datastructures import Headers
 from starlette.requests import cookie_parser
 from starlette.types import ASGIApp, Receive, Scope, Send
@@ -362,6 +362,10 @@ class AdminGuard:
     async def __call__(self, request: Request) -> None:
         if not is_admin(request):
             raise HTTPException(403, PAIR_FIRST)
+
+
+# In an owner's route's ``dependencies``: it holds nothing of an app's, so one serves every app.
+ADMIN_ONLY = Depends(AdminGuard())
 
 
 def set_login_cookie(request: Request, response: Response, name: str, value: str) -> None:

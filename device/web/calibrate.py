@@ -5,29 +5,25 @@ Each step runs the library code of its command (``garden-scorer calibrate camera
 is an admin action (see security.py). The steps take seconds and, on a Pi, much of its memory: they run in
 worker threads, one at a time.
 
-A board profile takes two requests: ``profile/locate`` keeps the photo under ``calibrate-uploads/`` by a
-random token and answers where the board was found; ``profile`` makes the profile from that photo with the
-corners the user may have dragged. Only the newest ``KEEP_UPLOADS`` photos are kept, so abandoned ones never
-fill the card. The page is shown a re-encoded copy of each photo: a phone's EXIF rotation would otherwise
-turn the picture, but not the pixels the corners are given in.
+A board profile takes two requests: ``profile/locate`` keeps the photo by a random token (uploads.py) and
+answers where the board was found; ``profile`` makes the profile from that photo with the corners the user may
+have dragged.
 """
 
 from __future__ import annotations
 
 import logging
 import re
-import secrets
 import shutil
 import tempfile
 import time
-from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
 import cv2
 import numpy as np
-from fastapi import APIRouter, Depends, File, Form, HTTPException, UploadFile
+from fastapi import APIRouter, File, Form, HTTPException, UploadFile
 from fastapi import Path as PathParam
 from fastapi.responses import FileResponse, HTMLResponse, Response
 from numpy.typing import NDArray
@@ -48,9 +44,8 @@ from calibration.seats import load as load_seats
 from calibration.seats import save as save_seats
 from calibration.sheets import sheet
 from calibration.statedir import StateDir
-from calibration.store import StoreError
 from device.history import GameNotFound, History
-from device.inbox import ITEM, Inbox, InboxItem
+from device.inbox import ITEM, InboxItem
 from device.learn import (
     UnsureTurn,
     board_turns,
@@ -63,108 +58,39 @@ from device.learn import (
 )
 from device.photo import check_photo, decode_photo, load_segmenter, parse_pair, state_camera
 from device.statefile import load_state_json
-from device.web.auth import NEEDS_PAIRING, AdminGuard
+from device.web.auth import ADMIN_ONLY, NEEDS_PAIRING
 from device.web.bodies import TAKES_PHOTOS, Guarded
-from device.web.reteach import Reteacher
 from device.web.security import json_object_field, page_response
+from device.web.services import (
+    HistoryDep,
+    InboxDep,
+    MaxUploadBytesDep,
+    ReteacherDep,
+    StateDep,
+    UploadsDep,
+)
 from device.web.setup import picture_url
+from device.web.uploads import TOKEN, UploadStore
 from scoring.core import StateError
 from scoring.registry import get_game
 from vision.camera_model import CameraModel
 from vision.debug import draw_turn
 from vision.geometry import Points
-from vision.image_io import without_personal_metadata
 from vision.pipeline import NoBoardError
 from vision.profile import BoardProfile
 
 log = logging.getLogger(__name__)
 
-UPLOADS_DIR = "calibrate-uploads"
-KEEP_UPLOADS = 8
-# The longest side of the copy of a photo the page shows: plenty for a phone, a fraction of the photo's bytes.
-PREVIEW_PX = 1600
-TOKEN = r"^[0-9a-f]{32}$"
 CAMERA_PHOTOS = (5, 30)
 
 Token = Annotated[str, PathParam(pattern=TOKEN, description="the token an upload answered with")]
 Point = tuple[Annotated[float, Field(allow_inf_nan=False)], Annotated[float, Field(allow_inf_nan=False)]]
-Millimetres = Annotated[float, Field(gt=0, le=5000)]
-
-
-class UploadStore:
-    """Photos kept between two requests, as ``TOKEN.photo.jpg|png`` (as sent) and ``TOKEN.preview.jpg``."""
-
-    def __init__(self, state: StateDir, keep: int = KEEP_UPLOADS) -> None:
-        self.root = state.root / UPLOADS_DIR
-        self.keep = keep
-
-    def add(self, data: bytes, image: NDArray[np.uint8]) -> str:
-        """Keep a photo (its bytes, without what they say of who took it where, and the decoded image);
-        returns its token."""
-        data = without_personal_metadata(data)
-        token = secrets.token_hex(16)
-        self.root.mkdir(parents=True, exist_ok=True)
-        suffix = ".png" if data.startswith(b"\x89PNG") else ".jpg"
-        (self.root / f"{token}.photo{suffix}").write_bytes(data)
-        (self.root / f"{token}.preview.jpg").write_bytes(_preview(image))
-        self._prune()
-        return token
-
-    def photo(self, token: str) -> Path | None:
-        paths = (self._path(token, f"photo{suffix}") for suffix in (".jpg", ".png"))
-        return next((p for p in paths if p.is_file()), None)
-
-    def preview(self, token: str) -> Path | None:
-        path = self._path(token, "preview.jpg")
-        return path if path.is_file() else None
-
-    def add_turns(self, token: str, pictures: Sequence[bytes]) -> list[str]:
-        """Keep the pictures of the board's turns beside its photo; their addresses."""
-        for k, picture in enumerate(pictures, start=1):
-            self._path(token, f"turn-{k}.jpg").write_bytes(picture)
-        return [f"/api/calibrate/uploads/{token}/turn-{k}.jpg" for k in range(1, len(pictures) + 1)]
-
-    def turn(self, token: str, turn: int) -> Path | None:
-        path = self._path(token, f"turn-{int(turn)}.jpg")
-        return path if path.is_file() else None
-
-    def drop(self, token: str) -> None:
-        for path in self.root.glob(self._path(token, "*").name):
-            path.unlink(missing_ok=True)
-
-    def _path(self, token: str, what: str) -> Path:
-        if not re.fullmatch(TOKEN, token):
-            raise StoreError(f"upload token {token!r}: expected 32 hexadecimal digits")
-        return self.root / f"{token}.{what}"
-
-    def _prune(self) -> None:
-        # Names starting with a dot are a camera calibration's photos, which remove themselves.
-        files = [p for p in self.root.iterdir() if p.is_file() and not p.name.startswith(".")]
-        newest: dict[str, float] = {}
-        for path in files:
-            token = path.name.split(".")[0]
-            newest[token] = max(newest.get(token, 0.0), path.stat().st_mtime)
-        old = set(sorted(newest, key=newest.__getitem__)[: -self.keep])
-        for path in files:
-            if path.name.split(".")[0] in old:
-                path.unlink(missing_ok=True)
 
 
 def _jpeg(image: NDArray[np.uint8]) -> bytes:
     ok, jpeg = cv2.imencode(".jpg", image, [cv2.IMWRITE_JPEG_QUALITY, 85])
     if not ok:
         raise OSError("could not encode a picture for the page")
-    return bytes(jpeg.tobytes())
-
-
-def _preview(image: NDArray[np.uint8]) -> bytes:
-    h, w = image.shape[:2]
-    scale = PREVIEW_PX / max(h, w)
-    if scale < 1:
-        image = cv2.resize(image, (round(w * scale), round(h * scale)), interpolation=cv2.INTER_AREA)
-    ok, jpeg = cv2.imencode(".jpg", image, [cv2.IMWRITE_JPEG_QUALITY, 85])
-    if not ok:
-        raise OSError("could not encode the photo's preview")
     return bytes(jpeg.tobytes())
 
 
@@ -422,435 +348,456 @@ _ADMIN_ERRORS: dict[int | str, dict[str, Any]] = {
 }
 
 
-def router(
-    state: StateDir, history: History, admin: AdminGuard, max_upload_bytes: int, reteacher: Reteacher
-) -> APIRouter:
-    api = APIRouter(tags=["calibrate"], route_class=Guarded)
-    uploads = UploadStore(state)
-    inbox = Inbox(state)
-    busy = reteacher.lock
+def recorded_corners(history: History, item: InboxItem) -> NDArray[np.float64] | None:
+    # The player corrected the picture rectified from these corners, so the state is true for the board as
+    # they frame it; they also single the board out of a photo of several.
+    try:
+        boards = history.get(item.game_id).boards
+    except GameNotFound:
+        return None
+    corners = boards[item.board].data.get("corners_xy") if item.board < len(boards) else None
+    return None if corners is None else np.array(corners, np.float64)
 
-    def recorded_corners(item: InboxItem) -> NDArray[np.float64] | None:
-        # The player corrected the picture rectified from these corners, so the state is true for the board
-        # as they frame it; they also single the board out of a photo of several.
-        try:
-            boards = history.get(item.game_id).boards
-        except GameNotFound:
-            return None
-        corners = boards[item.board].data.get("corners_xy") if item.board < len(boards) else None
-        return None if corners is None else np.array(corners, np.float64)
 
-    @api.get("/calibrate", include_in_schema=False)
-    def calibrate_page() -> HTMLResponse:
-        return page_response("calibrate.html")
+def placed(
+    state: StateDir, uploads: UploadStore, request: PlacedBoard
+) -> tuple[BoardProfile, _Photo, Points, CameraModel | None]:
+    """The profile ``request`` makes (its board's geometry as the owner gave it), the photo it was placed
+    on, the board's corners in the decoded image and the camera to read them through; call it holding the
+    reteacher's lock, as it decodes the photo."""
+    profile = _profile(request.game, request.name, request.setup)
+    kept = uploads.photo(request.token)
+    if kept is None:
+        raise HTTPException(404, "the photo is no longer kept (only the newest are): upload it again")
+    photo = _decoded(kept.read_bytes())
+    # The page places corners on the photo as viewed; they are read on the image decoded.
+    corners = np.array(request.corners_xy, np.float64) / photo.scale
+    camera = _camera(state, photo.image)
+    try:
+        places: dict[str | None, GridPlace] = {
+            name: GridPlace.typed(place) for name, place in (request.grids_mm or {}).items()
+        }
+        if request.grid_xy is not None:
+            size = request.size_mm or profile.size_mm
+            grid, region = np.array(request.grid_xy, np.float64) / photo.scale, request.grid_region
+            places[region] = grid_place(profile, size, corners, grid, region, camera)
+        if request.size_mm is not None or places:
+            profile = with_geometry(profile, request.size_mm, places)
+    except (StateError, KeyError, ValueError) as exc:
+        raise _bad(400, exc) from None
+    return profile, photo, corners, camera
 
-    @api.get(
-        "/api/calibrate/sheet/{kind}.pdf",
-        response_class=Response,
-        responses={
-            200: {"content": {"application/pdf": {}}, "description": "the sheet, to print at 100 %"},
-            400: {"description": "an unknown sheet or paper"},
+
+router = APIRouter(tags=["calibrate"], route_class=Guarded)
+
+
+@router.get("/calibrate", include_in_schema=False)
+def calibrate_page() -> HTMLResponse:
+    return page_response("calibrate.html")
+
+
+@router.get(
+    "/api/calibrate/sheet/{kind}.pdf",
+    response_class=Response,
+    responses={
+        200: {"content": {"application/pdf": {}}, "description": "the sheet, to print at 100 %"},
+        400: {"description": "an unknown sheet or paper"},
+    },
+)
+def printable_sheet(kind: str, paper: str = "A4") -> Response:
+    """A printable sheet as a PDF: ``charuco`` (the camera calibration board) or ``stickers`` (corner
+    stickers for the boards), for ``paper`` A4, A3 or letter. Its caption (in the header
+    ``X-Sheet-Caption``) gives the pattern's size and square side to calibrate with."""
+    try:
+        data, caption = sheet(kind, paper)
+    except ValueError as exc:
+        raise HTTPException(400, str(exc)) from None
+    return Response(
+        data,
+        media_type="application/pdf",
+        headers={
+            "Content-Disposition": f'attachment; filename="garden-scorer-{kind}-{paper}.pdf"',
+            "X-Sheet-Caption": caption,
+            "Cache-Control": "no-cache",
         },
     )
-    def printable_sheet(kind: str, paper: str = "A4") -> Response:
-        """A printable sheet as a PDF: ``charuco`` (the camera calibration board) or ``stickers`` (corner
-        stickers for the boards), for ``paper`` A4, A3 or letter. Its caption (in the header
-        ``X-Sheet-Caption``) gives the pattern's size and square side to calibrate with."""
-        try:
-            data, caption = sheet(kind, paper)
-        except ValueError as exc:
-            raise HTTPException(400, str(exc)) from None
-        return Response(
-            data,
-            media_type="application/pdf",
-            headers={
-                "Content-Disposition": f'attachment; filename="garden-scorer-{kind}-{paper}.pdf"',
-                "X-Sheet-Caption": caption,
-                "Cache-Control": "no-cache",
-            },
-        )
 
-    @api.get("/api/calibrate")
-    def status() -> Status:
-        """What is calibrated so far (the board profiles: ``GET /api/profiles``)."""
-        camera = seats = None
-        try:
-            camera = CameraInfo.of(load(state.camera)) if state.camera.is_file() else None
-        except ValueError as exc:
-            log.warning("camera calibration not shown: %s", exc)
-        try:
-            seats = TableInfo.of(load_seats(state.table)) if state.table.is_file() else None
-        except ValueError as exc:
-            log.warning("seats not shown: %s", exc)
-        return Status(camera=camera, seats=seats, max_upload_bytes=max_upload_bytes)
 
-    @api.post(
-        "/api/calibrate/camera",
-        dependencies=[Depends(admin)],
-        openapi_extra=TAKES_PHOTOS,
-        responses={
-            **_ADMIN_ERRORS,
-            400: {"description": "too few or too many photos, or a bad pattern size"},
-            422: {"description": "the pattern was found in too few photos"},
-        },
+@router.get("/api/calibrate")
+def status(state: StateDep, max_upload_bytes: MaxUploadBytesDep) -> Status:
+    """What is calibrated so far (the board profiles: ``GET /api/profiles``)."""
+    camera = seats = None
+    try:
+        camera = CameraInfo.of(load(state.camera)) if state.camera.is_file() else None
+    except ValueError as exc:
+        log.warning("camera calibration not shown: %s", exc)
+    try:
+        seats = TableInfo.of(load_seats(state.table)) if state.table.is_file() else None
+    except ValueError as exc:
+        log.warning("seats not shown: %s", exc)
+    return Status(camera=camera, seats=seats, max_upload_bytes=max_upload_bytes)
+
+
+@router.post(
+    "/api/calibrate/camera",
+    dependencies=[ADMIN_ONLY],
+    openapi_extra=TAKES_PHOTOS,
+    responses={
+        **_ADMIN_ERRORS,
+        400: {"description": "too few or too many photos, or a bad pattern size"},
+        422: {"description": "the pattern was found in too few photos"},
+    },
+)
+def camera(
+    photos: Annotated[list[UploadFile], File(description="5 to 30 photos of the pattern, many angles")],
+    pattern: Annotated[Literal["charuco", "chessboard"], Form()],
+    size: Annotated[str, Form(description="COLSxROWS: squares (ChArUco) or inner corners (chessboard)")],
+    square_mm: Annotated[float, Form(gt=0, le=1000, description="a square's side in millimetres")],
+    state: StateDep,
+    uploads: UploadsDep,
+    reteacher: ReteacherDep,
+) -> CameraInfo:
+    """Calibrate the camera from photos of a printed pattern (``garden-scorer print-sheet charuco``) and
+    use it from now on; as ``garden-scorer calibrate camera``."""
+    low, high = CAMERA_PHOTOS
+    if not low <= len(photos) <= high:
+        raise HTTPException(400, f"send {low} to {high} photos of the pattern, not {len(photos)}")
+    try:
+        cols_rows = parse_pair(size, *PATTERN_SIDES, "COLSxROWS, e.g. 7x5")
+    except ValueError as exc:
+        raise _bad(400, exc) from None
+    uploads.root.mkdir(parents=True, exist_ok=True)
+    with reteacher.lock, tempfile.TemporaryDirectory(prefix=".camera-", dir=uploads.root) as folder:
+        paths = []
+        for i, photo in enumerate(photos, start=1):
+            path = Path(folder) / _upload_name(i, photo.filename)
+            with path.open("wb") as out:
+                shutil.copyfileobj(photo.file, out)
+            paths.append(path)
+        try:
+            cal = calibrate(paths, pattern, cols_rows, square_mm)
+        except ValueError as exc:
+            raise _bad(422, exc) from None
+    save(cal, state.camera)
+    return CameraInfo.of(cal)
+
+
+@router.post(
+    "/api/calibrate/profile/locate",
+    dependencies=[ADMIN_ONLY],
+    openapi_extra=TAKES_PHOTOS,
+    responses={
+        **_ADMIN_ERRORS,
+        400: {"description": "unknown game, bad name or set-up, not a usable JPEG or PNG"},
+        422: {"description": "several boards in the photo"},
+    },
+)
+def locate_board(
+    file: Annotated[UploadFile, File(description="a photo of the board alone, from above")],
+    game: Annotated[str, Form()],
+    state: StateDep,
+    uploads: UploadsDep,
+    reteacher: ReteacherDep,
+    name: Annotated[str | None, Form(description="the profile's name; default: the game's")] = None,
+    setup: Annotated[str | None, Form(description="JSON object of game set-up fields")] = None,
+    stickers: Annotated[bool, Form(description="the board wears ArUco corner stickers")] = False,
+) -> Located:
+    """Find the board in a photo, as ``garden-scorer profile create`` does, and keep the photo for
+    ``POST /api/calibrate/profile``; a board not found is placed by hand."""
+    profile = _profile(
+        game,
+        name,
+        json_object_field(setup, "setup", '{"chess_columns": [2, 5]}') if setup and setup.strip() else {},
     )
-    def camera(
-        photos: Annotated[list[UploadFile], File(description="5 to 30 photos of the pattern, many angles")],
-        pattern: Annotated[Literal["charuco", "chessboard"], Form()],
-        size: Annotated[str, Form(description="COLSxROWS: squares (ChArUco) or inner corners (chessboard)")],
-        square_mm: Annotated[float, Form(gt=0, le=1000, description="a square's side in millimetres")],
-    ) -> CameraInfo:
-        """Calibrate the camera from photos of a printed pattern (``garden-scorer print-sheet charuco``) and
-        use it from now on; as ``garden-scorer calibrate camera``."""
-        low, high = CAMERA_PHOTOS
-        if not low <= len(photos) <= high:
-            raise HTTPException(400, f"send {low} to {high} photos of the pattern, not {len(photos)}")
-        try:
-            cols_rows = parse_pair(size, *PATTERN_SIDES, "COLSxROWS, e.g. 7x5")
-        except ValueError as exc:
-            raise _bad(400, exc) from None
-        uploads.root.mkdir(parents=True, exist_ok=True)
-        with busy, tempfile.TemporaryDirectory(prefix=".camera-", dir=uploads.root) as folder:
-            paths = []
-            for i, photo in enumerate(photos, start=1):
-                path = Path(folder) / _upload_name(i, photo.filename)
-                with path.open("wb") as out:
-                    shutil.copyfileobj(photo.file, out)
-                paths.append(path)
-            try:
-                cal = calibrate(paths, pattern, cols_rows, square_mm)
-            except ValueError as exc:
-                raise _bad(422, exc) from None
-        save(cal, state.camera)
-        return CameraInfo.of(cal)
-
-    @api.post(
-        "/api/calibrate/profile/locate",
-        dependencies=[Depends(admin)],
-        openapi_extra=TAKES_PHOTOS,
-        responses={
-            **_ADMIN_ERRORS,
-            400: {"description": "unknown game, bad name or set-up, not a usable JPEG or PNG"},
-            422: {"description": "several boards in the photo"},
-        },
-    )
-    def locate_board(
-        file: Annotated[UploadFile, File(description="a photo of the board alone, from above")],
-        game: Annotated[str, Form()],
-        name: Annotated[str | None, Form(description="the profile's name; default: the game's")] = None,
-        setup: Annotated[str | None, Form(description="JSON object of game set-up fields")] = None,
-        stickers: Annotated[bool, Form(description="the board wears ArUco corner stickers")] = False,
-    ) -> Located:
-        """Find the board in a photo, as ``garden-scorer profile create`` does, and keep the photo for
-        ``POST /api/calibrate/profile``; a board not found is placed by hand."""
-        profile = _profile(
-            game,
-            name,
-            json_object_field(setup, "setup", '{"chess_columns": [2, 5]}') if setup and setup.strip() else {},
-        )
-        corners, message, flags = None, None, []
-        # The photo is decoded in its turn too: requests waiting for it hold their photo on disk, not decoded.
-        with busy:
-            photo = _decode(file)
-            camera = _camera(state, photo.image)
-            try:
-                # Only where it lies: which way up is the owner's next step (POST .../profile/turns).
-                quad, _ = find_board(photo.image, profile, camera, stickers)
-            except NoBoardError as exc:
-                message = str(exc)
-            except ValueError as exc:
-                raise _bad(422, exc) from None
-            else:
-                corners = _points(quad.corners_xy * photo.scale)
-                flags = [quad.doubt] if quad.doubt else []
-                if not quad.in_frame:
-                    flags.append(
-                        "the board is partly out of the photo: take it again with the whole board in view"
-                    )
-        token = uploads.add(photo.data, photo.image)
-        return Located(
-            token=token,
-            picture=f"/api/calibrate/uploads/{token}.jpg",
-            size_wh=photo.size_wh,
-            corners_xy=corners,
-            message=message,
-            flags=flags,
-        )
-
-    @api.get(
-        "/api/calibrate/uploads/{token}.jpg",
-        response_class=FileResponse,
-        responses={404: {"description": "no such upload (only the newest are kept)"}},
-    )
-    def uploaded(token: Token) -> FileResponse:
-        """A kept photo as the page shows it: upright as its pixels lie, at most 1600 pixels across."""
-        path = uploads.preview(token)
-        if path is None:
-            raise HTTPException(404, "no such upload: only the newest photos are kept; upload it again")
-        return FileResponse(path, media_type="image/jpeg")
-
-    def placed(request: PlacedBoard) -> tuple[BoardProfile, _Photo, Points, CameraModel | None]:
-        """The profile ``request`` makes (its board's geometry as the owner gave it), the photo it was
-        placed on, the board's corners in the decoded image and the camera to read them through; call it
-        under ``busy``, as it decodes the photo."""
-        profile = _profile(request.game, request.name, request.setup)
-        kept = uploads.photo(request.token)
-        if kept is None:
-            raise HTTPException(404, "the photo is no longer kept (only the newest are): upload it again")
-        photo = _decoded(kept.read_bytes())
-        # The page places corners on the photo as viewed; they are read on the image decoded.
-        corners = np.array(request.corners_xy, np.float64) / photo.scale
+    corners, message, flags = None, None, []
+    # The photo is decoded in its turn too: requests waiting for it hold their photo on disk, not decoded.
+    with reteacher.lock:
+        photo = _decode(file)
         camera = _camera(state, photo.image)
         try:
-            places: dict[str | None, GridPlace] = {
-                name: GridPlace.typed(place) for name, place in (request.grids_mm or {}).items()
-            }
-            if request.grid_xy is not None:
-                size = request.size_mm or profile.size_mm
-                grid, region = np.array(request.grid_xy, np.float64) / photo.scale, request.grid_region
-                places[region] = grid_place(profile, size, corners, grid, region, camera)
-            if request.size_mm is not None or places:
-                profile = with_geometry(profile, request.size_mm, places)
-        except (StateError, KeyError, ValueError) as exc:
-            raise _bad(400, exc) from None
-        return profile, photo, corners, camera
-
-    @api.post(
-        "/api/calibrate/profile/turns",
-        dependencies=[Depends(admin)],
-        responses={
-            **_ADMIN_ERRORS,
-            400: {"description": "unknown game, bad name, set-up or geometry"},
-            404: {"description": "the uploaded photo is no longer kept"},
-        },
-    )
-    def turns(request: PlacedBoard) -> TurnsInfo:
-        """The board read at each of its four turns, with each one's chance of being upright, weighed from
-        where its grids lie, how its cells read and the game's layout (vision.read.upright): the owner
-        confirms the likeliest, or, where it is not sure, taps the upright one."""
-        with busy:
-            profile, photo, corners, camera = placed(request)
-            try:
-                weighed = board_turns(photo.image, profile, corners, camera)
-            except ValueError as exc:
-                raise _bad(422, exc) from None
-            pictures = [_jpeg(draw_turn(photo.image, c, profile, camera)) for c in weighed.corners]
-        urls = uploads.add_turns(request.token, pictures)
-        return TurnsInfo(
-            turns=[
-                TurnInfo(picture=url, chance=round(c, 4))
-                for url, c in zip(urls, weighed.chances, strict=True)
-            ],
-            best=weighed.best + 1,
-            sure=weighed.sure,
-        )
-
-    @api.get(
-        "/api/calibrate/uploads/{token}/turn-{turn}.jpg",
-        response_class=FileResponse,
-        responses={404: {"description": "no such picture (only the newest uploads' are kept)"}},
-    )
-    def turn_picture(token: Token, turn: Annotated[int, PathParam(ge=1, le=4)]) -> FileResponse:
-        """The board read at one of its turns (POST /api/calibrate/profile/turns)."""
-        path = uploads.turn(token, turn)
-        if path is None:
-            raise HTTPException(
-                404, "no such picture: only the newest photos' are kept; place the board again"
-            )
-        return FileResponse(path, media_type="image/jpeg")
-
-    @api.post(
-        "/api/calibrate/profile",
-        dependencies=[Depends(admin)],
-        responses={
-            **_ADMIN_ERRORS,
-            400: {"description": "unknown game, bad name or set-up"},
-            404: {"description": "the uploaded photo is no longer kept"},
-            409: {"description": "a profile of that name exists and replace is false"},
-            422: {
-                "description": "the corners enclose no board or lie outside the photo, or which way up "
-                "it lies is not sure (choose its turn)"
-            },
-        },
-    )
-    def make(request: ProfileRequest) -> ProfileMade:
-        """Make a board profile from a located photo and its corners (profile.json, colour.json, board.png),
-        as ``garden-scorer profile create NAME PHOTO --corners ...``; ``turn`` says which corner is the top
-        left (the owner's choice among the turns' pictures)."""
-        name = _profile(request.game, request.name, request.setup).name
-        if profile_exists(state, name) and not request.replace:
-            raise HTTPException(409, f"profile {name!r} exists: tick replace, or choose another name")
-        with busy:
-            profile, photo, corners, camera = placed(request)
-            try:
-                reading = read_one_board(photo.image, profile, camera, corners, turn=request.turn)
-                if request.replace:
-                    # Replaced whole: what the old profile learnt and kept was of another board, or turn.
-                    shutil.rmtree(state.profile(profile.name), ignore_errors=True)
-                colour = make_profile(state, profile, reading)
-            except UnsureTurn as exc:
-                # In the page's words: its turn pictures, not the command line's options.
-                raise HTTPException(
-                    422,
-                    f"the board looks upright with corner {exc.turns.best + 1} at its top left, not "
-                    "corner 1: choose which way up it lies (Next: which way up) before saving",
-                ) from None
-            except ValueError as exc:
-                raise _bad(422, exc) from None
-        uploads.drop(request.token)
-        return ProfileMade(
-            name=profile.name,
-            game=profile.game,
-            setup=dict(profile.setup),
-            picture=picture_url(state, profile.name),
-            colour_bgr=[round(float(v), 1) for v in colour.median_bgr] if colour else None,
-            flags=list(reading.flags),
-        )
-
-    @api.get("/api/calibrate/inbox")
-    def inbox_list() -> InboxInfo:
-        """Corrected results kept for enrolment (the result page's consent box), oldest first, and how full
-        the inbox is."""
-        out = []
-        for item in inbox.items():
-            try:
-                data = load_state_json(item.state)
-                game = data.get("game") if isinstance(data, dict) else None
-            except StateError:
-                game = None
-            out.append(
-                InboxEntry(
-                    id=item.id,
-                    game=game if isinstance(game, str) else None,
-                    profile=item.profile,
-                    played_at=item.played_at.isoformat(),
-                    game_id=item.game_id,
-                    board=item.board + 1,
+            # Only where it lies: which way up is the owner's next step (POST .../profile/turns).
+            quad, _ = find_board(photo.image, profile, camera, stickers)
+        except NoBoardError as exc:
+            message = str(exc)
+        except ValueError as exc:
+            raise _bad(422, exc) from None
+        else:
+            corners = _points(quad.corners_xy * photo.scale)
+            flags = [quad.doubt] if quad.doubt else []
+            if not quad.in_frame:
+                flags.append(
+                    "the board is partly out of the photo: take it again with the whole board in view"
                 )
-            )
-        photos, size = inbox.size()
-        return InboxInfo(
-            items=out,
-            photos=photos,
-            bytes=size,
-            max_photos=inbox.max_photos,
-            max_bytes=inbox.max_bytes,
-            dropped=[DroppedNote.model_validate(note) for note in inbox.dropped()],
-        )
-
-    @api.delete(
-        "/api/calibrate/inbox/{item_id}",
-        status_code=204,
-        dependencies=[Depends(admin)],
-        responses={403: NEEDS_PAIRING, 404: {"description": "not in the inbox"}},
+    token = uploads.add(photo.data, photo.image)
+    return Located(
+        token=token,
+        picture=f"/api/calibrate/uploads/{token}.jpg",
+        size_wh=photo.size_wh,
+        corners_xy=corners,
+        message=message,
+        flags=flags,
     )
-    def discard(item_id: Annotated[str, PathParam(pattern=f"^{ITEM}$")]) -> None:
-        """Discard an item of the inbox: no profile learns from it."""
-        found = [item for item in inbox.items() if item.id == item_id]
-        if not found:
-            raise HTTPException(404, "not in the enrolment inbox (taught from or discarded already?)")
-        inbox.remove(found)
 
-    @api.post(
-        "/api/calibrate/enrol",
-        dependencies=[Depends(admin)],
-        responses={
-            **_ADMIN_ERRORS,
-            400: {"description": "bad profile or game, or a state that is not of the profile's game"},
-            404: {"description": "an item is not in the inbox"},
-            422: {"description": "a photo's board could not be read"},
-        },
-    )
-    def enrol(request: EnrolRequest) -> Enrolled:
-        """Teach a profile the real tile art from inbox items, as ``garden-scorer enroll``; the items leave
-        the inbox (the profile keeps their photos)."""
+
+@router.get(
+    "/api/calibrate/uploads/{token}.jpg",
+    response_class=FileResponse,
+    responses={404: {"description": "no such upload (only the newest are kept)"}},
+)
+def uploaded(token: Token, uploads: UploadsDep) -> FileResponse:
+    """A kept photo as the page shows it: upright as its pixels lie, at most 1600 pixels across."""
+    path = uploads.preview(token)
+    if path is None:
+        raise HTTPException(404, "no such upload: only the newest photos are kept; upload it again")
+    return FileResponse(path, media_type="image/jpeg")
+
+
+@router.post(
+    "/api/calibrate/profile/turns",
+    dependencies=[ADMIN_ONLY],
+    responses={
+        **_ADMIN_ERRORS,
+        400: {"description": "unknown game, bad name, set-up or geometry"},
+        404: {"description": "the uploaded photo is no longer kept"},
+    },
+)
+def turns(request: PlacedBoard, state: StateDep, uploads: UploadsDep, reteacher: ReteacherDep) -> TurnsInfo:
+    """The board read at each of its four turns, with each one's chance of being upright, weighed from
+    where its grids lie, how its cells read and the game's layout (vision.read.upright): the owner
+    confirms the likeliest, or, where it is not sure, taps the upright one."""
+    with reteacher.lock:
+        profile, photo, corners, camera = placed(state, uploads, request)
         try:
-            profile = enrolment_profile(state, request.profile, request.game)
+            weighed = board_turns(photo.image, profile, corners, camera)
+        except ValueError as exc:
+            raise _bad(422, exc) from None
+        pictures = [_jpeg(draw_turn(photo.image, c, profile, camera)) for c in weighed.corners]
+    urls = uploads.add_turns(request.token, pictures)
+    return TurnsInfo(
+        turns=[
+            TurnInfo(picture=url, chance=round(c, 4)) for url, c in zip(urls, weighed.chances, strict=True)
+        ],
+        best=weighed.best + 1,
+        sure=weighed.sure,
+    )
+
+
+@router.get(
+    "/api/calibrate/uploads/{token}/turn-{turn}.jpg",
+    response_class=FileResponse,
+    responses={404: {"description": "no such picture (only the newest uploads' are kept)"}},
+)
+def turn_picture(
+    token: Token, turn: Annotated[int, PathParam(ge=1, le=4)], uploads: UploadsDep
+) -> FileResponse:
+    """The board read at one of its turns (POST /api/calibrate/profile/turns)."""
+    path = uploads.turn(token, turn)
+    if path is None:
+        raise HTTPException(404, "no such picture: only the newest photos' are kept; place the board again")
+    return FileResponse(path, media_type="image/jpeg")
+
+
+@router.post(
+    "/api/calibrate/profile",
+    dependencies=[ADMIN_ONLY],
+    responses={
+        **_ADMIN_ERRORS,
+        400: {"description": "unknown game, bad name or set-up"},
+        404: {"description": "the uploaded photo is no longer kept"},
+        409: {"description": "a profile of that name exists and replace is false"},
+        422: {
+            "description": "the corners enclose no board or lie outside the photo, or which way up "
+            "it lies is not sure (choose its turn)"
+        },
+    },
+)
+def make(
+    request: ProfileRequest, state: StateDep, uploads: UploadsDep, reteacher: ReteacherDep
+) -> ProfileMade:
+    """Make a board profile from a located photo and its corners (profile.json, colour.json, board.png),
+    as ``garden-scorer profile create NAME PHOTO --corners ...``; ``turn`` says which corner is the top
+    left (the owner's choice among the turns' pictures)."""
+    name = _profile(request.game, request.name, request.setup).name
+    if profile_exists(state, name) and not request.replace:
+        raise HTTPException(409, f"profile {name!r} exists: tick replace, or choose another name")
+    with reteacher.lock:
+        profile, photo, corners, camera = placed(state, uploads, request)
+        try:
+            reading = read_one_board(photo.image, profile, camera, corners, turn=request.turn)
+            if request.replace:
+                # Replaced whole: what the old profile learnt and kept was of another board, or turn.
+                shutil.rmtree(state.profile(profile.name), ignore_errors=True)
+            colour = make_profile(state, profile, reading)
+        except UnsureTurn as exc:
+            # In the page's words: its turn pictures, not the command line's options.
+            raise HTTPException(
+                422,
+                f"the board looks upright with corner {exc.turns.best + 1} at its top left, not "
+                "corner 1: choose which way up it lies (Next: which way up) before saving",
+            ) from None
+        except ValueError as exc:
+            raise _bad(422, exc) from None
+    uploads.drop(request.token)
+    return ProfileMade(
+        name=profile.name,
+        game=profile.game,
+        setup=dict(profile.setup),
+        picture=picture_url(state, profile.name),
+        colour_bgr=[round(float(v), 1) for v in colour.median_bgr] if colour else None,
+        flags=list(reading.flags),
+    )
+
+
+@router.get("/api/calibrate/inbox")
+def inbox_list(inbox: InboxDep) -> InboxInfo:
+    """Corrected results kept for enrolment (the result page's consent box), oldest first, and how full
+    the inbox is."""
+    out = []
+    for item in inbox.items():
+        try:
+            data = load_state_json(item.state)
+            game = data.get("game") if isinstance(data, dict) else None
+        except StateError:
+            game = None
+        out.append(
+            InboxEntry(
+                id=item.id,
+                game=game if isinstance(game, str) else None,
+                profile=item.profile,
+                played_at=item.played_at.isoformat(),
+                game_id=item.game_id,
+                board=item.board + 1,
+            )
+        )
+    photos, size = inbox.size()
+    return InboxInfo(
+        items=out,
+        photos=photos,
+        bytes=size,
+        max_photos=inbox.max_photos,
+        max_bytes=inbox.max_bytes,
+        dropped=[DroppedNote.model_validate(note) for note in inbox.dropped()],
+    )
+
+
+@router.delete(
+    "/api/calibrate/inbox/{item_id}",
+    status_code=204,
+    dependencies=[ADMIN_ONLY],
+    responses={403: NEEDS_PAIRING, 404: {"description": "not in the inbox"}},
+)
+def discard(item_id: Annotated[str, PathParam(pattern=f"^{ITEM}$")], inbox: InboxDep) -> None:
+    """Discard an item of the inbox: no profile learns from it."""
+    found = [item for item in inbox.items() if item.id == item_id]
+    if not found:
+        raise HTTPException(404, "not in the enrolment inbox (taught from or discarded already?)")
+    inbox.remove(found)
+
+
+@router.post(
+    "/api/calibrate/enrol",
+    dependencies=[ADMIN_ONLY],
+    responses={
+        **_ADMIN_ERRORS,
+        400: {"description": "bad profile or game, or a state that is not of the profile's game"},
+        404: {"description": "an item is not in the inbox"},
+        422: {"description": "a photo's board could not be read"},
+    },
+)
+def enrol(
+    request: EnrolRequest, state: StateDep, history: HistoryDep, inbox: InboxDep, reteacher: ReteacherDep
+) -> Enrolled:
+    """Teach a profile the real tile art from inbox items, as ``garden-scorer enroll``; the items leave
+    the inbox (the profile keeps their photos)."""
+    try:
+        profile = enrolment_profile(state, request.profile, request.game)
+    except ValueError as exc:
+        raise _bad(400, exc) from None
+    known = {item.id: item for item in inbox.items()}
+    missing = [i for i in request.items if i not in known]
+    if missing:
+        raise HTTPException(404, f"not in the enrolment inbox (enrolled already?): {', '.join(missing)}")
+    chosen = [known[i] for i in dict.fromkeys(request.items)]
+    camera = _table_camera(state)
+    new = []
+    for item in chosen:
+        try:
+            truth = check_enrolment_state(load_state_json(item.state), profile.game, item.id)
+            # One that does not decode must not join the teaching photos.
+            decode_photo(item.photo.read_bytes())
         except ValueError as exc:
             raise _bad(400, exc) from None
-        known = {item.id: item for item in inbox.items()}
-        missing = [i for i in request.items if i not in known]
-        if missing:
-            raise HTTPException(404, f"not in the enrolment inbox (enrolled already?): {', '.join(missing)}")
-        chosen = [known[i] for i in dict.fromkeys(request.items)]
-        camera = _table_camera(state)
-        new = []
-        for item in chosen:
-            try:
-                truth = check_enrolment_state(load_state_json(item.state), profile.game, item.id)
-                # One that does not decode must not join the teaching photos.
-                decode_photo(item.photo.read_bytes())
-            except ValueError as exc:
-                raise _bad(400, exc) from None
-            new.append((item.photo, truth, recorded_corners(item)))
-        with busy:
-            started = time.perf_counter()
-            try:
-                # The profile learns from these and every photo it learnt from before.
-                enrolment, _ = teach_profile(state, profile, new, camera, request.stickers)
-            except ValueError as exc:
-                raise _bad(422, exc) from None
-            seconds = time.perf_counter() - started
-        inbox.remove(chosen)
-        return Enrolled(
-            profile=profile.name,
-            game=profile.game,
-            photos=enrolment.photos,
-            cells=enrolment.cells,
-            seconds=round(seconds, 2),
-            moved=[item.id for item in chosen],
-            unchanged=unchanged_note(enrolment) if enrolment.unchanged else None,
-        )
-
-    @api.post(
-        "/api/calibrate/seats",
-        dependencies=[Depends(admin)],
-        openapi_extra=TAKES_PHOTOS,
-        responses={
-            **_ADMIN_ERRORS,
-            400: {"description": "unknown game, not a usable JPEG or PNG"},
-            422: {"description": "no whole board found, boards overlapping, or names not one per board"},
-        },
-    )
-    def seats(
-        file: Annotated[UploadFile, File(description="a photo of the table, every player's board in place")],
-        game: Annotated[str, Form()],
-        names: Annotated[list[str] | None, Form(description="seat names in reading order")] = None,
-        players: Annotated[list[str] | None, Form(description="the players in those seats")] = None,
-        stickers: Annotated[bool, Form(description="the boards wear ArUco corner stickers")] = False,
-    ) -> SeatsMade:
-        """Where each player's board lies, for the live camera, as ``garden-scorer seats``. Boards are
-        named in reading order: rows top to bottom, each left to right."""
+        new.append((item.photo, truth, recorded_corners(history, item)))
+    with reteacher.lock:
+        started = time.perf_counter()
         try:
-            get_game(game)
-        except StateError as exc:
-            raise _bad(400, exc) from None
-        given_names = [n.strip() for n in names or [] if n.strip()] or None
-        given_players = [p.strip() for p in players or [] if p.strip()] or None
-        with busy:
-            photo = _decode(file)
-            camera = _camera(state, photo.image)
-            try:
-                setup, boards = seats_from_photo(
-                    photo.image,
-                    game,
-                    camera,
-                    given_names,
-                    given_players,
-                    stickers,
-                    load_segmenter(),
-                    game_boards(state, game),
-                )
-            except ValueError as exc:
-                raise _bad(422, exc) from None
-        # Seats are shares of the photo's width and height: the same decoded reduced or not.
-        save_seats(setup, state.table)
-        token = uploads.add(photo.data, photo.image)
-        return SeatsMade(
-            **TableInfo.of(setup).model_dump(),
-            boards=[_points(b * photo.scale) for b in boards],
-            size_wh=photo.size_wh,
-            picture=f"/api/calibrate/uploads/{token}.jpg",
-        )
+            # The profile learns from these and every photo it learnt from before.
+            enrolment, _ = teach_profile(state, profile, new, camera, request.stickers)
+        except ValueError as exc:
+            raise _bad(422, exc) from None
+        seconds = time.perf_counter() - started
+    inbox.remove(chosen)
+    return Enrolled(
+        profile=profile.name,
+        game=profile.game,
+        photos=enrolment.photos,
+        cells=enrolment.cells,
+        seconds=round(seconds, 2),
+        moved=[item.id for item in chosen],
+        unchanged=unchanged_note(enrolment) if enrolment.unchanged else None,
+    )
 
-    return api
+
+@router.post(
+    "/api/calibrate/seats",
+    dependencies=[ADMIN_ONLY],
+    openapi_extra=TAKES_PHOTOS,
+    responses={
+        **_ADMIN_ERRORS,
+        400: {"description": "unknown game, not a usable JPEG or PNG"},
+        422: {"description": "no whole board found, boards overlapping, or names not one per board"},
+    },
+)
+def seats(
+    file: Annotated[UploadFile, File(description="a photo of the table, every player's board in place")],
+    game: Annotated[str, Form()],
+    state: StateDep,
+    uploads: UploadsDep,
+    reteacher: ReteacherDep,
+    names: Annotated[list[str] | None, Form(description="seat names in reading order")] = None,
+    players: Annotated[list[str] | None, Form(description="the players in those seats")] = None,
+    stickers: Annotated[bool, Form(description="the boards wear ArUco corner stickers")] = False,
+) -> SeatsMade:
+    """Where each player's board lies, for the live camera, as ``garden-scorer seats``. Boards are
+    named in reading order: rows top to bottom, each left to right."""
+    try:
+        get_game(game)
+    except StateError as exc:
+        raise _bad(400, exc) from None
+    given_names = [n.strip() for n in names or [] if n.strip()] or None
+    given_players = [p.strip() for p in players or [] if p.strip()] or None
+    with reteacher.lock:
+        photo = _decode(file)
+        camera = _camera(state, photo.image)
+        try:
+            setup, boards = seats_from_photo(
+                photo.image,
+                game,
+                camera,
+                given_names,
+                given_players,
+                stickers,
+                load_segmenter(),
+                game_boards(state, game),
+            )
+        except ValueError as exc:
+            raise _bad(422, exc) from None
+    # Seats are shares of the photo's width and height: the same decoded reduced or not.
+    save_seats(setup, state.table)
+    token = uploads.add(photo.data, photo.image)
+    return SeatsMade(
+        **TableInfo.of(setup).model_dump(),
+        boards=[_points(b * photo.scale) for b in boards],
+        size_wh=photo.size_wh,
+        picture=f"/api/calibrate/uploads/{token}.jpg",
+    )

@@ -16,22 +16,19 @@ import hmac
 import socket
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Depends, Form, HTTPException, Request, Response
+from fastapi import APIRouter, Form, HTTPException, Request, Response
 from fastapi import Path as PathParam
 from fastapi.responses import HTMLResponse, RedirectResponse
 from pydantic import BaseModel, ConfigDict, Field
 
 from device.web.auth import (
+    ADMIN_ONLY,
     DEVICE_COOKIE,
     KIOSK,
     KIOSK_COOKIE,
     NAME_MAX,
     NEEDS_PAIRING,
     PHONE,
-    AdminGuard,
-    Attempts,
-    Devices,
-    PairingCode,
     is_kiosk,
     paired_name,
     set_login_cookie,
@@ -39,6 +36,7 @@ from device.web.auth import (
 from device.web.bodies import Guarded
 from device.web.places import client_key
 from device.web.security import page_response
+from device.web.services import AttemptsDep, DevicesDep, KioskTokenDep, PairingCodeDep
 
 
 class PairRequest(BaseModel):
@@ -101,88 +99,107 @@ def _grouped(code: str) -> str:
     return " ".join(code[i : i + 4] for i in range(0, len(code), 4))
 
 
-def router(
-    devices: Devices, attempts: Attempts, code: PairingCode, kiosk_token: str, admin: AdminGuard
-) -> APIRouter:
-    api = APIRouter(tags=["pairing"], route_class=Guarded)
+router = APIRouter(tags=["pairing"], route_class=Guarded)
 
-    @api.get("/kiosk", include_in_schema=False)
-    def kiosk_page() -> HTMLResponse:
-        return page_response("kiosk.html")
 
-    @api.post("/kiosk", include_in_schema=False)
-    def kiosk(request: Request, token: Annotated[str, Form(max_length=256)]) -> RedirectResponse:
-        """Signs the TV's browser in as the kiosk: a session of its own, listed with the paired devices."""
-        # Not counted with the codes: 32 random characters are not guessed, and a flood of wrong codes must
-        # not keep the TV from signing in.
-        if not hmac.compare_digest(token.strip().encode(), kiosk_token.encode()):
-            raise HTTPException(403, "not this scorer's kiosk token: use the one the installer set up")
-        _, session = devices.pair(f"TV kiosk ({_client(request)})", KIOSK)
-        response = RedirectResponse("/tv", status_code=303)
-        set_login_cookie(request, response, KIOSK_COOKIE, session)
-        return response
+@router.get("/kiosk", include_in_schema=False)
+def kiosk_page() -> HTMLResponse:
+    return page_response("kiosk.html")
 
-    @api.get("/pair", include_in_schema=False)
-    def pair_page() -> HTMLResponse:
-        return page_response("pair.html")
 
-    @api.get("/api/tv/pairing", responses={403: {"description": "not the TV's kiosk browser"}})
-    def pairing_code(request: Request) -> PairingInfo:
-        """The code that pairs a phone; only the kiosk on the TV is shown it."""
-        if not is_kiosk(request):
-            raise HTTPException(403, "the pairing code is shown on the TV only")
-        shown, left = code.current()
-        return PairingInfo(code=_grouped(shown), expires_in_s=int(left), address=pairing_address(request))
+@router.post("/kiosk", include_in_schema=False)
+def kiosk(
+    request: Request,
+    token: Annotated[str, Form(max_length=256)],
+    devices: DevicesDep,
+    kiosk_token: KioskTokenDep,
+) -> RedirectResponse:
+    """Signs the TV's browser in as the kiosk: a session of its own, listed with the paired devices."""
+    # Not counted with the codes: 32 random characters are not guessed, and a flood of wrong codes must not
+    # keep the TV from signing in.
+    if not hmac.compare_digest(token.strip().encode(), kiosk_token.encode()):
+        raise HTTPException(403, "not this scorer's kiosk token: use the one the installer set up")
+    _, session = devices.pair(f"TV kiosk ({_client(request)})", KIOSK)
+    response = RedirectResponse("/tv", status_code=303)
+    set_login_cookie(request, response, KIOSK_COOKIE, session)
+    return response
 
-    @api.get("/api/pair")
-    def code_kind() -> CodeKind:
-        """What kind of code the TV shows now, for the pairing page's keyboard."""
-        shown, _ = code.current()
-        return CodeKind(length=len(shown), letters=not shown.isdigit())
 
-    @api.post(
-        "/api/pair",
-        responses={
-            400: {"description": "not a JSON body"},
-            403: {"description": "a wrong or used code"},
-            429: {"description": "too many wrong codes: wait for Retry-After"},
-        },
-    )
-    def pair(request: Request, response: Response, asked: PairRequest) -> Me:
-        """Pairs this device with the code the TV shows: a login cookie the set-up page can revoke."""
-        at = attempts.begin(_guesser(request))
-        if not code.redeem(asked.code):
-            raise HTTPException(403, "that is not the code the TV shows now: check it and type it again")
-        attempts.succeeded(_guesser(request), at)
-        device, token = devices.pair(" ".join(asked.name.split()), PHONE)
-        set_login_cookie(request, response, DEVICE_COOKIE, token)
-        return Me(paired=True, name=device.name, kiosk=is_kiosk(request))
+@router.get("/pair", include_in_schema=False)
+def pair_page() -> HTMLResponse:
+    return page_response("pair.html")
 
-    @api.get("/api/me")
-    def me(request: Request) -> Me:
-        """Whether this browser is a paired device, and whether it is the TV's kiosk."""
-        name = paired_name(request)
-        return Me(paired=name is not None, name=name, kiosk=is_kiosk(request))
 
-    @api.get("/api/devices", dependencies=[Depends(admin)], responses={403: NEEDS_PAIRING})
-    def paired_devices(request: Request) -> list[dict[str, Any]]:
-        """The paired devices and the kiosk's sessions, this one marked."""
-        mine = getattr(request.state, "device_id", None)
-        return [{**d.to_json(), "this": d.id == mine} for d in devices.all()]
+@router.get("/api/tv/pairing", responses={403: {"description": "not the TV's kiosk browser"}})
+def pairing_code(request: Request, code: PairingCodeDep) -> PairingInfo:
+    """The code that pairs a phone; only the kiosk on the TV is shown it."""
+    if not is_kiosk(request):
+        raise HTTPException(403, "the pairing code is shown on the TV only")
+    shown, left = code.current()
+    return PairingInfo(code=_grouped(shown), expires_in_s=int(left), address=pairing_address(request))
 
-    @api.delete(
-        "/api/devices/{device_id}",
-        dependencies=[Depends(admin)],
-        responses={403: NEEDS_PAIRING, 404: {"description": "no such paired device"}},
-    )
-    def unpair(
-        request: Request, response: Response, device_id: Annotated[str, PathParam(pattern="^[0-9a-f]{8}$")]
-    ) -> dict[str, str]:
-        """Unpairs a device, or signs a kiosk session out: its login stops working at once."""
-        if not devices.unpair(device_id):
-            raise HTTPException(404, "no such paired device")
-        if device_id == getattr(request.state, "device_id", None):
-            response.delete_cookie(DEVICE_COOKIE)
-        return {"unpaired": device_id}
 
-    return api
+@router.get("/api/pair")
+def code_kind(code: PairingCodeDep) -> CodeKind:
+    """What kind of code the TV shows now, for the pairing page's keyboard."""
+    shown, _ = code.current()
+    return CodeKind(length=len(shown), letters=not shown.isdigit())
+
+
+@router.post(
+    "/api/pair",
+    responses={
+        400: {"description": "not a JSON body"},
+        403: {"description": "a wrong or used code"},
+        429: {"description": "too many wrong codes: wait for Retry-After"},
+    },
+)
+def pair(
+    request: Request,
+    response: Response,
+    asked: PairRequest,
+    code: PairingCodeDep,
+    attempts: AttemptsDep,
+    devices: DevicesDep,
+) -> Me:
+    """Pairs this device with the code the TV shows: a login cookie the set-up page can revoke."""
+    at = attempts.begin(_guesser(request))
+    if not code.redeem(asked.code):
+        raise HTTPException(403, "that is not the code the TV shows now: check it and type it again")
+    attempts.succeeded(_guesser(request), at)
+    device, token = devices.pair(" ".join(asked.name.split()), PHONE)
+    set_login_cookie(request, response, DEVICE_COOKIE, token)
+    return Me(paired=True, name=device.name, kiosk=is_kiosk(request))
+
+
+@router.get("/api/me")
+def me(request: Request) -> Me:
+    """Whether this browser is a paired device, and whether it is the TV's kiosk."""
+    name = paired_name(request)
+    return Me(paired=name is not None, name=name, kiosk=is_kiosk(request))
+
+
+@router.get("/api/devices", dependencies=[ADMIN_ONLY], responses={403: NEEDS_PAIRING})
+def paired_devices(request: Request, devices: DevicesDep) -> list[dict[str, Any]]:
+    """The paired devices and the kiosk's sessions, this one marked."""
+    mine = getattr(request.state, "device_id", None)
+    return [{**d.to_json(), "this": d.id == mine} for d in devices.all()]
+
+
+@router.delete(
+    "/api/devices/{device_id}",
+    dependencies=[ADMIN_ONLY],
+    responses={403: NEEDS_PAIRING, 404: {"description": "no such paired device"}},
+)
+def unpair(
+    request: Request,
+    response: Response,
+    device_id: Annotated[str, PathParam(pattern="^[0-9a-f]{8}$")],
+    devices: DevicesDep,
+) -> dict[str, str]:
+    """Unpairs a device, or signs a kiosk session out: its login stops working at once."""
+    if not devices.unpair(device_id):
+        raise HTTPException(404, "no such paired device")
+    if device_id == getattr(request.state, "device_id", None):
+        response.delete_cookie(DEVICE_COOKIE)
+    return {"unpaired": device_id}

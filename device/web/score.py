@@ -3,15 +3,9 @@
 ``POST /api/score`` answers ``{"game_id", "boards": [...]}``, each board as ``ScoredBoard.to_json`` gives it
 (what ``garden-scorer score --json`` prints), and records the boards in the history.
 
-Per result the app keeps a folder ``web-results/GAME_ID/`` in the state dir: the photo as uploaded (for an
-enrolment the player consents to later), ``also-K`` for each more photo of its board read with it (so that the
-board can be read again with one more), ``board-I.png`` per board (``vision.debug.draw_reading``: each cell
-outlined, doubtful cells in orange; the page says what each holds in its own text) and ``result.json`` (the
-hand-entry fields and profile used, each board's state as read and where its cells lie in the picture, as
-fractions of the board). The pictures are drawn at upload because re-reading the photo later costs the Pi's
-CPU and could read differently once the board is enrolled. The folders share ``KEEP_BYTES`` of the card, the
-oldest results' going first to make room, so photos never fill it: an older result still shows its breakdown
-from the history, without picture, cell picker or photo.
+Per result the app keeps a folder (results.py): the photos it was read from, a picture of each board and what
+it was read with, for its page and for reading it again; an older result, its folder pruned to make room,
+still shows its breakdown from the history.
 
 A correction is scored by the game's rules (scoring.registry) and replaces the result in the history under a
 new id, with the original time; the folder moves with it. More photos of a result's one board (``POST
@@ -21,31 +15,24 @@ and the history notes who did and when.
 
 Each request costs a bounded share of a Pi: a few bodies are received at once (bodies.py), spooled to files;
 once one is in, at most ``MAX_WAITING`` requests wait to read photos or are reading them (more are turned
-away, 503), they read one at a time, a photo is decoded reduced where it is larger than the reader needs, and
-the more photos of a board are decoded one after another as they are read. A request that stores a result may
-carry an ``Idempotency-Key`` (the pages send one, the same in each retry): a retry of one whose answer was
-lost is answered with the result stored then, not stored twice.
+away, 503), they read one at a time (reading.py), a photo is decoded reduced where it is larger than the
+reader needs, and the more photos of a board are decoded one after another as they are read. A request that
+stores a result may carry an ``Idempotency-Key`` (the pages send one, the same in each retry): a retry of one
+whose answer was lost is answered with the result stored then, not stored twice.
 """
 
 from __future__ import annotations
 
-import json
 import logging
-import os
-import re
 import secrets
-import shutil
-import tempfile
-import threading
 from collections.abc import AsyncIterator, Callable, Iterator, Mapping, Sequence
-from contextlib import asynccontextmanager, contextmanager
+from contextlib import asynccontextmanager
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Annotated, Any, Protocol, overload
+from typing import Annotated, Any, overload
 
-import cv2
 import numpy as np
-from fastapi import APIRouter, Header, HTTPException, Request, Response
+from fastapi import APIRouter, Depends, Header, HTTPException, Request, Response
 from fastapi import Path as PathParam
 from fastapi.concurrency import run_in_threadpool
 from fastapi.responses import FileResponse, HTMLResponse
@@ -55,46 +42,41 @@ from starlette.datastructures import UploadFile
 
 from calibration import teaching
 from calibration.profiles import check_teaches, profile_exists
-from calibration.statedir import StateDir, check_name
+from calibration.statedir import check_name
 from calibration.store import StoreError
 from device.history import AlreadyRecorded, Change, GameNotFound, GameRecord, History, Sender
-from device.inbox import Inbox
 from device.photo import ScoredBoard, check_photo, decode_photo, table_state
 from device.report import breakdown_json, result_json
 from device.web.auth import PlayerIds, is_admin, who
 from device.web.bodies import TAKES_PHOTOS, Guarded, strict_json
-from device.web.reteach import Reteacher
+from device.web.gamesetup import MAX_PLAYERS, PlayerName, SetupStore
+from device.web.reading import Reader, ScoreFn
+from device.web.results import ResultStore
 from device.web.security import json_object_field, page_response
-from device.web.setup import MAX_PLAYERS, PlayerName, SetupStore
+from device.web.services import (
+    HistoryDep,
+    InboxDep,
+    PlayersDep,
+    ReaderDep,
+    ResultsDep,
+    ReteacherDep,
+    SetupDep,
+    StateDep,
+)
 from scoring.core import InvalidState, ScoreBreakdown, StateError, TableScore
 from scoring.hand import check as check_hand
 from scoring.registry import GAMES, AnyPicker, Kind, get_entry, get_game
-from vision.debug import draw_reading
-from vision.geometry import Points, cell_rect_mm
+from vision.geometry import Points
 from vision.image_io import ImageError, viewed_size, without_personal_metadata
-from vision.pipeline import BoardReading, NoBoardError
+from vision.pipeline import NoBoardError
 
 log = logging.getLogger(__name__)
 
-RESULTS_DIR = "web-results"
-META_FILE = "result.json"
-_ALSO_FILE = re.compile(r"also-(\d+)\.(?:jpg|png)")
-# What ResultStore.save names a result's folder while it writes it.
-_TEMP_FOLDER = re.compile(r"\.\d+\..+")
-# A result's folder takes a few MB (its photos, 20 MB at most, and a picture of each board): an evening's
-# games, a few dozen results at the most, take a fraction of this; months of them on a Pi's card, no more.
-KEEP_BYTES = 1024**3
 NOT_KEPT = "the oldest results' photos make room for new ones"
 CORRECTED = "corrected by hand"
 # Photos of one board from other sides, read with the first (device.photo.score_image ``also``), each decoded
 # as it is read: what one more costs is the time to read it.
 MAX_ALSO = 3
-# Requests waiting to read photos or reading them, at most (each waits with its photos spooled on disk: only
-# the one reading holds them in memory); more are turned away, so that a crowd of uploads costs neither
-# memory nor the TV's answers.
-MAX_WAITING = 4
-RETRY_AFTER_S = 5
-BUSY = "the scorer is busy reading other photos; try again in a few seconds"
 # What the history notes of each change to a result, as "Corrected by WHO on WHEN".
 CHANGE_CORRECTED = "corrected"
 CHANGE_HAND = "read again with what the photo cannot show"
@@ -119,25 +101,6 @@ IdempotencyKey = Annotated[
 ]
 
 
-class ScoreFn(Protocol):
-    """Reads and scores every board of ``game`` in a decoded BGR photo (``also``: more photos of its one
-    board, read with it, each decoded as it is taken: let one go before taking the next; ``corners``: the one
-    board's corners in the photo, TL, TR, BR, BL, where the player placed them); the CLI passes the real
-    pipeline (with the state dir's camera calibration and ``profile``'s enrolment), tests a fake."""
-
-    def __call__(
-        self,
-        image: NDArray[np.uint8],
-        game: str,
-        hand: Mapping[str, Any],
-        profile: str | None,
-        also: Sequence[NDArray[np.uint8]] = (),
-        /,
-        *,
-        corners: Points | None = None,
-    ) -> list[ScoredBoard]: ...
-
-
 class Corners(BaseModel):
     """A board's four corners placed by the player, in the photo's pixels as it is viewed: top left, top
     right, bottom right, bottom left (the top is the edge the board is read with up)."""
@@ -160,134 +123,6 @@ def picker_for(game: str, state: Mapping[str, Any]) -> AnyPicker | None:
     """How a tap on a cell of ``game``'s result edits ``state`` (the registry's), or None: edited as JSON."""
     entry = get_entry(game)
     return entry.picker.for_state(state) if entry.picker is not None else None
-
-
-def _cells(reading: BoardReading) -> list[dict[str, Any]]:
-    """Each read cell's box as fractions of the board, which is all its picture shows."""
-    profile = reading.rectified.frame.profile
-    w, h = profile.size_mm
-    out = []
-    for region, r, c in reading.predictions.keys:
-        x0, y0, x1, y1 = cell_rect_mm(profile.region(region), r, c)
-        box = [round(x0 / w, 5), round(y0 / h, 5), round(x1 / w, 5), round(y1 / h, 5)]
-        out.append({"key": [region, r, c], "box": box})
-    return out
-
-
-class ResultStore:
-    """The per-result folders ``web-results/GAME_ID/`` (see the module doc)."""
-
-    def __init__(self, state: StateDir, keep_bytes: int = KEEP_BYTES) -> None:
-        self.root = state.root / RESULTS_DIR
-        self.keep_bytes = keep_bytes
-        self.sweep()
-
-    def sweep(self) -> list[Path]:
-        """Removes the folders that saves cut short (a kill, a power cut) left half written; returns them.
-
-        Run as the app starts, when no save of its own is under way: only the app writes here, and a save
-        writes its folder as ``.GAME_ID.RANDOM`` and renames it whole into place, so such a folder is never
-        a result."""
-        if not self.root.is_dir():
-            return []
-        swept = []
-        for path in self.root.iterdir():
-            if _TEMP_FOLDER.fullmatch(path.name) and path.is_dir() and not path.is_symlink():
-                shutil.rmtree(path, ignore_errors=True)
-                log.warning("removed %s, a result's folder left half written (power cut or kill)", path)
-                swept.append(path)
-        return swept
-
-    def folder(self, game_id: int) -> Path:
-        return self.root / str(int(game_id))
-
-    def save(
-        self,
-        game_id: int,
-        photo: bytes,
-        boards: Sequence[ScoredBoard],
-        hand: Mapping[str, Any],
-        profile: str | None,
-        also: Sequence[bytes] = (),
-    ) -> None:
-        # Not fsynced: the score itself is safe in the history, and a lost picture only costs the cell view.
-        self.root.mkdir(parents=True, exist_ok=True)
-        tmp = Path(tempfile.mkdtemp(prefix=f".{game_id}.", dir=self.root))
-        try:
-            (tmp / f"photo{_suffix(photo)}").write_bytes(photo)
-            for k, more in enumerate(also, 1):
-                (tmp / f"also-{k}{_suffix(more)}").write_bytes(more)
-            for i, board in enumerate(boards):
-                ok, png = cv2.imencode(".png", draw_reading(board.reading, captions=False))
-                if not ok:
-                    raise OSError(f"could not encode the picture of board {i + 1}")
-                (tmp / f"board-{i}.png").write_bytes(png.tobytes())
-            meta = {
-                "profile": profile,
-                "hand": dict(hand),
-                "boards": [{"read_state": dict(b.state), "cells": _cells(b.reading)} for b in boards],
-            }
-            (tmp / META_FILE).write_text(json.dumps(meta), encoding="utf-8")
-            # The folder appears whole or not at all.
-            os.replace(tmp, self.folder(game_id))
-        except BaseException:
-            shutil.rmtree(tmp, ignore_errors=True)
-            raise
-        self._prune()
-
-    def meta(self, game_id: int) -> dict[str, Any]:
-        try:
-            data = json.loads((self.folder(game_id) / META_FILE).read_text(encoding="utf-8"))
-        except (OSError, ValueError):
-            return {}
-        return data if isinstance(data, dict) else {}
-
-    def picture(self, game_id: int, index: int) -> Path | None:
-        path = self.folder(game_id) / f"board-{int(index)}.png"
-        return path if path.is_file() else None
-
-    def photo(self, game_id: int) -> Path | None:
-        return next((p for p in self.folder(game_id).glob("photo.*") if p.is_file()), None)
-
-    def photos(self, game_id: int) -> list[Path]:
-        """The photos the result was read from, the first first; none once its folder is gone."""
-        first = self.photo(game_id)
-        if first is None:
-            return []
-        numbered = []
-        for path in self.folder(game_id).iterdir():
-            match = _ALSO_FILE.fullmatch(path.name)
-            if match and path.is_file():
-                numbered.append((int(match[1]), path))
-        return [first, *(path for _, path in sorted(numbered))]
-
-    def move(self, old: int, new: int) -> None:
-        if self.folder(old).is_dir():
-            os.replace(self.folder(old), self.folder(new))
-
-    def delete(self, game_id: int) -> None:
-        shutil.rmtree(self.folder(game_id), ignore_errors=True)
-
-    def _prune(self) -> None:
-        """Removes the oldest results' folders, so that the newer fit in ``keep_bytes``; the newest stays."""
-        newest_first = sorted((int(p.name) for p in self.root.iterdir() if p.name.isdigit()), reverse=True)
-        used = 0
-        for n, game_id in enumerate(newest_first):
-            used += _folder_bytes(self.folder(game_id))
-            if n and used > self.keep_bytes:
-                self.delete(game_id)
-
-
-def _folder_bytes(folder: Path) -> int:
-    """What a result's folder takes on the card; 0 once it is gone (deleted meanwhile)."""
-    try:
-        return sum(path.stat().st_size for path in folder.iterdir())
-    except FileNotFoundError:
-        return 0
-
-
-def _suffix(photo: bytes) -> str:
-    return ".png" if photo.startswith(b"\x89PNG") else ".jpg"
 
 
 def rescore(
@@ -529,31 +364,6 @@ async def _more_form(request: Request, most: int) -> AsyncIterator[list[UploadFi
         yield also
 
 
-class Waiting:
-    """Counts the requests waiting to read photos or reading them, and turns away (503) those beyond
-    ``most``: the check comes before a request's body is read, so one turned away costs nothing."""
-
-    def __init__(self, most: int) -> None:
-        if most < 1:
-            raise ValueError(f"at least one request must be let in to read photos, not {most}")
-        self.most = most
-        self._count = 0
-        self._lock = threading.Lock()
-
-    @contextmanager
-    def place(self) -> Iterator[None]:
-        """A place for one request, held while the block runs; HTTPException 503 when all are taken."""
-        with self._lock:
-            if self._count >= self.most:
-                raise HTTPException(503, BUSY, headers={"Retry-After": str(RETRY_AFTER_S)})
-            self._count += 1
-        try:
-            yield
-        finally:
-            with self._lock:
-                self._count -= 1
-
-
 class _Decoded(Sequence[NDArray[np.uint8]]):
     """Photos decoded as they are taken, and not kept: a reader that lets each go before it takes the next
     holds one at a time."""
@@ -590,53 +400,55 @@ def _answer(record: GameRecord) -> ScoreResult:
     return ScoreResult(game_id=record.id, boards=[dict(b.data) for b in record.boards])
 
 
-def router(
+def _kept(path: Path, gone: HTTPException) -> PhotoSource:
+    """A kept photo, read when the reader takes it; ``gone`` is raised should it be pruned meanwhile."""
+
+    def read() -> bytes:
+        try:
+            return path.read_bytes()
+        except OSError:
+            raise gone from None
+
+    return read
+
+
+def score_photo(
     score: ScoreFn,
-    state: StateDir,
-    history: History,
-    results: ResultStore,
-    setup: SetupStore,
-    reteacher: Reteacher,
-    players: PlayerIds,
-    most_waiting: int = MAX_WAITING,
-) -> APIRouter:
-    """``most_waiting``: how many requests may wait to read photos or read them at once."""
-    api = APIRouter(tags=["score"], route_class=Guarded)
-    # One photo read at a time: the reader uses the Pi's every core, and its memory is for one photo.
-    scoring = threading.Lock()
-    queue = Waiting(most_waiting)
-    inbox = Inbox(state)
+    data: bytes,
+    size: tuple[int, int],
+    also: Sequence[bytes],
+    game: str,
+    hand: Mapping[str, Any],
+    profile: str | None,
+    corners: Points | None = None,
+) -> list[ScoredBoard]:
+    """Read the photo ``data``, ``size`` pixels as viewed, and the ``also`` photos of its one board."""
+    width, height = size
+    if corners is not None and not np.all((corners >= -1) & (corners <= [width, height])):
+        raise ValueError(
+            f"corners: each must lie in the photo ({width} x {height} pixels as it is viewed); drag them "
+            "onto the board's corners"
+        )
+    image = decode_photo(data)
+    # Corners go between the photo as viewed and the image decoded, where it is reduced.
+    scale = np.array([width / image.shape[1], height / image.shape[0]])
+    placed = None if corners is None else corners / scale
+    boards = score(image, game, hand, profile, _Decoded(also), corners=placed)
+    return [_in_photo(board, scale) for board in boards]
 
-    def _sender(request: Request, response: Response, key: str | None) -> Sender:
-        """Who sent ``request``: its browser's player id (issued now, as a cookie with ``response``, to a
-        browser that has none), its address and its Idempotency-Key."""
-        address = request.client.host if request.client else "an unknown address"
-        return Sender(players.give(request, response), address, key)
 
-    def score_photo(
-        data: bytes,
-        size: tuple[int, int],
-        also: Sequence[bytes],
-        game: str,
-        hand: Mapping[str, Any],
-        profile: str | None,
-        corners: Points | None = None,
-    ) -> list[ScoredBoard]:
-        """Read the photo ``data``, ``size`` pixels as viewed, and the ``also`` photos of its one board."""
-        width, height = size
-        if corners is not None and not np.all((corners >= -1) & (corners <= [width, height])):
-            raise ValueError(
-                f"corners: each must lie in the photo ({width} x {height} pixels as it is viewed); drag them "
-                "onto the board's corners"
-            )
-        image = decode_photo(data)
-        # Corners go between the photo as viewed and the image decoded, where it is reduced.
-        scale = np.array([width / image.shape[1], height / image.shape[0]])
-        placed = None if corners is None else corners / scale
-        boards = score(image, game, hand, profile, _Decoded(also), corners=placed)
-        return [_in_photo(board, scale) for board in boards]
+@dataclass(frozen=True)
+class Keeper:
+    """Reads photos and keeps their results: the app's services that takes, gathered for a request. Its
+    reading methods block: a route runs them in a worker thread."""
+
+    reader: Reader
+    history: History
+    results: ResultStore
+    setup: SetupStore
 
     def read_and_keep(
+        self,
         game: str,
         sources: Sequence[PhotoSource],
         hand: Mapping[str, Any],
@@ -654,10 +466,11 @@ def router(
         only its picture."""
         # One request at a time holds its photos' bytes, reads them and keeps them: the others wait with
         # theirs on disk.
-        with scoring:
-            return _read_and_keep(game, sources, hand, profile, sender, corners, replaces, change, named)
+        with self.reader.turn:
+            return self._read_and_keep(game, sources, hand, profile, sender, corners, replaces, change, named)
 
     def _read_and_keep(
+        self,
         game: str,
         sources: Sequence[PhotoSource],
         hand: Mapping[str, Any],
@@ -674,168 +487,55 @@ def router(
             size, *_ = [check_photo(photo) for photo in photos]
             first, *also = [without_personal_metadata(photo) for photo in photos]
             del photos  # as sent: only the pictures are kept
-            boards = score_photo(first, size, also, game, hand, profile, corners)
+            boards = score_photo(self.reader.score, first, size, also, game, hand, profile, corners)
         except NoBoardError as exc:
             raise HTTPException(422, str(exc)) from None
         except ValueError as exc:  # ImageError, StateError, StoreError: each says what to do
             raise HTTPException(400, str(exc)) from None
         data = [b.to_json() for b in boards]
-        players = list(named) if len(named) == len(boards) else setup.players_for(game, len(boards))
+        players = list(named) if len(named) == len(boards) else self.setup.players_for(game, len(boards))
         when, old = None, None
         if replaces is not None:
             names = [b.player for b in replaces.boards if b.player is not None]
             players = names if len(names) == len(boards) else None
             when, old = replaces.played_at, replaces.id
         try:
-            game_id = history.record(
+            game_id = self.history.record(
                 game, data, "upload", players, when=when, replaces=old, sender=sender, change=change
             )
         except AlreadyRecorded as exc:
             # A retry of this request, sent while it was read, stored the result: answered with it.
-            history.replay(sender)
-            return _answer(_record(history, exc.game_id))
+            self.history.replay(sender)
+            return _answer(_record(self.history, exc.game_id))
         except GameNotFound:
             raise HTTPException(409, f"game {old} was changed or deleted meanwhile: reload") from None
         if old is not None:
-            results.delete(old)
+            self.results.delete(old)
         try:
-            results.save(game_id, first, boards, hand, profile, also)
+            self.results.save(game_id, first, boards, hand, profile, also)
         except OSError:
             log.exception("result %d: picture and photo not kept (the score is in the history)", game_id)
         return ScoreResult(game_id=game_id, boards=data)
 
-    def replayed(sender: Sender) -> ScoreResult | None:
+    def replayed(self, sender: Sender) -> ScoreResult | None:
         """The answer to a retry of a request that stored a result (its Idempotency-Key), if this is one."""
-        game_id = history.replay(sender)
-        return None if game_id is None else _answer(_record(history, game_id))
+        game_id = self.history.replay(sender)
+        return None if game_id is None else _answer(_record(self.history, game_id))
 
-    def refusal(request: Request, game_id: int) -> str | None:
-        """Why ``request`` may not change the result ``game_id``, or None: it may (the phone that sent its
-        photo, or a paired device)."""
-        if is_admin(request):
-            return None
-        uploaders = history.uploaders(game_id)
-        if not uploaders:
-            return NOT_A_PHONES
-        mine = players.of(request)
-        if mine is None or not any(secrets.compare_digest(mine, p) for p in uploaders):
-            return NOT_YOURS
-        return None
-
-    def more_photos(record: GameRecord) -> int:
-        """How many more photos the result's board may be read again with (:func:`add_photos`): none for a
-        result corrected by hand, of several boards, or whose photos are no longer kept."""
-        if record.source == "corrected" or len(record.boards) != 1:
-            return 0
-        kept = len(results.photos(record.id))
-        return MAX_ALSO + 1 - kept if kept else 0
-
-    @api.get("/", include_in_schema=False)
-    def home_page() -> HTMLResponse:
-        return page_response("index.html")
-
-    @api.get("/result/{game_id}", include_in_schema=False)
-    def result_page(game_id: GameId) -> HTMLResponse:
-        return page_response("result.html")
-
-    @api.post("/api/score", openapi_extra=_UPLOAD_BODY, responses=_UPLOAD_ERRORS)
-    async def upload(
-        request: Request,
-        response: Response,
-        game: str,
-        profile: str | None = None,
-        idempotency_key: IdempotencyKey = None,
-    ) -> ScoreResult:
-        """Read and score every board of ``game`` in the photo (with the ``also`` photos of its one board,
-        read together); ``profile`` names a stored board profile. The phone that sends it (its player
-        cookie, set now if it has none) may change the result."""
-        try:
-            get_game(game)
-            if profile is not None:
-                check_name(profile)
-        except (StateError, StoreError) as exc:
-            raise HTTPException(400, str(exc)) from None
-        sender = _sender(request, response, idempotency_key)
-        if (done := await run_in_threadpool(replayed, sender)) is not None:
-            return done
-        async with _upload_form(request) as sent:
-            corners = _corners_field(sent.corners) if sent.corners and sent.corners.strip() else None
-            named = _players_field(sent.players) if sent.players and sent.players.strip() else []
-            hand = (
-                json_object_field(sent.hand, "hand", '{"track_score": 38}')
-                if sent.hand and sent.hand.strip()
-                else setup.hand_for(game)
-            )
-            try:
-                # Refused before the photo is read and kept: a bad entry leaves no unscored result behind.
-                check_hand(get_entry(game).hand_form, hand)
-            except StateError as exc:
-                raise HTTPException(400, str(exc)) from None
-            # A place in the queue once the body is in: a slow sender keeps no other phone waiting.
-            with queue.place():
-                return await run_in_threadpool(
-                    read_and_keep, game, sent.sources(), hand, profile, sender, corners, named=named
-                )
-
-    @api.post(
-        "/api/result/{game_id}/also",
-        openapi_extra=_MORE_BODY,
-        responses={
-            **_UPLOAD_ERRORS,
-            403: NOT_YOURS_ANSWER,
-            404: {"description": "no such game, or its photos are no longer kept"},
-            409: {"description": "the result was corrected by hand, changed or deleted meanwhile"},
-        },
-    )
-    async def add_photos(
-        request: Request, response: Response, game_id: GameId, idempotency_key: IdempotencyKey = None
-    ) -> ScoreResult:
-        """Read the result's one board again from the photos it was read from and these more of it (from
-        other sides, where its standing pieces hide less), all together; the new reading replaces the result
-        (a new id, the same time)."""
-        sender = _sender(request, response, idempotency_key)
-        if (done := await run_in_threadpool(replayed, sender)) is not None:
-            return done
-        record = await run_in_threadpool(changeable, request, game_id)
-        if record.source == "corrected":
-            raise HTTPException(
-                409, f"game {game_id} was corrected by hand: reading it again would undo the corrections"
-            )
-        kept, gone = kept_photos(game_id, "score them anew with the more photos from the home page")
-        if len(record.boards) != 1:
-            raise HTTPException(400, f"game {game_id} has {len(record.boards)} boards: more photos show one")
-        # Corrected and several-board results were refused above: only the photos kept limit the room.
-        room = MAX_ALSO + 1 - len(kept)
-        if room <= 0:
-            full = f"game {game_id} was read from {len(kept)} photos, the most read together"
-            raise HTTPException(400, full)
-        async with _more_form(request, room) as also:
-            with queue.place():
-                change = Change(CHANGE_MORE, who(request))
-                more = [_spooled(upload) for upload in also]
-                return await read_again(record, kept, gone, sender, change, more=more)
-
-    def changeable(request: Request, game_id: int) -> GameRecord:
-        """The stored result ``game_id``, once ``request`` may change it (404, 403 otherwise)."""
-        record = _record(history, game_id)
-        reason = refusal(request, game_id)
-        if reason is not None:
-            raise HTTPException(403, reason)
-        return record
-
-    def kept_photos(game_id: int, then: str) -> tuple[list[Path], HTTPException]:
+    def kept_photos(self, game_id: int, then: str) -> tuple[list[Path], HTTPException]:
         """The photos a result was read from, and the 404 to raise should they be pruned meanwhile; raised
         now when none is kept. ``then``: what the player can do instead."""
         gone = HTTPException(
             404,
             f"the photos of game {game_id} are no longer kept ({NOT_KEPT}): {then}",
         )
-        kept = results.photos(game_id)
+        kept = self.results.photos(game_id)
         if not kept:
             raise gone
         return kept, gone
 
-    async def read_again(
+    def read_again(
+        self,
         record: GameRecord,
         kept: Sequence[Path],
         gone: HTTPException,
@@ -848,266 +548,437 @@ def router(
         """The result's boards read again from its ``kept`` photos and ``more`` (``corners``: where the
         player placed its one board in the first), with its hand entry (or ``entered``) and profile; the
         reading replaces the result, ``change`` noted with it."""
+        meta = self.results.meta(record.id)
+        hand: dict[str, Any] = meta["hand"] if isinstance(meta.get("hand"), dict) else {}
+        if entered is not None:
+            hand = dict(entered)
+        profile = meta["profile"] if isinstance(meta.get("profile"), str) else None
+        sources = [*(_kept(path, gone) for path in kept), *more]
+        return self.read_and_keep(record.game, sources, hand, profile, sender, corners, record, change)
 
-        def read_kept() -> ScoreResult:
-            meta = results.meta(record.id)
-            hand: dict[str, Any] = meta["hand"] if isinstance(meta.get("hand"), dict) else {}
-            if entered is not None:
-                hand = dict(entered)
-            profile = meta["profile"] if isinstance(meta.get("profile"), str) else None
 
-            def source(path: Path) -> PhotoSource:
-                def read() -> bytes:
-                    try:
-                        return path.read_bytes()
-                    except OSError:  # the folder pruned meanwhile
-                        raise gone from None
+async def _keeper(reader: ReaderDep, history: HistoryDep, results: ResultsDep, setup: SetupDep) -> Keeper:
+    return Keeper(reader, history, results, setup)
 
-                return read
 
-            sources = [*(source(path) for path in kept), *more]
-            return read_and_keep(record.game, sources, hand, profile, sender, corners, record, change)
+KeeperDep = Annotated[Keeper, Depends(_keeper)]
 
-        return await run_in_threadpool(read_kept)
 
-    @api.get("/api/result/{game_id}", responses={404: NO_SUCH_GAME})
-    def result(request: Request, game_id: GameId) -> dict[str, Any]:
-        """A result with what its page needs: per board the picture, its cells' boxes and the cell picker;
-        the changes made to it, and whether the asking phone may change it."""
-        record = _record(history, game_id)
-        meta = results.meta(game_id)
-        stored = meta.get("boards", [])
-        boards = []
-        for i, board in enumerate(record.boards):
-            extra = stored[i] if i < len(stored) else {}
-            state = board.data.get("state", {})
-            picker = picker_for(record.game, state) if isinstance(state, Mapping) else None
-            picture = results.picture(game_id, i) is not None
-            boards.append(
-                {
-                    **board.to_json(),
-                    "picture": f"/api/result/{game_id}/board/{i}.png" if picture else None,
-                    "cells": extra.get("cells", []),
-                    "read_state": extra.get("read_state"),
-                    "picker": picker.to_json() if picker else None,
-                }
-            )
-        rules = GAMES.get(record.game)
-        return {
-            "id": record.id,
-            "played_at": record.played_at.isoformat(),
-            "game": record.game,
-            "title": rules.title if rules else record.game,
-            "source": record.source,
-            "photo_kept": results.photo(game_id) is not None,
-            "photo": photo_view(game_id),
-            "more_photos": more_photos(record),
-            # What was typed in with the photo: the page's form starts from it.
-            "hand": meta["hand"] if isinstance(meta.get("hand"), dict) else {},
-            "boards": boards,
-            "changes": [c.to_json() for c in history.changes(game_id)],
-            # Why the asking phone may not change the result; None: it may.
-            "change_refused": refusal(request, game_id),
-        }
+def _sender(players: PlayerIds, request: Request, response: Response, key: str | None) -> Sender:
+    """Who sent ``request``: its browser's player id (issued now, as a cookie with ``response``, to a
+    browser that has none), its address and its Idempotency-Key."""
+    address = request.client.host if request.client else "an unknown address"
+    return Sender(players.give(request, response), address, key)
 
-    def photo_view(game_id: int) -> dict[str, Any] | None:
-        """The first photo's address and size as viewed, where it is kept (its board's corners are placed on
-        it)."""
-        path = results.photo(game_id)
-        if path is None:
-            return None
+
+def refusal(history: History, players: PlayerIds, request: Request, game_id: int) -> str | None:
+    """Why ``request`` may not change the result ``game_id``, or None: it may (the phone that sent its
+    photo, or a paired device)."""
+    if is_admin(request):
+        return None
+    uploaders = history.uploaders(game_id)
+    if not uploaders:
+        return NOT_A_PHONES
+    mine = players.of(request)
+    if mine is None or not any(secrets.compare_digest(mine, p) for p in uploaders):
+        return NOT_YOURS
+    return None
+
+
+def changeable(history: History, players: PlayerIds, request: Request, game_id: int) -> GameRecord:
+    """The stored result ``game_id``, once ``request`` may change it (404, 403 otherwise)."""
+    record = _record(history, game_id)
+    reason = refusal(history, players, request, game_id)
+    if reason is not None:
+        raise HTTPException(403, reason)
+    return record
+
+
+def more_photos(results: ResultStore, record: GameRecord) -> int:
+    """How many more photos the result's board may be read again with (:func:`add_photos`): none for a
+    result corrected by hand, of several boards, or whose photos are no longer kept."""
+    if record.source == "corrected" or len(record.boards) != 1:
+        return 0
+    kept = len(results.photos(record.id))
+    return MAX_ALSO + 1 - kept if kept else 0
+
+
+def photo_view(results: ResultStore, game_id: int) -> dict[str, Any] | None:
+    """The first photo's address and size as viewed, where it is kept (its board's corners are placed on
+    it)."""
+    path = results.photo(game_id)
+    if path is None:
+        return None
+    try:
+        size = viewed_size(path.read_bytes())
+    except (OSError, ImageError):
+        return None
+    return {"url": f"/api/result/{game_id}/photo", "size_wh": list(size)}
+
+
+def rescored(
+    results: ResultStore, record: GameRecord, correction: Correction
+) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+    """The corrected boards scored by the rules (422 where they cannot be), and the result's hand."""
+    if len(correction.boards) != len(record.boards):
+        raise HTTPException(
+            422, f"the result has {len(record.boards)} board(s): send one state per board, in order"
+        )
+    meta = results.meta(record.id)
+    hand: dict[str, Any] = meta["hand"] if isinstance(meta.get("hand"), dict) else {}
+    try:
+        return rescore(record.game, [b.data for b in record.boards], correction.boards, hand), hand
+    except InvalidState as exc:
+        problems = "; ".join(str(p) for p in exc.problems)
+        raise HTTPException(422, f"the corrected board breaks the rules: {problems}") from None
+    except StateError as exc:
+        raise HTTPException(422, str(exc)) from None
+
+
+router = APIRouter(tags=["score"], route_class=Guarded)
+
+
+@router.get("/", include_in_schema=False)
+def home_page() -> HTMLResponse:
+    return page_response("index.html")
+
+
+@router.get("/result/{game_id}", include_in_schema=False)
+def result_page(game_id: GameId) -> HTMLResponse:
+    return page_response("result.html")
+
+
+@router.post("/api/score", openapi_extra=_UPLOAD_BODY, responses=_UPLOAD_ERRORS)
+async def upload(
+    request: Request,
+    response: Response,
+    game: str,
+    keeper: KeeperDep,
+    setup: SetupDep,
+    players: PlayersDep,
+    profile: str | None = None,
+    idempotency_key: IdempotencyKey = None,
+) -> ScoreResult:
+    """Read and score every board of ``game`` in the photo (with the ``also`` photos of its one board,
+    read together); ``profile`` names a stored board profile. The phone that sends it (its player
+    cookie, set now if it has none) may change the result."""
+    try:
+        get_game(game)
+        if profile is not None:
+            check_name(profile)
+    except (StateError, StoreError) as exc:
+        raise HTTPException(400, str(exc)) from None
+    sender = _sender(players, request, response, idempotency_key)
+    if (done := await run_in_threadpool(keeper.replayed, sender)) is not None:
+        return done
+    async with _upload_form(request) as sent:
+        corners = _corners_field(sent.corners) if sent.corners and sent.corners.strip() else None
+        named = _players_field(sent.players) if sent.players and sent.players.strip() else []
+        hand = (
+            json_object_field(sent.hand, "hand", '{"track_score": 38}')
+            if sent.hand and sent.hand.strip()
+            else setup.hand_for(game)
+        )
         try:
-            size = viewed_size(path.read_bytes())
-        except (OSError, ImageError):
-            return None
-        return {"url": f"/api/result/{game_id}/photo", "size_wh": list(size)}
-
-    @api.get(
-        "/api/result/{game_id}/photo",
-        response_class=FileResponse,
-        responses={404: {"description": "no such game, or its photo is no longer kept"}},
-    )
-    def result_photo(game_id: GameId) -> FileResponse:
-        """The result's first photo as it was sent (viewers turn it by its EXIF orientation)."""
-        path = results.photo(game_id)
-        if path is None:
-            raise HTTPException(404, f"no photo of game {game_id} is kept ({NOT_KEPT})")
-        media = "image/png" if path.suffix == ".png" else "image/jpeg"
-        return FileResponse(path, media_type=media)
-
-    @api.post(
-        "/api/result/{game_id}/corners",
-        responses={
-            **_UPLOAD_ERRORS,
-            403: NOT_YOURS_ANSWER,
-            404: {"description": "no such game, or its photos are no longer kept"},
-            409: {"description": "the result was corrected by hand, changed or deleted meanwhile"},
-        },
-    )
-    async def place_corners(
-        request: Request,
-        response: Response,
-        game_id: GameId,
-        placed: Corners,
-        idempotency_key: IdempotencyKey = None,
-    ) -> ScoreResult:
-        """Read the result's board again where the player placed its corners on the first photo (with the
-        result's other photos of it, as before); the new reading replaces the result (a new id, the same
-        time)."""
-        sender = _sender(request, response, idempotency_key)
-        if (done := await run_in_threadpool(replayed, sender)) is not None:
-            return done
-        record = await run_in_threadpool(changeable, request, game_id)
-        if record.source == "corrected":
-            raise HTTPException(
-                409, f"game {game_id} was corrected by hand: reading it again would undo the corrections"
-            )
-        if len(record.boards) > 1:
-            raise HTTPException(
-                400,
-                f"game {game_id} has {len(record.boards)} boards: corners place one; photograph each alone",
-            )
-        kept, gone = kept_photos(game_id, "send the photo again from the home page")
-        corners = np.array(placed.corners_xy, dtype=np.float64)
-        with queue.place():
-            change = Change(CHANGE_CORNERS, who(request))
-            return await read_again(record, kept, gone, sender, change, corners=corners)
-
-    @api.post(
-        "/api/result/{game_id}/hand",
-        responses={
-            **_UPLOAD_ERRORS,
-            403: NOT_YOURS_ANSWER,
-            404: {"description": "no such game, or its photos are no longer kept"},
-            409: {"description": "the result was corrected by hand, changed or deleted meanwhile"},
-        },
-    )
-    async def enter_hand(
-        request: Request,
-        response: Response,
-        game_id: GameId,
-        entry: HandEntry,
-        idempotency_key: IdempotencyKey = None,
-    ) -> ScoreResult:
-        """Read the result again with what the photo cannot show typed in (a board left unscored for want of
-        it); the new reading replaces the result (a new id, the same time)."""
-        sender = _sender(request, response, idempotency_key)
-        if (done := await run_in_threadpool(replayed, sender)) is not None:
-            return done
-        record = await run_in_threadpool(changeable, request, game_id)
-        if record.source == "corrected":
-            raise HTTPException(
-                409,
-                f"game {game_id} was corrected by hand: edit its state, which holds these fields, instead",
-            )
-        try:
-            check_hand(get_entry(record.game).hand_form, entry.hand)
+            # Refused before the photo is read and kept: a bad entry leaves no unscored result behind.
+            check_hand(get_entry(game).hand_form, hand)
         except StateError as exc:
             raise HTTPException(400, str(exc)) from None
-        kept, gone = kept_photos(game_id, "send the photo again from the home page with these")
-        with queue.place():
-            change = Change(CHANGE_HAND, who(request))
-            return await read_again(record, kept, gone, sender, change, entered=entry.hand)
-
-    @api.get(
-        "/api/result/{game_id}/board/{index}.png",
-        response_class=FileResponse,
-        responses={404: {"description": "no such game, or no picture kept of that board"}},
-    )
-    def board_picture(game_id: GameId, index: Annotated[int, PathParam(ge=0, le=63)]) -> FileResponse:
-        """The rectified board with each cell's label; doubtful cells outlined in orange."""
-        path = results.picture(game_id, index)
-        if path is None:
-            raise HTTPException(404, f"no picture of board {index} of game {game_id} is kept ({NOT_KEPT})")
-        return FileResponse(path, media_type="image/png")
-
-    def rescored(record: GameRecord, correction: Correction) -> tuple[list[dict[str, Any]], dict[str, Any]]:
-        """The corrected boards scored by the rules (422 where they cannot be), and the result's hand."""
-        if len(correction.boards) != len(record.boards):
-            raise HTTPException(
-                422, f"the result has {len(record.boards)} board(s): send one state per board, in order"
+        # A place in the queue once the body is in: a slow sender keeps no other phone waiting.
+        with keeper.reader.waiting.place():
+            return await run_in_threadpool(
+                keeper.read_and_keep, game, sent.sources(), hand, profile, sender, corners, named=named
             )
-        meta = results.meta(record.id)
-        hand: dict[str, Any] = meta["hand"] if isinstance(meta.get("hand"), dict) else {}
-        try:
-            return rescore(record.game, [b.data for b in record.boards], correction.boards, hand), hand
-        except InvalidState as exc:
-            problems = "; ".join(str(p) for p in exc.problems)
-            raise HTTPException(422, f"the corrected board breaks the rules: {problems}") from None
-        except StateError as exc:
-            raise HTTPException(422, str(exc)) from None
 
-    @api.post(
-        "/api/result/{game_id}/preview",
-        responses={
-            403: NOT_YOURS_ANSWER,
-            404: NO_SUCH_GAME,
-            422: {"description": "not scorable states"},
-        },
-    )
-    def preview(request: Request, game_id: GameId, correction: Correction) -> Previewed:
-        """The corrected states scored by the rules, nothing kept: the result page moves the score as each
-        cell is changed (the rules take a millisecond), and keeps it only when the player saves."""
-        boards, _ = rescored(changeable(request, game_id), correction)
-        return Previewed(boards=boards)
 
-    @api.post(
-        "/api/result/{game_id}/correct",
-        responses={
-            400: {"description": "a correction that names no board or cell of the game"},
-            403: NOT_YOURS_ANSWER,
-            404: NO_SUCH_GAME,
-            409: {"description": "the game was corrected or deleted meanwhile"},
-            422: {"description": "not scorable states"},
-        },
-    )
-    def correct(request: Request, game_id: GameId, correction: Correction) -> Corrected:
-        """Score the corrected states and record them in place of the result (a new id, the same time)."""
-        record = changeable(request, game_id)
-        boards, hand = rescored(record, correction)
-        meta = results.meta(game_id)
-        profile = meta["profile"] if isinstance(meta.get("profile"), str) else None
-        truths = [enrolment_state(record.game, correction.boards, i, hand) for i in range(len(boards))]
-        # The profile the photo will teach, if any: a state not of its board is refused before it is kept.
-        taught = profile if correction.consent and profile and profile_exists(state, profile) else None
-        try:
-            if taught is not None:
-                check_teaches(state, taught, truths)
-        except (ValueError, StoreError, StateError) as exc:
-            raise HTTPException(422, str(exc)) from None
-        names = [b.player for b in record.boards if b.player is not None]
-        players = names if len(names) == len(record.boards) else None
-        try:
-            new_id = history.record(
-                record.game,
-                boards,
-                "corrected",
-                players,
-                when=record.played_at,
-                replaces=game_id,
-                change=Change(CHANGE_CORRECTED, who(request)),
-            )
-        except GameNotFound:
-            raise HTTPException(409, f"game {game_id} was corrected or deleted meanwhile: reload") from None
-        results.move(game_id, new_id)
-        photo = results.photo(new_id) if correction.consent else None
-        reteaching = None
-        if photo is not None and taught is not None and is_admin(request):
-            # The owner's own correction of a result read with a profile: it learns from the photo now, in
-            # the background. Anyone else's waits in the inbox for the owner (device.inbox).
-            recorded = history.get(new_id).boards
-            for i, truth in enumerate(truths):
-                teaching.add(state, taught, photo, truth, recorded[i].data.get("corners_xy"))
-            reteacher.schedule(taught)
-            reteaching = taught
-        elif photo is not None:
-            inbox.save(photo, record.played_at, new_id, truths, profile)
-        return Corrected(
-            game_id=new_id,
-            boards=boards,
-            enrolment_saved=photo is not None,
-            reteaching=reteaching,
-            awaiting_owner=photo is not None and reteaching is None,
+@router.post(
+    "/api/result/{game_id}/also",
+    openapi_extra=_MORE_BODY,
+    responses={
+        **_UPLOAD_ERRORS,
+        403: NOT_YOURS_ANSWER,
+        404: {"description": "no such game, or its photos are no longer kept"},
+        409: {"description": "the result was corrected by hand, changed or deleted meanwhile"},
+    },
+)
+async def add_photos(
+    request: Request,
+    response: Response,
+    game_id: GameId,
+    keeper: KeeperDep,
+    history: HistoryDep,
+    players: PlayersDep,
+    idempotency_key: IdempotencyKey = None,
+) -> ScoreResult:
+    """Read the result's one board again from the photos it was read from and these more of it (from
+    other sides, where its standing pieces hide less), all together; the new reading replaces the result
+    (a new id, the same time)."""
+    sender = _sender(players, request, response, idempotency_key)
+    if (done := await run_in_threadpool(keeper.replayed, sender)) is not None:
+        return done
+    record = await run_in_threadpool(changeable, history, players, request, game_id)
+    if record.source == "corrected":
+        raise HTTPException(
+            409, f"game {game_id} was corrected by hand: reading it again would undo the corrections"
+        )
+    kept, gone = keeper.kept_photos(game_id, "score them anew with the more photos from the home page")
+    if len(record.boards) != 1:
+        raise HTTPException(400, f"game {game_id} has {len(record.boards)} boards: more photos show one")
+    # Corrected and several-board results were refused above: only the photos kept limit the room.
+    room = MAX_ALSO + 1 - len(kept)
+    if room <= 0:
+        full = f"game {game_id} was read from {len(kept)} photos, the most read together"
+        raise HTTPException(400, full)
+    async with _more_form(request, room) as also:
+        with keeper.reader.waiting.place():
+            change = Change(CHANGE_MORE, who(request))
+            more = [_spooled(upload) for upload in also]
+            return await run_in_threadpool(keeper.read_again, record, kept, gone, sender, change, more=more)
+
+
+@router.get("/api/result/{game_id}", responses={404: NO_SUCH_GAME})
+def result(
+    request: Request, game_id: GameId, history: HistoryDep, results: ResultsDep, players: PlayersDep
+) -> dict[str, Any]:
+    """A result with what its page needs: per board the picture, its cells' boxes and the cell picker;
+    the changes made to it, and whether the asking phone may change it."""
+    record = _record(history, game_id)
+    meta = results.meta(game_id)
+    stored = meta.get("boards", [])
+    boards = []
+    for i, board in enumerate(record.boards):
+        extra = stored[i] if i < len(stored) else {}
+        state = board.data.get("state", {})
+        picker = picker_for(record.game, state) if isinstance(state, Mapping) else None
+        picture = results.picture(game_id, i) is not None
+        boards.append(
+            {
+                **board.to_json(),
+                "picture": f"/api/result/{game_id}/board/{i}.png" if picture else None,
+                "cells": extra.get("cells", []),
+                "read_state": extra.get("read_state"),
+                "picker": picker.to_json() if picker else None,
+            }
+        )
+    rules = GAMES.get(record.game)
+    return {
+        "id": record.id,
+        "played_at": record.played_at.isoformat(),
+        "game": record.game,
+        "title": rules.title if rules else record.game,
+        "source": record.source,
+        "photo_kept": results.photo(game_id) is not None,
+        "photo": photo_view(results, game_id),
+        "more_photos": more_photos(results, record),
+        # What was typed in with the photo: the page's form starts from it.
+        "hand": meta["hand"] if isinstance(meta.get("hand"), dict) else {},
+        "boards": boards,
+        "changes": [c.to_json() for c in history.changes(game_id)],
+        # Why the asking phone may not change the result; None: it may.
+        "change_refused": refusal(history, players, request, game_id),
+    }
+
+
+@router.get(
+    "/api/result/{game_id}/photo",
+    response_class=FileResponse,
+    responses={404: {"description": "no such game, or its photo is no longer kept"}},
+)
+def result_photo(game_id: GameId, results: ResultsDep) -> FileResponse:
+    """The result's first photo as it was sent (viewers turn it by its EXIF orientation)."""
+    path = results.photo(game_id)
+    if path is None:
+        raise HTTPException(404, f"no photo of game {game_id} is kept ({NOT_KEPT})")
+    media = "image/png" if path.suffix == ".png" else "image/jpeg"
+    return FileResponse(path, media_type=media)
+
+
+@router.post(
+    "/api/result/{game_id}/corners",
+    responses={
+        **_UPLOAD_ERRORS,
+        403: NOT_YOURS_ANSWER,
+        404: {"description": "no such game, or its photos are no longer kept"},
+        409: {"description": "the result was corrected by hand, changed or deleted meanwhile"},
+    },
+)
+async def place_corners(
+    request: Request,
+    response: Response,
+    game_id: GameId,
+    placed: Corners,
+    keeper: KeeperDep,
+    history: HistoryDep,
+    players: PlayersDep,
+    idempotency_key: IdempotencyKey = None,
+) -> ScoreResult:
+    """Read the result's board again where the player placed its corners on the first photo (with the
+    result's other photos of it, as before); the new reading replaces the result (a new id, the same
+    time)."""
+    sender = _sender(players, request, response, idempotency_key)
+    if (done := await run_in_threadpool(keeper.replayed, sender)) is not None:
+        return done
+    record = await run_in_threadpool(changeable, history, players, request, game_id)
+    if record.source == "corrected":
+        raise HTTPException(
+            409, f"game {game_id} was corrected by hand: reading it again would undo the corrections"
+        )
+    if len(record.boards) > 1:
+        raise HTTPException(
+            400,
+            f"game {game_id} has {len(record.boards)} boards: corners place one; photograph each alone",
+        )
+    kept, gone = keeper.kept_photos(game_id, "send the photo again from the home page")
+    corners = np.array(placed.corners_xy, dtype=np.float64)
+    with keeper.reader.waiting.place():
+        change = Change(CHANGE_CORNERS, who(request))
+        return await run_in_threadpool(keeper.read_again, record, kept, gone, sender, change, corners=corners)
+
+
+@router.post(
+    "/api/result/{game_id}/hand",
+    responses={
+        **_UPLOAD_ERRORS,
+        403: NOT_YOURS_ANSWER,
+        404: {"description": "no such game, or its photos are no longer kept"},
+        409: {"description": "the result was corrected by hand, changed or deleted meanwhile"},
+    },
+)
+async def enter_hand(
+    request: Request,
+    response: Response,
+    game_id: GameId,
+    entry: HandEntry,
+    keeper: KeeperDep,
+    history: HistoryDep,
+    players: PlayersDep,
+    idempotency_key: IdempotencyKey = None,
+) -> ScoreResult:
+    """Read the result again with what the photo cannot show typed in (a board left unscored for want of
+    it); the new reading replaces the result (a new id, the same time)."""
+    sender = _sender(players, request, response, idempotency_key)
+    if (done := await run_in_threadpool(keeper.replayed, sender)) is not None:
+        return done
+    record = await run_in_threadpool(changeable, history, players, request, game_id)
+    if record.source == "corrected":
+        raise HTTPException(
+            409,
+            f"game {game_id} was corrected by hand: edit its state, which holds these fields, instead",
+        )
+    try:
+        check_hand(get_entry(record.game).hand_form, entry.hand)
+    except StateError as exc:
+        raise HTTPException(400, str(exc)) from None
+    kept, gone = keeper.kept_photos(game_id, "send the photo again from the home page with these")
+    with keeper.reader.waiting.place():
+        change = Change(CHANGE_HAND, who(request))
+        return await run_in_threadpool(
+            keeper.read_again, record, kept, gone, sender, change, entered=entry.hand
         )
 
-    return api
+
+@router.get(
+    "/api/result/{game_id}/board/{index}.png",
+    response_class=FileResponse,
+    responses={404: {"description": "no such game, or no picture kept of that board"}},
+)
+def board_picture(
+    game_id: GameId, index: Annotated[int, PathParam(ge=0, le=63)], results: ResultsDep
+) -> FileResponse:
+    """The rectified board with each cell's label; doubtful cells outlined in orange."""
+    path = results.picture(game_id, index)
+    if path is None:
+        raise HTTPException(404, f"no picture of board {index} of game {game_id} is kept ({NOT_KEPT})")
+    return FileResponse(path, media_type="image/png")
+
+
+@router.post(
+    "/api/result/{game_id}/preview",
+    responses={
+        403: NOT_YOURS_ANSWER,
+        404: NO_SUCH_GAME,
+        422: {"description": "not scorable states"},
+    },
+)
+def preview(
+    request: Request,
+    game_id: GameId,
+    correction: Correction,
+    history: HistoryDep,
+    results: ResultsDep,
+    players: PlayersDep,
+) -> Previewed:
+    """The corrected states scored by the rules, nothing kept: the result page moves the score as each
+    cell is changed (the rules take a millisecond), and keeps it only when the player saves."""
+    boards, _ = rescored(results, changeable(history, players, request, game_id), correction)
+    return Previewed(boards=boards)
+
+
+@router.post(
+    "/api/result/{game_id}/correct",
+    responses={
+        400: {"description": "a correction that names no board or cell of the game"},
+        403: NOT_YOURS_ANSWER,
+        404: NO_SUCH_GAME,
+        409: {"description": "the game was corrected or deleted meanwhile"},
+        422: {"description": "not scorable states"},
+    },
+)
+def correct(
+    request: Request,
+    game_id: GameId,
+    correction: Correction,
+    state: StateDep,
+    history: HistoryDep,
+    results: ResultsDep,
+    players: PlayersDep,
+    inbox: InboxDep,
+    reteacher: ReteacherDep,
+) -> Corrected:
+    """Score the corrected states and record them in place of the result (a new id, the same time)."""
+    record = changeable(history, players, request, game_id)
+    boards, hand = rescored(results, record, correction)
+    meta = results.meta(game_id)
+    profile = meta["profile"] if isinstance(meta.get("profile"), str) else None
+    truths = [enrolment_state(record.game, correction.boards, i, hand) for i in range(len(boards))]
+    # The profile the photo will teach, if any: a state not of its board is refused before it is kept.
+    taught = profile if correction.consent and profile and profile_exists(state, profile) else None
+    try:
+        if taught is not None:
+            check_teaches(state, taught, truths)
+    except (ValueError, StoreError, StateError) as exc:
+        raise HTTPException(422, str(exc)) from None
+    names = [b.player for b in record.boards if b.player is not None]
+    named = names if len(names) == len(record.boards) else None
+    try:
+        new_id = history.record(
+            record.game,
+            boards,
+            "corrected",
+            named,
+            when=record.played_at,
+            replaces=game_id,
+            change=Change(CHANGE_CORRECTED, who(request)),
+        )
+    except GameNotFound:
+        raise HTTPException(409, f"game {game_id} was corrected or deleted meanwhile: reload") from None
+    results.move(game_id, new_id)
+    photo = results.photo(new_id) if correction.consent else None
+    reteaching = None
+    if photo is not None and taught is not None and is_admin(request):
+        # The owner's own correction of a result read with a profile: it learns from the photo now, in the
+        # background. Anyone else's waits in the inbox for the owner (device.inbox).
+        recorded = history.get(new_id).boards
+        for i, truth in enumerate(truths):
+            teaching.add(state, taught, photo, truth, recorded[i].data.get("corners_xy"))
+        reteacher.schedule(taught)
+        reteaching = taught
+    elif photo is not None:
+        inbox.save(photo, record.played_at, new_id, truths, profile)
+    return Corrected(
+        game_id=new_id,
+        boards=boards,
+        enrolment_saved=photo is not None,
+        reteaching=reteaching,
+        awaiting_owner=photo is not None and reteaching is None,
+    )

@@ -50,7 +50,7 @@ from device.serve import listening_socket, server_config, upload_scorer
 from device.web import AppConfig, create_app
 from device.web.auth import CLIENT_TRIES, KIOSK_COOKIE, PLAYER_COOKIE
 from device.web.bodies import RECEIVING_PER_CLIENT, RECEIVING_TOTAL
-from device.web.score import RESULTS_DIR
+from device.web.results import RESULTS_DIR
 from device.web.tv import KIOSK_STREAMS, OTHER_STREAMS, STREAMS_PER_CLIENT
 from examples import EXAMPLES_DIR
 from lab.pairing import KIOSK_TOKEN, pair, pairing_code
@@ -205,6 +205,7 @@ def _first_round(root: Path, attack: Report) -> None:
         state = lan.get(result).json()["boards"][0]["board"]["state"]
         square = [[0, 0], [9, 0], [9, 9], [0, 9]]
         changes = [
+            stranger.post(f"{result}/preview", json={"boards": [state]}).status_code,
             stranger.post(f"{result}/correct", json={"boards": [state]}).status_code,
             stranger.post(f"{result}/hand", json={"hand": {}}).status_code,
             stranger.post(f"{result}/corners", json={"corners_xy": square}).status_code,
@@ -217,7 +218,7 @@ def _first_round(root: Path, attack: Report) -> None:
         )
         attack(
             "another phone changing a result it did not send",
-            changes == [403] * 3 and len(kept) == 1 and LAN_ADDRESS in kept[0]["who"],
+            changes == [403] * 4 and len(kept) == 1 and kept[0]["who"] == "the phone that sent the photo",
             f"the stranger's answers {changes}; the sender's own correction kept as {kept}",
         )
 

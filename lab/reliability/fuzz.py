@@ -20,7 +20,7 @@ Targets and what a case does:
   ``profile.json`` (each shipped profile as seed) or ``colour.json`` is mutated.
 * ``enrolment``: :func:`calibration.enroll.load`, and every other case ``load_bundle`` of a folder holding it.
 * ``camera``: :func:`calibration.camera.load`; ``table``: :func:`calibration.seats.load`;
-  ``web-setup``: :meth:`device.web.setup.SetupStore.open`.
+  ``web-setup``: :meth:`device.web.gamesetup.SetupStore.open`.
 * ``history``: :meth:`device.history.History.open` on a damaged copy of a real history file (truncated,
   bit-flipped, pages zeroed, a newer schema, a foreign SQLite file, rows with broken JSON), then listing,
   fetching, exporting and recording a game.
@@ -677,7 +677,7 @@ class Context:
 def _seed_files(root: Path) -> dict[str, list[tuple[str, bytes]]]:
     """Valid files of every kind, written by the project's own savers."""
     from device.history import History
-    from device.web.setup import GameSetup, SetupStore
+    from device.web.gamesetup import GameSetup, SetupStore
     from examples import example_states
     from vision.profile import parse_profile
     from vision.read.colour import BoardColour
@@ -1019,7 +1019,7 @@ def _check_table(result: Any) -> str | None:
 
 
 def _run_web_setup(ctx: Context, case: Case, data: bytes) -> Any:
-    from device.web.setup import SETUP_FILE, SetupStore
+    from device.web.gamesetup import SETUP_FILE, SetupStore
 
     state = StateDir(ctx.fresh_case_dir())
     (state.root / SETUP_FILE).write_bytes(data)
@@ -1032,7 +1032,7 @@ def _run_web_setup(ctx: Context, case: Case, data: bytes) -> Any:
 
 
 def _check_web_setup(result: Any) -> str | None:
-    from device.web.setup import GameSetup
+    from device.web.gamesetup import GameSetup
 
     return None if isinstance(result.current, GameSetup) else f"set-up is {type(result.current).__name__}"
 
@@ -1207,7 +1207,7 @@ def _quiet() -> Iterator[list[logging.LogRecord]]:
         def emit(self, record: logging.LogRecord) -> None:
             captured.append(record)
 
-    loggers = [logging.getLogger(n) for n in ("device.web.setup", "device.web.score", "device.web")]
+    loggers = [logging.getLogger(n) for n in ("device.web.gamesetup", "device.web.score", "device.web")]
     saved = [(lg, lg.propagate) for lg in loggers]
     handler = Collect()
     loggers[0].addHandler(handler)

@@ -30,11 +30,14 @@ from numpy.typing import NDArray
 
 from lab.reliability.server import ATTACK_BAR_MB, FLOOD_KINDS, MEMORY_BAR_MB, TV_BAR_MS
 
-# What every player at the table may do from their phone: score a photo, correct its reading, and read its
-# board again with more photos, where they placed its corners, or with what the photo cannot show typed in.
+# What every player at the table may do from their phone: say who is playing, score a photo, correct its
+# reading (its score seen at once, before it is kept), and read its board again with more photos, where they
+# placed its corners, or with what the photo cannot show typed in.
 PLAYER_ACTIONS = frozenset(
     {
+        ("PUT", "/api/players"),
         ("POST", "/api/score"),
+        ("POST", "/api/result/{game_id}/preview"),
         ("POST", "/api/result/{game_id}/correct"),
         ("POST", "/api/result/{game_id}/also"),
         ("POST", "/api/result/{game_id}/corners"),

@@ -349,7 +349,7 @@ def run_upload_kills(rounds: int, seed: int) -> dict[str, Any]:
     import sqlite3
     import tempfile
 
-    from device.web.score import RESULTS_DIR
+    from device.web.results import RESULTS_DIR
 
     rng = random.Random(seed)
     photo = PHOTO.read_bytes()

@@ -10,7 +10,7 @@ import numpy as np
 from calibration.statedir import StateDir
 from device.privacy import DONE_FILE
 from device.web import AppConfig, create_app
-from device.web.score import RESULTS_DIR
+from device.web.results import RESULTS_DIR
 from lab.pairing import KIOSK_TOKEN
 from lab.reliability.metadata import SECRETS, with_personal_metadata
 from tests.fakes import FakeScore

@@ -13,7 +13,7 @@ from fastapi import FastAPI
 from calibration.statedir import StateDir
 from device.photo import ScoredBoard, score_image
 from device.web import AppConfig, create_app
-from device.web.score import ScoreFn
+from device.web.reading import ScoreFn
 from lab.pairing import KIOSK_TOKEN
 from tests.fakes import FakeScore
 from tests.support import EXAMPLES

@@ -30,7 +30,7 @@ from device.live import Broadcaster, EventKind, LiveEvent
 from device.serve import upload_scorer
 from device.web import AppConfig, create_app
 from device.web.auth import KIOSK_COOKIE
-from device.web.score import META_FILE, RESULTS_DIR
+from device.web.results import META_FILE, RESULTS_DIR
 from device.web.tv import KIOSK_STREAMS, PHOTO_HOLD_S
 from examples import example_views
 from lab.bench import _exact

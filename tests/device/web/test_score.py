@@ -27,7 +27,8 @@ from calibration.statedir import StateDir
 from device.cli import main
 from device.history import CSV_FIELDS, History
 from device.photo import ScoredBoard, score_image
-from device.web.score import MAX_ALSO, NOT_KEPT, RESULTS_DIR, ResultStore, enrolment_state, rescore
+from device.web.results import RESULTS_DIR, ResultStore
+from device.web.score import MAX_ALSO, NOT_KEPT, enrolment_state, rescore
 from device.web.tv import PHOTO_HOLD_S
 from lab.pairing import pair
 from scoring.core import ScoreBreakdown, TableScore

@@ -9,6 +9,7 @@ import struct
 import threading
 import zlib
 from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -20,15 +21,10 @@ from fastapi.testclient import TestClient
 from numpy.typing import NDArray
 
 from calibration.statedir import StateDir
-from device.history import History
 from device.photo import ScoredBoard, decode_photo
 from device.web import AppConfig, create_app
-from device.web import score as score_module
-from device.web.auth import PlayerIds
-from device.web.bodies import MAX_UPLOAD_BYTES
-from device.web.reteach import Reteacher
-from device.web.score import BUSY, RESULTS_DIR, RETRY_AFTER_S, ResultStore, Waiting
-from device.web.setup import SetupStore
+from device.web.reading import BUSY, RETRY_AFTER_S, Reader, Waiting
+from device.web.results import RESULTS_DIR, ResultStore
 from lab.pairing import KIOSK_TOKEN
 from tests.conftest import BASE_URL, REMOTE
 from tests.device.web.conftest import AppFactory
@@ -102,33 +98,9 @@ def test_a_place_to_read_photos_is_given_to_so_many_requests_and_freed_after() -
         Waiting(0)
 
 
-@pytest.fixture
-def history(tmp_path: Path) -> Iterator[History]:
-    with History.open(StateDir(tmp_path).history) as history:
-        yield history
-
-
-def test_uploads_beyond_those_let_in_to_read_are_turned_away_unread(
-    tmp_path: Path, scorer: Scorer, history: History
-) -> None:
-    # The score router alone, letting one request in to read photos.
-    state = StateDir(tmp_path)
-    reteacher = Reteacher(state, threading.Lock())
-    app = FastAPI()
-    app.state.max_upload_bytes = MAX_UPLOAD_BYTES
-    players = PlayerIds(tmp_path / "key.json")
-    app.include_router(
-        score_module.router(
-            scorer,
-            state,
-            history,
-            ResultStore(state),
-            SetupStore.open(state),
-            reteacher,
-            players,
-            most_waiting=1,
-        )
-    )
+def test_uploads_beyond_those_let_in_to_read_are_turned_away_unread(app: FastAPI, scorer: Scorer) -> None:
+    # The app letting one request in to read photos.
+    app.state.services = replace(app.state.services, reader=Reader(scorer, Waiting(1)))
     scorer.go.clear()
     answers: list[Any] = []
     with TestClient(app, base_url=BASE_URL, client=REMOTE) as client:
