@@ -38,7 +38,7 @@ from vision.read.classify import (
 )
 from vision.read.colour import BoardColour, normalise
 from vision.read.gridlines import line_contrast
-from vision.read.orient import OrientationModel, rotations
+from vision.read.orient import OrientationModel, as_seen, rotations
 from vision.read.reconstruct import apart, settle
 from vision.read.rectify import Rectified, board_homography, rectify
 from vision.read.upright import weigh_turns
@@ -192,6 +192,8 @@ def read_board(
     trusted = quad.in_frame
     corners = quad.ideal_xy
     reader = reader_for(profile)
+    if not quad.oriented and reader.turns_freely:
+        corners = as_seen(corners, profile.size_mm[0] == profile.size_mm[1])
     if not quad.oriented and not reader.turns_freely and own_printing(profile) and orienter is not None:
         # A copy no layout model learnt (its own size, its grids elsewhere), its picture not found here (a
         # second board of it on the table, its printing hidden): weighed as its profile was made.

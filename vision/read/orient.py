@@ -58,6 +58,17 @@ def rotations(ideal_quad_xy: NDArray[np.float64]) -> list[NDArray[np.float64]]:
     return [np.roll(quad, -k, axis=0) for k in range(4)]
 
 
+def as_seen(ideal_quad_xy: NDArray[np.float64], square: bool) -> NDArray[np.float64]:
+    """A clockwise outline of a board that reads alike whichever way up it lies (a kingdom), started from
+    the corner whose side runs most nearly rightwards in the photo: the board read as the photo shows it,
+    and from the same corner wherever its corners were found a hair apart (another machine's arithmetic).
+    A board of unequal sides keeps its first side along its width (``square`` False): turned half round
+    only."""
+    turns = rotations(ideal_quad_xy)[:: 1 if square else 2]
+    along = [(q[1, 0] - q[0, 0]) / max(float(np.linalg.norm(q[1] - q[0])), 1e-12) for q in turns]
+    return turns[int(np.argmax(along))]
+
+
 def rotated_thumbnails(
     image_bgr: NDArray[np.uint8],
     profile: BoardProfile,
