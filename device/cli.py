@@ -6,7 +6,7 @@ import argparse
 import json
 import os
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -43,6 +43,18 @@ def cmd_score_state(args: argparse.Namespace) -> int:
     return 0
 
 
+def example_hand(game: str, truth: Mapping[str, Any]) -> dict[str, Any]:
+    """What a player types in for an example photo: everything the photo cannot show (for a shared board, a
+    state file of the players' coins, cards and colours, whose board part is read from the photo instead;
+    for a table game, photographed whole, the table's set-up)."""
+    entry = get_entry(game)
+    if entry.kind is Kind.SHARED_BOARD:
+        return dict(truth)
+    if entry.kind is Kind.TABLE:
+        return {"setup": truth["setup"]}
+    return {k: v for k, v in truth.items() if k in entry.hand_fields}
+
+
 def cmd_demo(args: argparse.Namespace) -> int:
     from device.photo import load_camera, score_image
     from models import model_path
@@ -58,18 +70,7 @@ def cmd_demo(args: argparse.Namespace) -> int:
         if not model_path(game).is_file():
             continue  # no model shipped
         rendered = json.loads(photo.with_suffix(".json").read_text())
-        truth = rendered["boards"][0]["state"]
-        # What a player would type in: everything the photo cannot show (for a shared board, a state file
-        # of the players' coins, cards and colours, whose board part is read from the photo instead; for a
-        # table game, photographed whole, the table's set-up).
-        entry = get_entry(game)
-        hand = (
-            truth
-            if entry.kind is Kind.SHARED_BOARD
-            else {"setup": truth["setup"]}
-            if entry.kind is Kind.TABLE
-            else {k: v for k, v in truth.items() if k in entry.hand_fields}
-        )
+        hand = example_hand(game, rendered["boards"][0]["state"])
         # Read as on a calibrated table (the README's set-up): the camera the photo was taken with is what
         # `calibrate camera` measures; crops turned by where the camera stands need it.
         boards = score_image(read_image(str(photo)), game, hand, recorded_camera(rendered))

@@ -213,6 +213,20 @@ def _bench_locate(args: argparse.Namespace) -> int:
     return 0
 
 
+def _bench_steady(args: argparse.Namespace, games: tuple[str, ...]) -> int:
+    """How far each game's reading moves under a grey level, half a pixel, 5 JPEG steps (issue #62)."""
+    from lab.bench_steady import format_steady, run_steady
+
+    for game in games:
+        get_game(game)
+    result = run_steady(games, args.count, args.seed, lambda line: print(line, file=sys.stderr))
+    print(format_steady(result))
+    if args.json:
+        args.json.write_text(json.dumps(result, indent=2))
+        print(f"JSON: {args.json}")
+    return 0
+
+
 def cmd_bench(args: argparse.Namespace) -> int:
     import cv2
 
@@ -236,6 +250,8 @@ def cmd_bench(args: argparse.Namespace) -> int:
     games = tuple(g for g in READERS if g in GAMES) if args.game == "all" else names(args.game)
     if args.live:
         return _bench_live(args, games)
+    if args.steady:
+        return _bench_steady(args, games)
     packs = names(args.art) if args.art else TRAINING_PACKS
     if args.views < 1:
         raise StateError(f"--views {args.views}: give 1 or more photos of each board")
@@ -332,6 +348,23 @@ def cmd_screenshots(args: argparse.Namespace) -> int:
     from lab.screenshots import main as screenshots
 
     return screenshots([str(args.out)])
+
+
+def cmd_arm64(args: argparse.Namespace) -> int:
+    """The product on arm64 (an emulated Debian root) against this machine: docs/raspberry-pi.md."""
+    from lab.arm64 import format_summary, run_check
+
+    if args.count < 0:
+        raise StateError(f"--count {args.count}: give 0 or more drawn photos per game")
+    project = Path(__file__).resolve().parent.parent
+    report = lambda line: print(line, file=sys.stderr)  # noqa: E731
+    result = run_check(args.root, project, args.quick, args.count, report)
+    print(format_summary(result))
+    if args.json:
+        args.json.write_text(json.dumps(result, indent=2))
+        print(f"JSON: {args.json}")
+    same = all(g["same"] == g["photos"] for g in result["games"].values()) and result["demo_same"]
+    return 0 if same else 1
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -438,6 +471,12 @@ def build_parser() -> argparse.ArgumentParser:
         "cells (e.g. lab/truth/kingdomino-table.json): found, cells wrong, scores exact, per game",
     )
     p.add_argument(
+        "--steady",
+        action="store_true",
+        help="with --game: how far each cell's confidence, the state and the flags move when the photo's "
+        "pixels move a grey level, the corners half a pixel or the JPEG 5 quality steps (--count photos)",
+    )
+    p.add_argument(
         "--phone",
         action="store_true",
         help="with --locate: photo -> score of each photo sent as a 12 MP phone JPEG, on one core, and of a "
@@ -505,6 +544,19 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("screenshots", help="the web app's pages in headless Chromium, as PNGs")
     p.add_argument("out", nargs="?", type=Path, default=Path("/tmp/garden-shots"), help="folder for PNGs")
     p.set_defaults(func=cmd_screenshots)
+
+    p = sub.add_parser(
+        "arm64",
+        help="the product installed from aarch64 wheels in an emulated arm64 Debian root (as root; minutes), "
+        "its answers against this machine's",
+    )
+    p.add_argument(
+        "--root", type=Path, default=Path("/var/tmp/garden-scorer-arm64"), help="the root (made once, reused)"
+    )
+    p.add_argument("--quick", action="store_true", help="the bundled photos only")
+    p.add_argument("--count", type=int, default=100, help="drawn photos per game (default 100)")
+    p.add_argument("--json", type=Path, help="also write the figures as JSON")
+    p.set_defaults(func=cmd_arm64)
     return parser
 
 
