@@ -691,6 +691,17 @@ async def upload(
             )
 
 
+async def _to_read_again(
+    history: History, players: PlayerIds, request: Request, game_id: int, instead: str
+) -> GameRecord:
+    """The result to read again from its kept photos, once ``request`` may change it (404, 403 otherwise):
+    not one corrected by hand (409, saying what to do ``instead``)."""
+    record = await run_in_threadpool(changeable, history, players, request, game_id)
+    if record.source == "corrected":
+        raise HTTPException(409, f"game {game_id} was corrected by hand: {instead}")
+    return record
+
+
 @router.post(
     "/api/result/{game_id}/also",
     openapi_extra=_MORE_BODY,
@@ -716,11 +727,7 @@ async def add_photos(
     sender = _sender(players, request, response, idempotency_key)
     if (done := await run_in_threadpool(keeper.replayed, sender)) is not None:
         return done
-    record = await run_in_threadpool(changeable, history, players, request, game_id)
-    if record.source == "corrected":
-        raise HTTPException(
-            409, f"game {game_id} was corrected by hand: reading it again would undo the corrections"
-        )
+    record = await _to_read_again(history, players, request, game_id, "reading it again would undo them")
     kept, gone = keeper.kept_photos(game_id, "score them anew with the more photos from the home page")
     if len(record.boards) != 1:
         raise HTTPException(400, f"game {game_id} has {len(record.boards)} boards: more photos show one")
@@ -818,11 +825,7 @@ async def place_corners(
     sender = _sender(players, request, response, idempotency_key)
     if (done := await run_in_threadpool(keeper.replayed, sender)) is not None:
         return done
-    record = await run_in_threadpool(changeable, history, players, request, game_id)
-    if record.source == "corrected":
-        raise HTTPException(
-            409, f"game {game_id} was corrected by hand: reading it again would undo the corrections"
-        )
+    record = await _to_read_again(history, players, request, game_id, "reading it again would undo them")
     if len(record.boards) > 1:
         raise HTTPException(
             400,
@@ -859,12 +862,9 @@ async def enter_hand(
     sender = _sender(players, request, response, idempotency_key)
     if (done := await run_in_threadpool(keeper.replayed, sender)) is not None:
         return done
-    record = await run_in_threadpool(changeable, history, players, request, game_id)
-    if record.source == "corrected":
-        raise HTTPException(
-            409,
-            f"game {game_id} was corrected by hand: edit its state, which holds these fields, instead",
-        )
+    record = await _to_read_again(
+        history, players, request, game_id, "edit its state, which holds these fields, instead"
+    )
     try:
         check_hand(get_entry(record.game).hand_form, entry.hand)
     except StateError as exc:
@@ -885,7 +885,7 @@ async def enter_hand(
 def board_picture(
     game_id: GameId, index: Annotated[int, PathParam(ge=0, le=63)], results: ResultsDep
 ) -> FileResponse:
-    """The rectified board with each cell's label; doubtful cells outlined in orange."""
+    """The rectified board with each cell outlined; doubtful cells in orange."""
     path = results.picture(game_id, index)
     if path is None:
         raise HTTPException(404, f"no picture of board {index} of game {game_id} is kept ({NOT_KEPT})")
