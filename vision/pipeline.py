@@ -172,6 +172,12 @@ def _read(
     return rect, predictions
 
 
+def low_confidence_flag(cells: int) -> str:
+    """The flag of a board with ``cells`` cells read with low confidence (kept on a corrected board for
+    those the player left unlooked at)."""
+    return f"{counted(cells, 'cell')} read with low confidence: check them"
+
+
 def read_board(
     image: NDArray[np.uint8],
     quad: Quad,
@@ -305,7 +311,7 @@ def _concluded(
     }
     unsure = {k for k, c in confidences.items() if c < LOW_CONFIDENCE}
     if unsure:
-        flags.append(f"{counted(len(unsure), 'cell')} read with low confidence: check them")
+        flags.append(low_confidence_flag(len(unsure)))
     # A cell sure of itself alone that the board's facts read otherwise (a nobleman seen surely on two
     # squares of one column, a figure nobody owns): its own reading or the other cells' is wrong.
     alone = predictions.readings()

@@ -68,7 +68,7 @@ from scoring.hand import check as check_hand
 from scoring.registry import GAMES, AnyPicker, Kind, get_entry, get_game
 from vision.geometry import Points
 from vision.image_io import ImageError, viewed_size, without_personal_metadata
-from vision.pipeline import NoBoardError
+from vision.pipeline import NoBoardError, low_confidence_flag
 
 log = logging.getLogger(__name__)
 
@@ -130,8 +130,12 @@ def rescore(
     boards: Sequence[Mapping[str, Any]],
     states: Sequence[Mapping[str, Any]],
     hand: Mapping[str, Any],
+    checked: Sequence[Sequence[Sequence[Any]]] = (),
 ) -> list[dict[str, Any]]:
-    """Each board's JSON with its corrected state, scored by the game's rules.
+    """Each board's JSON with its corrected state, scored by the game's rules. Its cells read with low
+    confidence stay flagged but for those the player looked at (``checked``: per board, the keys of the
+    cells they set, changed or not): a board read as another game's, one cell of it corrected, is not
+    scored as if every other cell were right.
 
     Raises StateError when a state cannot be read and InvalidState when it breaks the rules.
     """
@@ -149,8 +153,12 @@ def rescore(
         # A single board scores alone; a shared board (Four Gardens, Tang Garden) scores its whole table.
         results.extend(rules.score(rules.parse(state)) for state in states)
     out = []
-    for board, state, result in zip(boards, states, results, strict=True):
-        scored = {**board, "state": dict(state), "flags": [CORRECTED], "lines": [], "total": None}
+    looked = [{tuple(key) for key in keys} for keys in checked] or [set() for _ in boards]
+    for board, state, result, seen in zip(boards, states, results, looked, strict=True):
+        unsure = [key for key in board.get("low_confidence_cells", []) if tuple(key) not in seen]
+        flags = [CORRECTED, *([low_confidence_flag(len(unsure))] if unsure else [])]
+        scored = {**board, "state": dict(state), "flags": flags, "lines": [], "total": None}
+        scored["low_confidence_cells"] = unsure
         if isinstance(result, TableScore):
             scored["players"] = result_json(result)["players"]
         else:
@@ -174,11 +182,21 @@ class ScoreResult(BaseModel):
     boards: list[dict[str, Any]] = Field(description="as `garden-scorer score --json` prints them")
 
 
+# A cell as the result names it: its region, row and column.
+CellKeyJson = tuple[Annotated[str, Field(max_length=64)], int, int]
+
+
 class Correction(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     boards: list[dict[str, Any]] = Field(
         min_length=1, max_length=16, description="each board's corrected state, in the result's order"
+    )
+    checked: list[list[CellKeyJson]] = Field(
+        default_factory=list,
+        max_length=16,
+        description="per board, the cells the player looked at and set (changed or not), as [region, row, "
+        "column]: the others read with low confidence stay flagged",
     )
     consent: bool = Field(
         default=False,
@@ -620,14 +638,17 @@ def rescored(
     results: ResultStore, record: GameRecord, correction: Correction
 ) -> tuple[list[dict[str, Any]], dict[str, Any]]:
     """The corrected boards scored by the rules (422 where they cannot be), and the result's hand."""
-    if len(correction.boards) != len(record.boards):
+    if len(correction.boards) != len(record.boards) or len(correction.checked) not in (0, len(record.boards)):
         raise HTTPException(
-            422, f"the result has {len(record.boards)} board(s): send one state per board, in order"
+            422,
+            f"the result has {len(record.boards)} board(s): send one state (and list of cells looked at) per "
+            "board, in order",
         )
     meta = results.meta(record.id)
     hand: dict[str, Any] = meta["hand"] if isinstance(meta.get("hand"), dict) else {}
     try:
-        return rescore(record.game, [b.data for b in record.boards], correction.boards, hand), hand
+        boards = [b.data for b in record.boards]
+        return rescore(record.game, boards, correction.boards, hand, correction.checked), hand
     except InvalidState as exc:
         problems = "; ".join(str(p) for p in exc.problems)
         raise HTTPException(422, f"the corrected board breaks the rules: {problems}") from None

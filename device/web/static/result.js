@@ -13,6 +13,7 @@ let undone = []; // the states before each change, the latest last: Undo steps b
 let previewed = null; // the boards as the rules score the edited states, or null while they are as read
 let previewError = null;
 let previewAsked = 0; // answers to earlier asks, overtaken by a later change, are dropped
+let looked = []; // per board, the cells the player set (changed or not), as JSON keys: no longer to check
 
 const copy = (value) => JSON.parse(JSON.stringify(value));
 const sentence = (text) => text[0].toUpperCase() + text.slice(1);
@@ -70,7 +71,7 @@ function openPicker(i, r, c) {
       {
         type: "button",
         class: value === current ? "" : "secondary",
-        onclick: () => change(() => setCell(picker, states[i], r, c, value)),
+        onclick: () => change(() => setCell(picker, states[i], r, c, value), i, [picker.region, r, c]),
       },
       name,
     ),
@@ -101,7 +102,7 @@ function openMarkers(i, key) {
         // A marker stands on one space of a track: here, or (untapped) on none.
         onclick: () => change(() => {
           p[picker.field] = { ...(p[picker.field] || {}), [where]: here ? null : space };
-        }),
+        }, i, key),
       },
       `${here ? "✓ " : ""}${playerName(p, j)}`,
     );
@@ -133,10 +134,12 @@ function openTile(i, r, c) {
         el("option", { value: letter, selected: word !== picker.empty && partValue(part, word) === letter }, words)));
     return [el("label", { for: id }, part.name), select];
   });
+  const key = [picker.region, r, c];
   const set = el("button", { type: "button", onclick: () =>
-    change(() => setTile(picker, states[i], r, c, selects.map(([, s]) => s.value).join(""))) }, "Set this tile");
+    change(() => setTile(picker, states[i], r, c, selects.map(([, s]) => s.value).join("")), i, key) },
+  "Set this tile");
   const none = el("button", { type: "button", class: "secondary", onclick: () =>
-    change(() => setTile(picker, states[i], r, c, picker.empty)) }, "No tile here");
+    change(() => setTile(picker, states[i], r, c, picker.empty), i, key) }, "No tile here");
   document.getElementById("choices").replaceChildren(el("div", { class: "tile-parts" }, selects.flat()), set, none);
   dialog.showModal();
 }
@@ -195,7 +198,7 @@ function openSpace(i, r, c) {
     const name = value("space-character");
     state.characters = [...elsewhere(state.characters),
       ...(name ? [{ name, cell: [r, c], facing: value("space-facing") }] : [])];
-  }) }, "Set this space");
+  }, i, [picker.region, r, c]) }, "Set this space");
   document.getElementById("picker-title").textContent = `${boardName(i)}, row ${r + 1}, column ${c + 1}`;
   document.getElementById("choices").replaceChildren(el("div", { class: "tile-parts" }, fields.flat()), set);
   dialog.showModal();
@@ -215,6 +218,9 @@ const OPENERS = { cells: openPicker, tiles: openTile, spaces: openSpace };
 
 // Every cell of a board the player may tap: where it lies on the picture (``box``, shares of it), what it
 // holds now and as read, in words, the line it is listed under and what a tap opens.
+// Read with low confidence, and not yet set by the player.
+const unsure = (board, i, key) => isLow(board, key) && !looked[i].has(JSON.stringify(key));
+
 function cellsOf(board, i) {
   const { picker } = board;
   if (!picker) return [];
@@ -227,7 +233,8 @@ function cellsOf(board, i) {
       // Only the spaces where a marker stands (or stood as read) are listed: the rest hold nothing to check.
       const listed = now !== "no marker" || was !== "no marker";
       const line = `${sentence(track(picker, key))} track`;
-      return { key, box, line, place: `space ${key[2]}`, now, was, listed, open: () => openMarkers(i, key) };
+      return { key, box, line, place: `space ${key[2]}`, now, was, listed, low: unsure(board, i, key),
+        open: () => openMarkers(i, key) };
     });
   }
   const words = wordsOf(picker);
@@ -235,26 +242,26 @@ function cellsOf(board, i) {
     const [, r, c] = key;
     const open = () => OPENERS[picker.kind](i, r, c);
     return { key, box, line: `Row ${r + 1}`, place: `column ${c + 1}`, now: words(states[i], r, c),
-      was: words(read, r, c), listed: true, open };
+      was: words(read, r, c), listed: true, low: unsure(board, i, key), open };
   });
 }
 
-function said(board, cell) {
+function said(cell) {
   const changed = cell.now !== cell.was ? `, changed from ${cell.was}` : "";
-  const low = isLow(board, cell.key) && cell.now === cell.was ? ", hard to read: check it" : "";
+  const low = cell.low && cell.now === cell.was ? ", hard to read: check it" : "";
   return `${cell.line.toLowerCase()}, ${cell.place}: ${cell.now}${changed}${low}`;
 }
 
-function cellClass(board, cell, base) {
-  const low = isLow(board, cell.key) ? "low" : "";
+function cellClass(cell, base) {
+  const low = cell.low ? "low" : "";
   return [base, low, cell.now !== cell.was ? "changed" : ""].join(" ");
 }
 
 // The board's picture, as wide as the screen (two fingers zoom it), each cell a button over it.
 function picture(board, i, cells) {
   const buttons = cells.map((cell) => {
-    const button = el("button", { type: "button", class: cellClass(board, cell, "cell"), title: said(board, cell),
-      "aria-label": said(board, cell), onclick: cell.open });
+    const button = el("button", { type: "button", class: cellClass(cell, "cell"), title: said(cell),
+      "aria-label": said(cell), onclick: cell.open });
     const [x0, y0, x1, y1] = cell.box;
     Object.assign(button.style, { left: `${x0 * 100}%`, top: `${y0 * 100}%`, width: `${(x1 - x0) * 100}%`,
       height: `${(y1 - y0) * 100}%` });
@@ -273,9 +280,9 @@ function cellList(board, i, cells) {
     lines.get(cell.line).push(cell);
   }
   const shown = result.change_refused
-    ? (cell) => el("li", { class: cellClass(board, cell, "read-cell") }, cell.now)
-    : (cell) => el("li", {}, el("button", { type: "button", class: cellClass(board, cell, "read-cell"),
-      "aria-label": said(board, cell), onclick: cell.open },
+    ? (cell) => el("li", { class: cellClass(cell, "read-cell") }, cell.now)
+    : (cell) => el("li", {}, el("button", { type: "button", class: cellClass(cell, "read-cell"),
+      "aria-label": said(cell), onclick: cell.open },
     cell.now !== cell.was ? [el("s", {}, cell.was), " ", cell.now] : cell.now));
   return el("details", { class: "cells-read", open: true },
     el("summary", {}, "Every cell as read"),
@@ -447,9 +454,11 @@ function render() {
   headline();
 }
 
-// A change to the boards (``apply`` edits ``states``): one more step for Undo, the picker closed, and the
-// changed boards scored by the rules at once, kept only when the player saves them.
-function change(apply) {
+// A change to the boards (``apply`` edits ``states``; ``key``, board ``i``'s cell set, now looked at): one
+// more step for Undo, the picker closed, and the changed boards scored by the rules at once, kept only when
+// the player saves them.
+function change(apply, i = null, key = null) {
+  if (key) looked[i].add(JSON.stringify(key));
   undone.push(copy(states));
   apply();
   if (dialog.open) dialog.close();
@@ -527,6 +536,7 @@ async function load() {
     return;
   }
   states = result.boards.map((b) => copy(b.board.state));
+  looked = result.boards.map(() => new Set());
   document.getElementById("title").textContent = result.title;
   document.getElementById("when").textContent = `${localTime(result.played_at)} · ${result.source}`;
   // Who changed it and when, as the history keeps it: "Corrected by … on …".
@@ -642,7 +652,11 @@ rescoreButton.addEventListener("click", async () => {
     const corrected = await api(`/api/result/${gameId}/correct`, {
       method: "POST",
       headers: { "Content-Type": "application/json" },
-      body: JSON.stringify({ boards: states, consent }),
+      body: JSON.stringify({
+        boards: states,
+        consent,
+        checked: looked.map((keys) => [...keys].map((key) => JSON.parse(key))),
+      }),
     });
     if (consent && !corrected.enrolment_saved) window.alert("The photo is no longer kept, so it was not saved.");
     window.location.href = `/result/${corrected.game_id}`;

@@ -978,6 +978,37 @@ def test_the_home_page_asks_who_is_playing_and_the_result_names_them(
     site.client.put("/api/players", json={"players": []})
 
 
+def test_another_games_board_corrected_in_one_cell_is_not_trusted_as_scored(
+    site: Site, driver: webdriver.Chrome
+) -> None:
+    # The Alice's Garden example sent as Kingdomino: not scored, every cell unsure. One cell corrected and
+    # saved scores the kingdom by the rules, but the cells nobody looked at are still to be checked.
+    photo, _ = _example(GAME)
+    with photo.open("rb") as sent:
+        answer = site.client.post(
+            "/api/score?game=kingdomino", files={"file": (photo.name, sent, "image/jpeg")}
+        )
+    first = int(answer.json()["game_id"])
+    (board,) = _result(site, first)["boards"]
+    unsure = len(board["board"]["low_confidence_cells"])
+    assert board["board"]["total"] is None and unsure > 1
+    driver.get(f"{site.url}/result/{first}")
+    wait = _wait(driver)
+    assert wait.until(lambda d: d.find_element(By.ID, "headline").text).startswith("Not scored")
+    wait.until(
+        ec.element_to_be_clickable((By.CSS_SELECTOR, '.cells-read button[aria-label^="row 1, column 1:"]'))
+    ).click()
+    # Another terrain than the one read (the chosen one is the only button not of class "secondary").
+    wait.until(ec.element_to_be_clickable((By.CSS_SELECTOR, "#choices button.secondary"))).click()
+    wait.until(ec.element_to_be_clickable((By.ID, "rescore"))).click()
+    wait.until(lambda d: _game_id_in(d.current_url) != first, "the correction was not saved")
+    headline = wait.until(lambda d: d.find_element(By.ID, "headline").text)
+    assert headline.startswith("Check the board: ")
+    (saved,) = _result(site, _game_id_in(driver.current_url))["boards"]
+    assert len(saved["board"]["low_confidence_cells"]) == unsure - 1
+    assert f"{unsure - 1} cells read with low confidence: check them" in saved["board"]["flags"]
+
+
 def test_zen_gardens_set_up_is_picked_from_lists_and_reaches_the_reading(
     site: Site, driver: webdriver.Chrome
 ) -> None:
