@@ -85,7 +85,7 @@ function showCamera(camera) {
       el("p", { class: `verdict ${cameraVerdict(camera)[0]}` }, el("strong", {}, "Saved. "), cameraVerdict(camera)[1]),
       el("p", { class: "muted" }, cameraSummary(camera)),
       el("table", {}, el("thead", {}, head), el("tbody", {}, rows)),
-      rejected.length ? el("div", {}, el("h4", {}, "Not used"), el("ul", { class: "flags" }, rejected)) : null,
+      rejected.length ? el("div", {}, el("h3", {}, "Not used"), el("ul", { class: "flags" }, rejected)) : null,
     ),
   );
   document.getElementById("camera-now").textContent = `In use: ${cameraSummary(camera)}.`;

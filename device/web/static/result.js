@@ -424,7 +424,7 @@ function boardSection(entry, i) {
   return el(
     "section",
     { class: "board" },
-    el("h3", {}, boardName(i)),
+    el("h2", {}, boardName(i)),
     // A shared board's players each have a total below, the winner named in the headline.
     (board.players || []).length ? null : el("div", { class: "total", "aria-live": "polite" }, total),
     asRead.flags.length ? el("ul", { class: "flags" }, asRead.flags.map((f) => el("li", {}, f))) : null,
@@ -434,7 +434,7 @@ function boardSection(entry, i) {
     board.lines.length ? breakdown(board, before) : null,
     // A shared board (Four Gardens' Scoreboard, Tang Garden) holds every player's score.
     ...ranked(board.players || []).map((p) =>
-      el("div", { class: "player" }, el("h4", {}, `${p.rank}. ${p.player}: ${p.total}`),
+      el("div", { class: "player" }, el("h3", {}, `${p.rank}. ${p.player}: ${p.total}`),
         breakdown(p, before && playerAsRead(before, p))),
     ),
     cells.length ? cellList(entry, i, cells) : null,

@@ -77,6 +77,10 @@ function show(title, boards, said) {
   document.getElementById("title").textContent = title;
   const totals = shown.map((p) => p.total).filter((t) => typeof t === "number");
   const best = totals.length > 1 ? Math.max(...totals) : null;
+  // The leader named, not only ringed: read from across the room.
+  const leaders = shown.filter((p) => best !== null && p.total === best).map((p) => p.name);
+  document.getElementById("leader").textContent = !leaders.length ? ""
+    : leaders.length > 1 ? `${leaders.join(" and ")} share the lead with ${best}` : `${leaders[0]} leads with ${best}`;
   scoresBox.replaceChildren(
     ...shown.map((p) =>
       el(

@@ -572,6 +572,7 @@ def test_the_tv_shows_live_scores_and_status_messages(site: Site, driver: webdri
     wait.until(lambda d: _tv_scores(d) == [("Alice", "41"), ("Bob", "37")], "the live score was not shown")
     assert driver.find_element(By.ID, "title").text == get_game(GAME).title
     assert driver.find_element(By.CSS_SELECTOR, ".seat.best .name").text == "Alice"
+    assert driver.find_element(By.ID, "leader").text == "Alice leads with 41"  # named, not only ringed
 
     # Now surely connected: a second score replaces the first while the page stays open.
     _publish(site, "score", _live_boards(("north", "Alice", 41), ("south", "Bob", 52)))
@@ -964,7 +965,7 @@ def test_the_home_page_asks_who_is_playing_and_the_result_names_them(
         _fill(driver, _form(site, GAME), driver.find_element(By.ID, "hand-form"), _example_hand(GAME, truth))
         driver.find_element(By.ID, "send").click()
         _wait(driver, SCORING_S).until(ec.url_matches(r"/result/\d+$"), "the photo was not scored")
-        assert wait.until(lambda d: d.find_element(By.CSS_SELECTOR, ".board h3").text) == "Bo"
+        assert wait.until(lambda d: d.find_element(By.CSS_SELECTOR, ".board h2").text) == "Bo"
         assert " Bo has " in driver.find_element(By.ID, "headline").text
         # Remembered for the table: the next phone's home page starts from the same names.
         assert site.client.get("/api/players").json() == {"players": ["Ann", "Bo", "Cy"]}
@@ -1029,7 +1030,9 @@ def test_zen_gardens_set_up_is_picked_from_lists_and_reaches_the_reading(
 
 
 @pytest.mark.parametrize("size", [PHONE, (1280, 800)])
-@pytest.mark.parametrize("path", ["/", "/history", "/setup", "/calibrate", "/tv", "/result", "/pair"])
+@pytest.mark.parametrize(
+    "path", ["/", "/history", "/setup", "/calibrate", "/tv", "/result", "/pair", "/kiosk"]
+)
 def test_every_page_passes_an_accessibility_check(
     site: Site, driver: webdriver.Chrome, path: str, size: tuple[int, int]
 ) -> None:
@@ -1054,13 +1057,14 @@ def test_every_page_passes_an_accessibility_check(
     finally:
         set_viewport(driver)
     assert "error" not in report, report
-    serious = [
+    # Clean of every impact: a heading skipped or a page with no main landmark is moderate, and still
+    # something a screen reader's user trips on.
+    found = [
         f"{v['id']} ({v['impact']}): {v['help']}: "
         + "; ".join(f"{n['target']} {n['failureSummary']}" for n in v["nodes"][:3])
         for v in report["violations"]
-        if v["impact"] in ("serious", "critical")
     ]
-    assert not serious, "\n".join(serious)
+    assert not found, "\n".join(found)
 
 
 def test_a_board_left_unscored_for_want_of_hand_entry_is_scored_from_its_result_page(
@@ -1101,7 +1105,7 @@ def test_a_shared_boards_result_names_its_winner_first(site: Site, driver: webdr
     assert isinstance(table, TableScore)
     winner = table.players[table.ranks.index(1)]
     assert headline == f"Scored: {winner.player} wins with {winner.total} points"
-    ranks = [h.text for h in driver.find_elements(By.CSS_SELECTOR, ".board .player h4")]
+    ranks = [h.text for h in driver.find_elements(By.CSS_SELECTOR, ".board .player h3")]
     assert ranks[0].startswith(f"1. {winner.player}")
     assert not driver.find_elements(By.CSS_SELECTOR, ".board .total")  # no "not scored" above the totals
     # The history lists each player's score, not "Board 1: not scored".
