@@ -32,7 +32,7 @@ from scoring.fields import (
     reject_unknown,
 )
 from scoring.grid import Cell, cell_name, components4
-from scoring.hand import Choice, Choices, Form, Group, named
+from scoring.hand import Choice, Choices, Form, Group
 
 GAME = "zen-garden"
 TITLE = "Zen Garden"
@@ -98,6 +98,12 @@ _DECOR_MINIMUM = min(n for n, points in DECOR_POINTS.items() if points)
 
 
 EMPEROR_TILES = tuple(f"{attribute}:{value}" for attribute, values in ATTRIBUTES.items() for value in values)
+# An Emperor tile in the players' words: "sand floor", "wood path", "pagoda".
+EMPEROR_WORDS = tuple(
+    (f"{attribute}:{value}", value.replace("-", " ") + ("" if attribute == "decor" else f" {attribute}"))
+    for attribute, values in ATTRIBUTES.items()
+    for value in values
+)
 # What the players type in (scoring.hand): the game's set-up, the same for the whole table.
 HAND_FORM: Form = (
     Group(
@@ -114,7 +120,7 @@ HAND_FORM: Form = (
                 "preferences",
                 "The Emperor's preference tiles",
                 tuple(
-                    Choice(slot, f"{slot.capitalize()} preference", named(EMPEROR_TILES), optional=True)
+                    Choice(slot, f"{slot.capitalize()} preference", EMPEROR_WORDS, optional=True)
                     for slot in PREFERENCE_SLOTS
                 ),
                 hint="the Emperor tile on each space of the preference boards",

@@ -328,9 +328,17 @@ function editor(i) {
 }
 
 const NOT_SCORED = "not scored: ";
+// The reader's own refusal of a board ("no clear top edge: ...; not scored", "...; not scored: give its
+// corners"): the photo's doubt about the board itself, which no hand entry answers.
+const REFUSED = /; not scored(: |$)/;
+const refusals = (board) => board.flags.filter((f) => REFUSED.test(f)).map((f) => f.replace(REFUSED, "; "))
+  .map((f) => f.replace(/; $/, ""));
 
-// Why a board has no score, in the words its flags give (the last says it: the rules' or the reader's).
+// Why a board has no score, in the words its flags give: the reader's refusal first (the board itself is in
+// doubt), then the rules' (what is missing or impossible), else the last flag.
 function whyNot(board) {
+  const refused = refusals(board);
+  if (refused.length) return refused.join("; ");
   const said = board.flags.filter((f) => f.startsWith(NOT_SCORED)).map((f) => f.slice(NOT_SCORED.length));
   return said.length ? said.join("; ") : board.flags[board.flags.length - 1] || "the board could not be read";
 }
@@ -494,8 +502,10 @@ async function rescoreNow() {
 let hand = null; // the hand-entry form, where the result can be read again with one
 
 async function showHand() {
-  const unscored = result.boards.some((b) => !scored(b.board));
-  if (!unscored || !result.photo_kept || result.source === "corrected") return;
+  const unscored = result.boards.filter((b) => !scored(b.board));
+  // A board the reader refused (another game's, no board at all) is not helped by typing anything in.
+  if (!unscored.length || unscored.some((b) => refusals(b.board).length)) return;
+  if (!result.photo_kept || result.source === "corrected") return;
   const games = await api("/api/games");
   const game = games.find((g) => g.name === result.game);
   if (!game || !game.hand_form.length) return;

@@ -995,7 +995,11 @@ def test_another_games_board_corrected_in_one_cell_is_not_trusted_as_scored(
     assert board["board"]["total"] is None and unsure > 1
     driver.get(f"{site.url}/result/{first}")
     wait = _wait(driver)
-    assert wait.until(lambda d: d.find_element(By.ID, "headline").text).startswith("Not scored")
+    refused = wait.until(lambda d: d.find_element(By.ID, "headline").text)
+    # Why, in the reader's words, said once; typing anything in would not help, so no form is offered.
+    assert refused.startswith("Not scored, because ") and "look like nothing of Kingdomino" in refused
+    assert "not scored" not in refused.lower().removeprefix("not scored")
+    assert not driver.find_element(By.ID, "hand-section").is_displayed()
     wait.until(
         ec.element_to_be_clickable((By.CSS_SELECTOR, '.cells-read button[aria-label^="row 1, column 1:"]'))
     ).click()
