@@ -254,6 +254,14 @@ def _score_table(game: str, readings: list[BoardReading], hand: Mapping[str, Any
     return out
 
 
+# A game of the player's own, asked for before it was taught: the web page says it as the game is picked.
+UNTAUGHT_OWN_GAME = (
+    "A game of your own is read by what you teach it, and it is not taught yet: the table's owner teaches it "
+    "once on the scorer, from two photos of a board and what each cell holds (garden-scorer enroll, "
+    'README: a grid game of your own); then pick its profile under "Your own copy of the board" and score'
+)
+
+
 def score_image(
     image: NDArray[np.uint8],
     game: str,
@@ -284,10 +292,7 @@ def score_image(
     hand = hand or {}
     if not profiles and game == custom_grid.GAME:
         # A game of the player's own has no model and no board of ours: it is read by what it was taught.
-        raise StateError(
-            f"a {get_game(game).title.lower()} is read by what you teach it: make its profile from photos of "
-            "your board (Calibration, 3. Enrolment; or `garden-scorer enroll`), then score with that profile"
-        )
+        raise StateError(UNTAUGHT_OWN_GAME)
     profiles = profiles or [default_profile(game)]
     # Models are keyed by reader: a Four Gardens Extra-rewards tile has its own, though its game is the same.
     keys = sorted({reader_for(p).game for p in profiles})

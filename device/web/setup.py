@@ -19,11 +19,13 @@ from calibration import teaching
 from calibration.profiles import PICTURE_FILE, list_profiles, load_bundle
 from calibration.statedir import StateDir
 from calibration.store import StoreError
+from device.photo import UNTAUGHT_OWN_GAME
 from device.web.auth import ADMIN_ONLY, NEEDS_PAIRING
 from device.web.bodies import Guarded
 from device.web.gamesetup import GameSetup, WhoIsPlaying
 from device.web.security import page_response
 from device.web.services import ReteacherDep, SetupDep, StateDep
+from models import model_path
 from scoring.core import StateError
 from scoring.hand import check as check_hand
 from scoring.hand import form_json
@@ -55,6 +57,11 @@ class GameInfo(BaseModel):
     )
     size_mm: tuple[float, float] = Field(description="the game's own board's width and height")
     grids: list[GridInfo] = Field(description="the board's grids, in the order a profile lists them")
+    untaught: str | None = Field(
+        default=None,
+        description="where no model of the scorer reads the game (a game of your own): what to do first, "
+        "unless a profile of it is taught",
+    )
 
 
 def _game_info(name: str) -> GameInfo:
@@ -65,6 +72,7 @@ def _game_info(name: str) -> GameInfo:
         kind=get_entry(name).kind.value,
         hand_form=form_json(get_entry(name).hand_form),
         size_mm=board.size_mm,
+        untaught=None if model_path(name).is_file() else UNTAUGHT_OWN_GAME,
         grids=[
             GridInfo(
                 name=r.name, rows=r.rows, cols=r.cols, place_mm=[*r.origin_mm, r.cell_mm[0], *r.pitch_mm]

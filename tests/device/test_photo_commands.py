@@ -458,5 +458,5 @@ def test_a_custom_grid_game_with_no_profile_says_to_teach_it(capsys: pytest.Capt
     # Not "no model at .../custom-grid.onnx; rebuild it with garden-scorer-lab": the player's next step.
     code, _, err = _run(capsys, "score", str(PHOTO), "--game", "custom-grid")
     assert code == 2
-    assert "a custom grid game is read by what you teach it: make its profile from photos of your" in err
+    assert "A game of your own is read by what you teach it, and it is not taught yet" in err
     assert ".onnx" not in err and "garden-scorer-lab" not in err

@@ -41,6 +41,10 @@ function pick(name) {
   profileSelect.replaceChildren(el("option", { value: "" }, "the game's standard board"),
     ...own.map((p) => el("option", { value: p.name, selected: p.name === keep }, p.name)));
   document.getElementById("profile-box").hidden = own.length === 0;
+  // A game no model of the scorer reads (a game of your own) is said at once, not after a photo is sent.
+  const untaught = chosen.untaught && !own.length;
+  document.getElementById("untaught").textContent = untaught ? chosen.untaught : "";
+  document.getElementById("untaught").hidden = !untaught;
   // The table's set-up fills the form in, for the game it is for; a shared board's players are asked there,
   // by the names of who is playing.
   const initial = setup.game === chosen.name ? { ...setup.hand } : {};
@@ -96,10 +100,12 @@ function showWhose() {
     : 'Their names go on the result, the TV and the history, instead of "Board 1".';
   const box = document.getElementById("whose-box");
   box.hidden = !chosen || chosen.kind !== "board" || typed.length === 0;
+  // The player ticked stays ticked while their name is typed or mended (by place in the list).
   const was = whoseBox.querySelector("input:checked");
-  const keep = was ? was.value : typed.length === 1 ? typed[0] : null;
-  whoseBox.replaceChildren(...typed.map((name) => el("label", { class: "toggle" },
-    el("input", { type: "radio", name: "whose", value: name, checked: name === keep }), name)));
+  const keep = was ? Number(was.dataset.index) : typed.length === 1 ? 0 : null;
+  whoseBox.replaceChildren(...typed.map((name, index) => el("label", { class: "toggle" },
+    el("input", { type: "radio", name: "whose", value: name, "data-index": index, checked: index === keep }),
+    name)));
 }
 
 // The names the photo's boards get, in its reading order: whose board it is, or the whole table's.

@@ -52,6 +52,7 @@ from selenium import webdriver  # noqa: E402
 from selenium.common.exceptions import NoSuchElementException, StaleElementReferenceException  # noqa: E402
 from selenium.webdriver.common.actions.action_builder import ActionBuilder  # noqa: E402
 from selenium.webdriver.common.by import By  # noqa: E402
+from selenium.webdriver.common.keys import Keys  # noqa: E402
 from selenium.webdriver.remote.webelement import WebElement  # noqa: E402
 from selenium.webdriver.support import expected_conditions as ec  # noqa: E402
 from selenium.webdriver.support.select import Select  # noqa: E402
@@ -942,6 +943,18 @@ def test_a_result_on_a_phone_shows_the_whole_board_and_says_each_cell_in_words(
     assert all(f[0].upper() + f[1:] in headline for f in _to_check(result["boards"]))
 
 
+def test_a_game_of_your_own_says_how_to_teach_it_as_it_is_picked(
+    site: Site, driver: webdriver.Chrome
+) -> None:
+    with phone(driver):
+        driver.get(f"{site.url}/")
+        _choose_game(driver, "custom-grid")
+        notice = _wait(driver).until(ec.visibility_of_element_located((By.ID, "untaught")))
+        assert notice.text.startswith("A game of your own is read by what you teach it")
+        _choose_game(driver, GAME)
+        assert not driver.find_element(By.ID, "untaught").is_displayed()
+
+
 def test_the_home_page_asks_who_is_playing_and_the_result_names_them(
     site: Site, driver: webdriver.Chrome
 ) -> None:
@@ -954,13 +967,16 @@ def test_the_home_page_asks_who_is_playing_and_the_result_names_them(
         for line in lines:
             line.clear()
         lines[0].send_keys("Ann")
-        lines[1].send_keys("Bo")
+        lines[1].send_keys("Bob")
         driver.find_element(By.ID, "who-add").click()
         driver.find_elements(By.CSS_SELECTOR, "#who input")[-1].send_keys("Cy")
         # A game of one board a photo: whose board it is, among the names.
         whose = wait.until(ec.visibility_of_element_located((By.ID, "whose-box")))
-        assert [label.text for label in whose.find_elements(By.TAG_NAME, "label")] == ["Ann", "Bo", "Cy"]
-        whose.find_element(By.XPATH, './/label[.="Bo"]').click()
+        assert [label.text for label in whose.find_elements(By.TAG_NAME, "label")] == ["Ann", "Bob", "Cy"]
+        whose.find_element(By.XPATH, './/label[.="Bob"]').click()
+        # A name mended after it was ticked stays ticked.
+        driver.find_elements(By.CSS_SELECTOR, "#who input")[1].send_keys(Keys.BACKSPACE)
+        assert whose.find_element(By.CSS_SELECTOR, "input:checked").get_attribute("value") == "Bo"
         driver.find_element(By.ID, "file").send_keys(str(photo))
         _fill(driver, _form(site, GAME), driver.find_element(By.ID, "hand-form"), _example_hand(GAME, truth))
         driver.find_element(By.ID, "send").click()
