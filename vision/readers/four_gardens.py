@@ -196,6 +196,14 @@ class FourGardensReader(ReaderBase):
             if colour in tiles and not entry.get("extra_rewards"):
                 entry["extra_rewards"] = tiles[colour]
             players.append({**entry, "colour": colour, "positions": positions[colour]})
+        # Markers seen surely of a colour no player was given: a player left out (a form's colours left as
+        # they came), who would silently score nothing.
+        unclaimed = sorted(in_play - {p["colour"] for p in players}) if players else []
+        if unclaimed:
+            raise ValueError(
+                f"{' and '.join(unclaimed)} markers stand on the Scoreboard but no player has that colour: "
+                "give each player the colour of their markers"
+            )
         if not players:
             players = [
                 {

@@ -24,9 +24,10 @@ function done(name) {
   );
 }
 
-document.getElementById("name").value = /Android|iPhone|iPad/.test(navigator.userAgent)
-  ? navigator.userAgent.match(/Android|iPhone|iPad/)[0]
-  : "Phone";
+// A suggestion, not a value: typing a name must not run on from it ("PhoneAnn's phone").
+document.getElementById("name").placeholder = /Android|iPhone|iPad/.test(navigator.userAgent)
+  ? `e.g. ${navigator.userAgent.match(/Android|iPhone|iPad/)[0]}`
+  : "e.g. Ann's phone";
 
 // After many wrong codes the TV shows a longer code of letters and digits: the keyboard follows.
 api("/api/pair")

@@ -68,7 +68,9 @@ function heldPhoto({ photo, hold_s: hold }) {
   if (!photo) return null;
   const newest = photo.id >= photoSeen;
   photoSeen = Math.max(photoSeen, photo.id);
-  return newest && photo.age_s < hold ? photo : null;
+  // A photo nothing could be scored from (another game's, no board) does not take the screen.
+  const scoredAny = photo.boards.some((b) => (b.scores || []).some((s) => s.total !== null));
+  return newest && photo.age_s < hold && scoredAny ? photo : null;
 }
 
 function show(title, boards, said) {

@@ -255,13 +255,25 @@ def test_reward_tiles_by_colour_go_to_players_who_have_none_given() -> None:
         "players": [
             {"name": "Ann", "colour": "blue", "extra_rewards": [9]},
             {"name": "Bo", "colour": "orange"},
+            {"name": "Cy", "colour": "white"},
         ]
     }
     got = READER.assemble(PROFILE, readings, {**given, EXTRA_REWARDS_BY_COLOUR: {"blue": [2], "orange": [4]}})
     # A number typed for a player stands; a tile read from a photo fills in where none was typed.
-    assert [p["extra_rewards"] for p in got["players"]] == [[9], [4]]
+    assert [p.get("extra_rewards") for p in got["players"]] == [[9], [4], None]
     with pytest.raises(ValueError, match="pink is no marker colour of this board"):
         READER.assemble(PROFILE, readings, {EXTRA_REWARDS_BY_COLOUR: {"pink": [4]}})
+
+
+def test_markers_of_a_colour_no_player_was_given_are_not_scored_as_nobodys() -> None:
+    # The form's colours left as they came (white, black) for a table of orange and blue: the orange player
+    # would silently score nothing.
+    readings = _readings(_labels({("red", 2): "orange", ("green", 7): "blue"}))
+    given = {"players": [{"name": "Ann", "colour": "blue"}, {"name": "Bo", "colour": "white"}]}
+    with pytest.raises(
+        ValueError, match="orange markers stand on the Scoreboard but no player has that colour"
+    ):
+        READER.assemble(PROFILE, readings, given)
 
 
 def test_score_takes_each_players_reward_tile_from_its_own_photo(
