@@ -291,7 +291,8 @@ class TangReader(ReaderBase):
             facing, confidence = reading["facing"]
             if name != NO_CHARACTER and confidence < UNSURE_FACING:
                 out.append(
-                    f"which way the {name} at {cell_name((r, c))} faces is unsure (read {facing}): check it"
+                    f"which way the {name} at {cell_name((r, c))} faces is unsure (read as facing "
+                    f"{tang_garden.FACING_WORDS.get(facing, facing)}): check it"
                 )
         return tuple(out)
 

@@ -56,6 +56,10 @@ function pick(name) {
   document.getElementById("hand-form").replaceChildren(hand.node);
   document.getElementById("hand-section").hidden = chosen.hand_form.length === 0;
   handBox.value = "";
+  // The steps shown numbered 1, 2, 3 whichever are asked for this game.
+  [...document.querySelectorAll("section:not([hidden]) > h2 > .step")].forEach((step, k) => {
+    step.textContent = String(k + 1);
+  });
 }
 
 function gameButtons() {

@@ -144,9 +144,11 @@ function openTile(i, r, c) {
   dialog.showModal();
 }
 
-// A garden space (Tang Garden): its tile (a word of the tiles' rows), and the decoration and the character
-// whose cell it is.
-const atSpace = (items, r, c) => (items || []).find((item) => item.cell[0] === r && item.cell[1] === c);
+// A garden space (Tang Garden): its tile (a word of the tiles' rows), and the decorations (a space may hold
+// two: a tree and a flower) and the character whose cell it is.
+const allAt = (items, r, c) => (items || []).filter((item) => item.cell[0] === r && item.cell[1] === c);
+const atSpace = (items, r, c) => allAt(items, r, c)[0];
+const DECORATIONS_ON_A_SPACE = 2;
 const edgeWords = (picker, token) =>
   `edges ${[...token].map((letter, k) => `${"NESW"[k]} ${picker.edges[letter] || "?"}`).join(", ")}`;
 const tileName = (picker, token) =>
@@ -155,11 +157,10 @@ const decorationKey = (d) => (d ? (d.species ? `${d.kind}:${d.species}` : d.kind
 const decorationName = (key) => key.replace(":", " (") + (key.includes(":") ? ")" : "");
 
 function spaceWords(picker, state, r, c) {
-  const d = atSpace(state.decorations, r, c);
   const who = atSpace(state.characters, r, c);
   return [
     tileName(picker, tileWord(picker, state, r, c)),
-    d ? `a ${decorationName(decorationKey(d))}` : null,
+    ...allAt(state.decorations, r, c).map((d) => `a ${decorationName(decorationKey(d))}`),
     who ? `the ${who.name} facing ${picker.facings[who.facing] || who.facing}` : null,
   ].filter(Boolean).join(", ");
 }
@@ -174,7 +175,7 @@ function openSpace(i, r, c) {
   const { picker } = result.boards[i];
   const state = states[i];
   const token = tileWord(picker, state, r, c) || picker.empty;
-  const d = atSpace(state.decorations, r, c);
+  const here = allAt(state.decorations, r, c);
   const who = atSpace(state.characters, r, c);
   const tiles = [[picker.empty, "no tile"], ...Object.entries(picker.tiles)];
   if (!(token in picker.tiles) && token !== picker.empty) tiles.unshift([token, `as read: ${tileName(picker, token)}`]);
@@ -182,8 +183,9 @@ function openSpace(i, r, c) {
     kind === "tree" ? picker.species.map((s) => `${kind}:${s}`) : [kind]);
   const fields = [
     labelled("space-tile", "Tile", tiles, token),
-    labelled("space-decoration", "Decoration", [["", "none"], ...kinds.map((k) => [k, decorationName(k)])],
-      decorationKey(d)),
+    ...Array.from({ length: DECORATIONS_ON_A_SPACE }, (_, k) => labelled(`space-decoration-${k}`,
+      k ? "Second decoration" : "Decoration", [["", "none"], ...kinds.map((key) => [key, decorationName(key)])],
+      decorationKey(here[k]))),
     labelled("space-character", "Character", [["", "none"], ...picker.characters.map((n) => [n, n])],
       who ? who.name : ""),
     labelled("space-facing", "Facing", Object.entries(picker.facings), who ? who.facing : "N"),
@@ -192,9 +194,10 @@ function openSpace(i, r, c) {
   const set = el("button", { type: "button", onclick: () => change(() => {
     setTile(picker, state, r, c, value("space-tile"));
     const elsewhere = (items) => (items || []).filter((item) => item.cell[0] !== r || item.cell[1] !== c);
-    const [kind, species] = value("space-decoration").split(":");
-    state.decorations = [...elsewhere(state.decorations),
-      ...(kind ? [species ? { cell: [r, c], kind, species } : { cell: [r, c], kind }] : [])];
+    const chosen = Array.from({ length: DECORATIONS_ON_A_SPACE }, (_, k) => value(`space-decoration-${k}`))
+      .filter(Boolean).map((key) => key.split(":"))
+      .map(([kind, species]) => (species ? { cell: [r, c], kind, species } : { cell: [r, c], kind }));
+    state.decorations = [...elsewhere(state.decorations), ...chosen];
     const name = value("space-character");
     state.characters = [...elsewhere(state.characters),
       ...(name ? [{ name, cell: [r, c], facing: value("space-facing") }] : [])];
@@ -370,10 +373,19 @@ function scoreWords(boards) {
   return name ? `${name} has ${points(boards[0].total)}` : points(boards[0].total);
 }
 
+// Every total of the boards, named: what a change moved shows even where the winner stays.
+function totalsWords(boards) {
+  if (!boards.every(scored)) return "not scored";
+  if (boards.length === 1 && (boards[0].players || []).length) {
+    return ranked(boards[0].players).map((p) => `${p.player} ${p.total}`).join(", ");
+  }
+  return boards.length === 1 ? points(boards[0].total) : boards.map((b, i) => `${boardName(i)} ${b.total}`).join(", ");
+}
+
 // The score of the changed boards, against the reading's.
 function changedWords() {
-  const words = (boards) => (boards.every(scored) ? scoreWords(boards) : "not scored");
-  return `Changed, not saved yet: ${words(previewed)} (was ${words(result.boards.map((b) => b.board))})`;
+  const was = totalsWords(result.boards.map((b) => b.board));
+  return `Changed, not saved yet: ${totalsWords(previewed)} (was ${was})`;
 }
 
 // One line at the top that matches what follows: scored and nothing to check, scored but something to check

@@ -363,7 +363,8 @@ def test_a_tang_garden_space_is_corrected_from_lists(
     wait = _wait(driver)
     space = f'.board .cell[aria-label^="row {r + 1}, column {c + 1}: "]'
     wait.until(ec.element_to_be_clickable((By.CSS_SELECTOR, space))).click()
-    Select(wait.until(ec.visibility_of_element_located((By.ID, "space-decoration")))).select_by_value("bird")
+    decoration = wait.until(ec.visibility_of_element_located((By.ID, "space-decoration-0")))
+    Select(decoration).select_by_value("bird")
     driver.find_element(By.XPATH, '//dialog//button[.="Set this space"]').click()
     cell = driver.find_element(By.CSS_SELECTOR, space)
     assert ", a bird, changed from " in (cell.get_attribute("aria-label") or "")
@@ -953,6 +954,12 @@ def test_a_game_of_your_own_says_how_to_teach_it_as_it_is_picked(
         assert notice.text.startswith("A game of your own is read by what you teach it")
         _choose_game(driver, GAME)
         assert not driver.find_element(By.ID, "untaught").is_displayed()
+        # A shared board's players are asked in its form, not in "who is playing": the steps still count 1, 2, 3.
+        _choose_game(driver, "four-gardens")
+        steps = [
+            e.text for e in driver.find_elements(By.CSS_SELECTOR, "section > h2 > .step") if e.is_displayed()
+        ]
+        assert steps == ["1", "2", "3"]
 
 
 def test_the_home_page_asks_who_is_playing_and_the_result_names_them(

@@ -298,7 +298,7 @@ def test_an_unsure_facing_is_noted_but_an_empty_tiles_facing_is_not() -> None:
     key = ("grid", *first["cell"])
     readings[key] = {**readings[key], "facing": ("W", 0.5)}
     (note,) = reader.notes(profile, readings)
-    assert first["name"] in note and "unsure (read W)" in note
+    assert first["name"] in note and "unsure (read as facing west)" in note
 
 
 def test_turned_training_crops_carry_their_turned_facing_their_identity_and_nothing_else() -> None:
