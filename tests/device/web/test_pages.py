@@ -954,7 +954,7 @@ def test_a_game_of_your_own_says_how_to_teach_it_as_it_is_picked(
         assert notice.text.startswith("A game of your own is read by what you teach it")
         _choose_game(driver, GAME)
         assert not driver.find_element(By.ID, "untaught").is_displayed()
-        # A shared board's players are asked in its form, not in "who is playing": the steps still count 1, 2, 3.
+        # A shared board's players are asked in its form, not in "who is playing": steps still count 1, 2, 3.
         _choose_game(driver, "four-gardens")
         steps = [
             e.text for e in driver.find_elements(By.CSS_SELECTOR, "section > h2 > .step") if e.is_displayed()
