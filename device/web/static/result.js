@@ -220,7 +220,8 @@ function wordsOf(picker) {
 const OPENERS = { cells: openPicker, tiles: openTile, spaces: openSpace };
 
 // Every cell of a board the player may tap: where it lies on the picture (``box``, shares of it), what it
-// holds now and as read, in words, the line it is listed under and what a tap opens.
+// holds now and as read, in words (``text``, ``wasText``: as the list says it), the line it is listed under
+// and what a tap opens.
 // Read with low confidence, and not yet set by the player.
 const unsure = (board, i, key) => isLow(board, key) && !looked[i].has(JSON.stringify(key));
 
@@ -233,19 +234,21 @@ function cellsOf(board, i) {
     return board.cells.filter((cell) => cell.key[0].startsWith(picker.prefix)).map(({ key, box }) => {
       const now = names(states[i], key) || "no marker";
       const was = names(read, key) || "no marker";
-      // Only the spaces where a marker stands (or stood as read) are listed: the rest hold nothing to check.
-      const listed = now !== "no marker" || was !== "no marker";
+      // Listed by its number, with the markers that stand there: a marker is moved by tapping its new space.
+      const short = (who) => (who === "no marker" ? String(key[2]) : `${key[2]}: ${who}`);
       const line = `${sentence(track(picker, key))} track`;
-      return { key, box, line, place: `space ${key[2]}`, now, was, listed, low: unsure(board, i, key),
-        open: () => openMarkers(i, key) };
+      return { key, box, line, place: `space ${key[2]}`, now, was, text: short(now), wasText: short(was),
+        low: unsure(board, i, key), open: () => openMarkers(i, key) };
     });
   }
   const words = wordsOf(picker);
   return board.cells.filter((cell) => cell.key[0] === picker.region).map(({ key, box }) => {
     const [, r, c] = key;
     const open = () => OPENERS[picker.kind](i, r, c);
-    return { key, box, line: `Row ${r + 1}`, place: `column ${c + 1}`, now: words(states[i], r, c),
-      was: words(read, r, c), listed: true, low: unsure(board, i, key), open };
+    const now = words(states[i], r, c);
+    const was = words(read, r, c);
+    return { key, box, line: `Row ${r + 1}`, place: `column ${c + 1}`, now, was, text: now, wasText: was,
+      low: unsure(board, i, key), open };
   });
 }
 
@@ -278,15 +281,15 @@ function picture(board, i, cells) {
 // A tap on one corrects it as a tap on its picture does; the words are the page's text, legible on a phone.
 function cellList(board, i, cells) {
   const lines = new Map();
-  for (const cell of cells.filter((c) => c.listed)) {
+  for (const cell of cells) {
     if (!lines.has(cell.line)) lines.set(cell.line, []);
     lines.get(cell.line).push(cell);
   }
   const shown = result.change_refused
-    ? (cell) => el("li", { class: cellClass(cell, "read-cell") }, cell.now)
+    ? (cell) => el("li", { class: cellClass(cell, "read-cell") }, cell.text)
     : (cell) => el("li", {}, el("button", { type: "button", class: cellClass(cell, "read-cell"),
       "aria-label": said(cell), onclick: cell.open },
-    cell.now !== cell.was ? [el("s", {}, cell.was), " ", cell.now] : cell.now));
+    cell.now !== cell.was ? [el("s", {}, cell.wasText), " ", cell.text] : cell.text));
   return el("details", { class: "cells-read", open: true },
     el("summary", {}, "Every cell as read"),
     [...lines].map(([line, row]) => el("div", { class: "read-line" }, el("span", { class: "line-name" }, line),

@@ -1206,6 +1206,11 @@ def test_a_marker_read_on_the_wrong_track_space_is_moved_by_tapping(
             (By.CSS_SELECTOR, f'.cell[aria-label^="red track, space {space}: {player["colour"]}"]')
         )
     )
+    # Each space listed by its number, with the markers on it.
+    listed = driver.find_element(
+        By.CSS_SELECTOR, f'.cells-read button[aria-label^="red track, space {space}:"]'
+    )
+    assert listed.text.startswith(f"{space}: ") and player["colour"] in listed.text
     # The marker is one space further on: tap that space and say whose it is.
     driver.find_element(By.CSS_SELECTOR, f'.cell[aria-label^="red track, space {space + 1}:"]').click()
     who = f"{player['name']} ({player['colour']})"
