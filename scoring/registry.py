@@ -150,12 +150,15 @@ class Picker:
 
     Cell (r, c) of ``region`` is character c of row r's string in the state field ``field`` (or item c of
     row r's list); ``labels`` maps each value to its name, or, when ``None``, the state's own
-    ``setup.labels`` name them (a user-defined game).
+    ``setup.labels`` name them (a user-defined game). ``piece``: (state field, name) of a piece each column
+    holds one of, the field listing per column the row it stands on, counted from 1 (0: off the grid, at its
+    start; Sanssouci's noblemen on the terrace).
     """
 
     region: str
     field: str
     labels: Mapping[str, str] | None
+    piece: tuple[str, str] | None = None
 
     def for_state(self, state: Mapping[str, Any]) -> Picker | None:
         """This picker with its labels, or ``None`` where a state names none."""
@@ -169,7 +172,10 @@ class Picker:
 
     def to_json(self) -> dict[str, Any]:
         labels = dict(self.labels or {})
-        return {"kind": "cells", "region": self.region, "field": self.field, "labels": labels}
+        out = {"kind": "cells", "region": self.region, "field": self.field, "labels": labels}
+        if self.piece is not None:
+            out["piece"] = {"field": self.piece[0], "name": self.piece[1]}
+        return out
 
 
 @dataclass(frozen=True)
@@ -320,7 +326,7 @@ ENTRIES: Mapping[str, GameEntry] = {
             "sanssouci",
             ("missions", "track_score"),
             lambda data: sanssouci.parse_layout(data, "setup"),
-            Picker("grid", "rows", sanssouci.LABELS),
+            Picker("grid", "rows", sanssouci.LABELS, ("noblemen", "nobleman")),
             sanssouci.HAND_FORM,
         ),
         GameEntry(

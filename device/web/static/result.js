@@ -76,9 +76,19 @@ function openPicker(i, r, c) {
       name,
     ),
   );
-  document.getElementById("choices").replaceChildren(...choices);
+  // A piece each column holds one of (Sanssouci's nobleman): here, or (untapped) off the grid, at its start.
+  const { piece } = picker;
+  const here = piece && pieceAt(picker, states[i], r, c);
+  const pieceButton = piece && el("button", {
+    type: "button", class: here ? "" : "secondary", "aria-pressed": here ? "true" : "false",
+    onclick: () => change(() => { states[i][piece.field][c] = here ? 0 : r + 1; }, i, [picker.region, r, c]),
+  }, `${here ? "✓ " : ""}The ${piece.name} of this column stands here`);
+  document.getElementById("choices").replaceChildren(...choices, pieceButton || "");
   dialog.showModal();
 }
+
+// The piece's field counts a column's rows from 1 (0: off the grid, on its start).
+const pieceAt = (picker, state, r, c) => picker.piece && (state[picker.piece.field] || [])[c] === r + 1;
 
 // Track spaces (a shared board): a space shows whose markers stand on it; a tap says who is there.
 const track = (picker, key) => key[0].slice(picker.prefix.length);
@@ -213,7 +223,8 @@ function wordsOf(picker) {
   if (picker.kind === "spaces") return (state, r, c) => spaceWords(picker, state, r, c);
   return (state, r, c) => {
     const value = cellValue(picker, state, r, c);
-    return picker.labels[value] || value || "nothing read";
+    const words = picker.labels[value] || value || "nothing read";
+    return pieceAt(picker, state, r, c) ? `${words}, the ${picker.piece.name}` : words;
   };
 }
 

@@ -1233,6 +1233,35 @@ def test_a_marker_read_on_the_wrong_track_space_is_moved_by_tapping(
     assert shown == {p.player: p.total for p in expected.players}
 
 
+def test_a_sanssouci_nobleman_is_said_and_moved_from_the_list(site: Site, driver: webdriver.Chrome) -> None:
+    _, truth = _example("sanssouci")
+    first = _sent_example(site, "sanssouci", _example_hand("sanssouci", truth))
+    state = _result(site, first)["boards"][0]["board"]["state"]
+    c = next(c for c, row in enumerate(state["noblemen"]) if row >= 2)  # a nobleman on the grid, row 2 or on
+    row = state["noblemen"][c]
+    driver.get(f"{site.url}/result/{first}")
+    wait = _wait(driver)
+    word = f'.cells-read button[aria-label^="row {row}, column {c + 1}: "]'
+    assert wait.until(lambda d: d.find_element(By.CSS_SELECTOR, word).text).endswith(", the nobleman")
+    # He stands a row nearer the terrace: tap that cell and say so.
+    driver.find_element(
+        By.CSS_SELECTOR, f'.cells-read button[aria-label^="row {row - 1}, column {c + 1}: "]'
+    ).click()
+    wait.until(
+        ec.element_to_be_clickable(
+            (By.XPATH, '//div[@id="choices"]/button[.="The nobleman of this column stands here"]')
+        )
+    ).click()
+    wait.until(ec.element_to_be_clickable((By.ID, "rescore"))).click()
+    wait.until(lambda d: _game_id_in(d.current_url) != first, "the correction was not saved")
+    saved = _result(site, _game_id_in(driver.current_url))["boards"][0]["board"]["state"]
+    assert saved["noblemen"][c] == row - 1
+    assert (
+        saved["noblemen"][:c] + saved["noblemen"][c + 1 :]
+        == state["noblemen"][:c] + state["noblemen"][c + 1 :]
+    )
+
+
 def test_a_zen_tile_is_corrected_part_by_part_from_lists(site: Site, driver: webdriver.Chrome) -> None:
     _, truth = _example("zen-garden")
     first = _sent_example(site, "zen-garden", _example_hand("zen-garden", truth))
