@@ -341,7 +341,7 @@ function editor(i) {
       showError(message, new Error(`Board ${i + 1}: ${error.message}`));
     }
   });
-  return el("details", {}, el("summary", {}, "Edit the state as JSON"), area);
+  return el("details", {}, el("summary", {}, "Advanced: edit the board as JSON (what the lists cannot set)"), area);
 }
 
 const NOT_SCORED = "not scored: ";
