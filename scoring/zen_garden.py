@@ -33,6 +33,7 @@ from scoring.fields import (
 )
 from scoring.grid import Cell, cell_name, components4
 from scoring.hand import Choice, Choices, Form, Group
+from scoring.words import listed
 
 GAME = "zen-garden"
 TITLE = "Zen Garden"
@@ -441,7 +442,9 @@ def _check_setup(setup: ZenSetup) -> list[Problem]:
     if missing:
         problems.append(
             Problem(
-                "emperor-slots", "setup.preferences", f"Board 1 needs an Emperor tile on {', '.join(missing)}"
+                "emperor-slots",
+                "setup.preferences",
+                f"board 1 is always in play: pick the Emperor's tile on its {listed(missing)} spaces",
             )
         )
     for slot in setup.preferences:

@@ -428,7 +428,11 @@ def test_emperor_slots_must_match_the_boards_in_play() -> None:
     del prefs["attention"]
     problems = check(ZenTable(ZenSetup((1,), prefs), table.players))
     assert [(p.code, p.where, p.message) for p in problems] == [
-        ("emperor-slots", "setup.preferences", "Board 1 needs an Emperor tile on attention")
+        (
+            "emperor-slots",
+            "setup.preferences",
+            "board 1 is always in play: pick the Emperor's tile on its attention spaces",
+        )
     ]
     extra = {**table.setup.preferences, "bonus": EmperorTile("floor", "clay")}
     assert codes(ZenTable(ZenSetup((1,), extra), table.players)) == [
