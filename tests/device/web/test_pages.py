@@ -366,9 +366,8 @@ def test_a_tang_garden_space_is_corrected_from_lists(
     decoration = wait.until(ec.visibility_of_element_located((By.ID, "space-decoration-0")))
     Select(decoration).select_by_value("bird")
     driver.find_element(By.XPATH, '//dialog//button[.="Set this space"]').click()
-    cell = driver.find_element(By.CSS_SELECTOR, space)
-    assert ", a bird, changed from " in (cell.get_attribute("aria-label") or "")
-    assert "changed" in (cell.get_attribute("class") or "")
+    assert ", a bird, changed from " in _attribute(driver, space, "aria-label")
+    assert "changed" in _attribute(driver, space, "class")
     driver.find_element(By.ID, "rescore").click()
     wait.until(lambda d: _game_id_in(d.current_url) != first, "the corrected board was not scored")
     (board,) = _result(site, _game_id_in(driver.current_url))["boards"]
@@ -451,15 +450,21 @@ def test_tapping_a_cell_of_the_picture_corrects_it_and_rescores(site: Site, driv
     name = picker["labels"][value]
     driver.find_element(By.XPATH, f'//div[@id="choices"]/button[normalize-space()="{name}"]').click()
     wait.until(ec.invisibility_of_element_located((By.ID, "picker")))
-    changed = wait.until(ec.visibility_of_element_located((By.CSS_SELECTOR, ".picture .cell.changed")))
     was = picker["labels"][current]
-    assert changed.get_attribute("aria-label") == f"row {r + 1}, column {c + 1}: {name}, changed from {was}"
+    said = _attribute(driver, ".picture .cell.changed", "aria-label")
+    assert said == f"row {r + 1}, column {c + 1}: {name}, changed from {was}"
     # The rules score the change at once, before it is saved: the total and the lines it moved.
     expected = _score(edited(value))
     wait.until(lambda d: _shown_total(d).startswith(f"{expected.total} (was {before['total']})"))
-    moved = driver.find_elements(By.CSS_SELECTOR, ".board table tbody tr.moved td:first-child")
     read = {line["rule"]: line["points"] for line in before["board"]["lines"]}
-    assert {m.text for m in moved} == {ln.rule for ln in expected.lines if read.get(ln.rule) != ln.points}
+    moved = {ln.rule for ln in expected.lines if read.get(ln.rule) != ln.points}
+    wait.until(
+        lambda d: (
+            {m.text for m in d.find_elements(By.CSS_SELECTOR, ".board table tbody tr.moved td:first-child")}
+            == moved
+        ),
+        "the lines the change moved are not marked",
+    )
     assert driver.find_element(By.ID, "headline").text.startswith(
         f"Changed, not saved yet: {expected.total} points (was {before['total']} points)"
     )
@@ -1215,11 +1220,8 @@ def test_a_marker_read_on_the_wrong_track_space_is_moved_by_tapping(
     driver.find_element(By.CSS_SELECTOR, f'.cell[aria-label^="red track, space {space + 1}:"]').click()
     who = f"{player['name']} ({player['colour']})"
     wait.until(ec.element_to_be_clickable((By.XPATH, f'//dialog//button[.="{who}"]'))).click()
-    moved = driver.find_element(
-        By.CSS_SELECTOR,
-        f'.cell[aria-label^="red track, space {space + 1}: {player["colour"]}, changed from"]',
-    )
-    assert "changed" in (moved.get_attribute("class") or "")
+    moved = f'.cell[aria-label^="red track, space {space + 1}: {player["colour"]}, changed from"]'
+    assert "changed" in _attribute(driver, moved, "class")
     driver.find_element(By.ID, "rescore").click()
     wait.until(lambda d: _game_id_in(d.current_url) != first, "the corrected board was not scored")
     (board,) = _result(site, _game_id_in(driver.current_url))["boards"]
@@ -1276,13 +1278,21 @@ def test_a_zen_tile_is_corrected_part_by_part_from_lists(site: Site, driver: web
     ).click()
     Select(wait.until(ec.visibility_of_element_located((By.ID, "tile-floor")))).select_by_value(floor)
     driver.find_element(By.XPATH, '//dialog//button[.="Set this tile"]').click()
-    cell = driver.find_element(By.CSS_SELECTOR, '.board .cell[aria-label^="row 1, column 1:"]')
-    assert "changed" in (cell.get_attribute("class") or "")
+    assert "changed" in _attribute(driver, '.board .cell[aria-label^="row 1, column 1:"]', "class")
     driver.find_element(By.ID, "rescore").click()
     wait.until(lambda d: _game_id_in(d.current_url) != first, "the corrected table was not scored")
     boards = _result(site, _game_id_in(driver.current_url))["boards"]
     assert boards[0]["board"]["state"]["tiles"][0].split(" ")[0] == floor + before[1:]
     assert all(b["total"] is not None for b in boards)  # the table scored again, by the rules
+
+
+def _attribute(driver: webdriver.Chrome, selector: str, name: str) -> str:
+    """An attribute of the element ``selector`` finds, once the page has drawn it: a change is drawn at once
+    and again when the rules' score comes back, so an element found a moment ago may be gone."""
+    value: str = _wait(driver).until(
+        lambda d: d.find_element(By.CSS_SELECTOR, selector).get_attribute(name) or "", f"no {selector}"
+    )
+    return value
 
 
 def _in_view(driver: webdriver.Chrome, element: WebElement) -> bool:
