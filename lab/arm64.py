@@ -17,11 +17,13 @@ from __future__ import annotations
 
 import contextlib
 import json
+import os
 import platform
 import re
 import shutil
 import subprocess
 import sys
+import tempfile
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from importlib import metadata
 from pathlib import Path
@@ -164,6 +166,87 @@ def write_photos(work: Path, count: int, report: Callable[[str], None]) -> list[
     return items
 
 
+# Raspberry Pi OS's picamera2 is not in Debian: a stand-in package of that name (importable, no camera),
+# depending on python3-numpy as the real one does: install.sh takes the Bookworm path it takes on a Pi.
+PICAMERA2_CONTROL = """Package: python3-picamera2
+Version: 0.0-standin
+Architecture: all
+Maintainer: garden-scorer lab <lab@localhost>
+Depends: python3, python3-numpy
+Description: stand-in for Raspberry Pi OS's picamera2 in garden-scorer's arm64 install check
+"""
+PICAMERA2_MODULE = (
+    "class Picamera2:\n    def __init__(self, *args, **kwargs):\n"
+    "        raise RuntimeError('no camera: the arm64 install check\\'s stand-in for picamera2')\n"
+)
+# A root has no init: units are enabled offline; reloads and (re)starts are only said.
+SYSTEMCTL = """#!/bin/sh
+case "$1" in
+    enable|disable|is-enabled) exec /usr/bin/systemctl "$@" ;;
+    *) echo "install check (no init in this root): systemctl $*" ;;
+esac
+"""
+
+
+def _chroot(root: Path, *argv: str) -> subprocess.CompletedProcess[str]:
+    # Not this machine's pip settings (its wheel folder): the root installs as a Pi does, from the index.
+    env = {k: v for k, v in os.environ.items() if not k.startswith("PIP_FIND_LINKS")}
+    return subprocess.run(["chroot", str(root), *argv], capture_output=True, text=True, check=False, env=env)
+
+
+def install_check(root: Path, project: Path, report: Callable[[str], None]) -> dict[str, Any]:
+    """``systemd/install.sh`` run in the root as on a Pi (a stand-in picamera2, systemd for its unit), then
+    the unit verified, the venv's NumPy and OpenCV read, and the installed demo run."""
+    with tempfile.TemporaryDirectory() as tmp:
+        package = Path(tmp) / "python3-picamera2"
+        (package / "DEBIAN").mkdir(parents=True)
+        (package / "DEBIAN" / "control").write_text(PICAMERA2_CONTROL)
+        module = package / "usr/lib/python3/dist-packages/picamera2"
+        module.mkdir(parents=True)
+        (module / "__init__.py").write_text(PICAMERA2_MODULE)
+        deb = root / "opt" / "picamera2-standin.deb"
+        _run(["dpkg-deb", "--build", "-Zgzip", str(package), str(deb)], report)
+    # This machine's certificate authorities (a network that inspects TLS needs them; a Pi has its own).
+    shutil.copy("/etc/ssl/certs/ca-certificates.crt", root / "etc/ssl/certs/ca-certificates.crt")
+    systemctl = root / "usr/local/sbin/systemctl"
+    systemctl.write_text(SYSTEMCTL)
+    systemctl.chmod(0o755)
+    source = root / "opt" / "src"
+    shutil.rmtree(source, ignore_errors=True)
+    source.mkdir(parents=True)
+    archive = subprocess.run(["git", "-C", str(project), "archive", "HEAD"], capture_output=True, check=True)
+    subprocess.run(["tar", "-x", "-C", str(source)], input=archive.stdout, check=True)
+    steps = [
+        ("apt", ("apt-get", "update", "-q")),
+        ("apt", ("apt-get", "install", "-y", "-q", "--no-install-recommends", "/opt/picamera2-standin.deb",
+                 "systemd")),
+        ("install.sh", ("sh", "/opt/src/systemd/install.sh")),
+    ]  # fmt: skip
+    for name, argv in steps:
+        report(f"in the root: {' '.join(argv)}")
+        done = _chroot(root, *argv)
+        if done.returncode:
+            return {"installed": False, "failed": name, "output": (done.stdout + done.stderr)[-2000:]}
+    venv = "/opt/garden-scorer/venv/bin"
+    with mounted(root):
+        verify = _chroot(root, "systemd-analyze", "verify", "/etc/systemd/system/garden-scorer.service")
+        versions = _chroot(
+            root, f"{venv}/python", "-c", "import numpy, cv2, onnxruntime; print(numpy.__version__, "
+            "cv2.__version__, onnxruntime.__version__)",
+        )  # fmt: skip
+        demo = _chroot(root, f"{venv}/garden-scorer", "demo")
+    numpy, opencv, onnxruntime = (versions.stdout.split() + ["?"] * 3)[:3]
+    return {
+        "installed": True,
+        "unit_verified": verify.returncode == 0 and not verify.stdout.strip(),
+        "verify_output": (verify.stdout + verify.stderr).strip()[-2000:],
+        "numpy": numpy,
+        "opencv": opencv,
+        "onnxruntime": onnxruntime,
+        "demo_ran": demo.returncode == 0,
+    }
+
+
 def _boards(answer: Mapping[str, Any] | None) -> list[dict[str, Any]]:
     return list(answer["boards"]) if answer else []
 
@@ -220,13 +303,24 @@ def format_summary(result: Mapping[str, Any]) -> str:
     differ = [r["photo"] for r in result["rows"] if not r["same"]]
     if differ:
         lines.append("differ: " + ", ".join(differ))
+    checked = result.get("install")
+    if checked is not None and not checked["installed"]:
+        lines.append(f"install.sh in the root: FAILED at {checked['failed']}: {checked['output']}")
+    elif checked is not None:
+        verified = "verified" if checked["unit_verified"] else f"NOT verified: {checked['verify_output']}"
+        lines.append(
+            f"install.sh in the root: installed; the unit {verified}; its venv has NumPy {checked['numpy']}, "
+            f"OpenCV {checked['opencv']}, onnxruntime {checked['onnxruntime']}; the installed demo "
+            + ("ran" if checked["demo_ran"] else "FAILED")
+        )
     return "\n".join(lines)
 
 
 def run_check(
-    root: Path, project: Path, quick: bool, count: int, report: Callable[[str], None]
+    root: Path, project: Path, quick: bool, count: int, report: Callable[[str], None], installer: bool = False
 ) -> dict[str, Any]:
-    """Build (or reuse) the root, install the product from wheels, score on both sides, compare."""
+    """Build (or reuse) the root, install the product from wheels, score on both sides, compare; with
+    ``installer``, also the Pi's own install path (:func:`install_check`)."""
     check_host()
     build_root(root, report)
     work = root / WORK.lstrip("/")
@@ -252,4 +346,7 @@ def run_check(
         demo_there = subprocess.run(demo, capture_output=True, text=True, check=True).stdout
     here = json.loads((work / "here.json").read_text())
     there = json.loads((work / "arm64.json").read_text())
-    return summary(compare(here, there), demo_here == demo_there)
+    result = summary(compare(here, there), demo_here == demo_there)
+    if installer:
+        result["install"] = install_check(root, project, report)
+    return result

@@ -358,13 +358,15 @@ def cmd_arm64(args: argparse.Namespace) -> int:
         raise StateError(f"--count {args.count}: give 0 or more drawn photos per game")
     project = Path(__file__).resolve().parent.parent
     report = lambda line: print(line, file=sys.stderr)  # noqa: E731
-    result = run_check(args.root, project, args.quick, args.count, report)
+    result = run_check(args.root, project, args.quick, args.count, report, args.install)
     print(format_summary(result))
     if args.json:
         args.json.write_text(json.dumps(result, indent=2))
         print(f"JSON: {args.json}")
+    install = result.get("install", {"installed": True, "unit_verified": True, "demo_ran": True})
+    installed = install["installed"] and install["unit_verified"] and install["demo_ran"]
     same = all(g["same"] == g["photos"] for g in result["games"].values()) and result["demo_same"]
-    return 0 if same else 1
+    return 0 if same and installed else 1
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -554,6 +556,11 @@ def build_parser() -> argparse.ArgumentParser:
         "--root", type=Path, default=Path("/var/tmp/garden-scorer-arm64"), help="the root (made once, reused)"
     )
     p.add_argument("--quick", action="store_true", help="the bundled photos only")
+    p.add_argument(
+        "--install",
+        action="store_true",
+        help="also run systemd/install.sh in the root (a stand-in picamera2) and verify its unit",
+    )
     p.add_argument("--count", type=int, default=100, help="drawn photos per game (default 100)")
     p.add_argument("--json", type=Path, help="also write the figures as JSON")
     p.set_defaults(func=cmd_arm64)
