@@ -14,16 +14,18 @@ let photoSeen = 0; // the highest photo id seen: a photo stored since has a high
 let shownKey = null; // what is on screen, so that a poll does not restart the breakdowns' turns
 let titles = {};
 let setup = { game: null, players: [] };
+let playing = []; // who is playing, as a phone last named them (the home page asks it)
 let shown = []; // the players on screen: {name, total, lines}
 let turn = 0;
 let breakdownOrder = []; // the players whose breakdown is shown in turn, the leader first
 
 // A live board names its player or seat; a history board has a player name and a seat number; else the
-// game set-up's players, in the boards' reading order, when there are as many.
+// game set-up's players, or who is playing, in the boards' reading order, when there are as many.
 function boardName(board, i, count) {
   if (board.player) return board.player;
   if (typeof board.seat === "string" && board.seat && !/^board \d+$/.test(board.seat)) return board.seat;
   if (setup.players.length === count && setup.players[i]) return setup.players[i];
+  if (playing.length === count && playing[i]) return playing[i];
   return `Board ${(typeof board.seat === "number" ? board.seat : i) + 1}`;
 }
 
@@ -127,7 +129,12 @@ function showStatus(text) {
 }
 
 async function refresh() {
-  const state = await api("/api/tv");
+  // The names too: set up or said on a phone during the evening, they reach the TV without a reload.
+  const [state, named, table] = await Promise.all([api("/api/tv"), api("/api/players"), api("/api/setup")]);
+  const names = JSON.stringify([setup.players, playing]);
+  playing = named.players;
+  setup = table;
+  if (JSON.stringify([setup.players, playing]) !== names) shownKey = null; // shown again, by the new names
   latest = state.latest;
   held = heldPhoto(state);
   render();
@@ -198,7 +205,6 @@ async function showPairing() {
 async function start() {
   try {
     titles = await gameTitles();
-    setup = await api("/api/setup");
     const state = await refresh();
     if (state.live) listen();
     poll(state.live);

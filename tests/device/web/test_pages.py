@@ -626,8 +626,14 @@ def test_the_tv_names_the_players_and_shows_the_leaders_breakdown(
         }
         _publish(site, "score", {"boards": [shared], "totals": {"board 1": None}})
         wait.until(lambda d: _tv_scores(d) == [("Cy", "20"), ("Di", "26")], "the shared board's players")
+        # No seats set up: who is playing, as the home page last named them, names the camera's boards.
+        site.client.put("/api/setup", json={})
+        site.client.put("/api/players", json={"players": ["Eve", "Fay"]})
+        _publish(site, "score", boards)
+        wait.until(lambda d: _tv_scores(d) == [("Eve", "30"), ("Fay", "45")], "who is playing was not named")
     finally:
         site.client.put("/api/setup", json={})
+        site.client.put("/api/players", json={"players": []})
 
 
 def _tv_points(driver: webdriver.Chrome) -> list[str]:
