@@ -712,6 +712,15 @@ async def upload(
             )
 
 
+# What a result read again from its kept photos may answer (the also, corners and hand routes).
+_READ_AGAIN_ERRORS: dict[int | str, dict[str, Any]] = {
+    **_UPLOAD_ERRORS,
+    403: NOT_YOURS_ANSWER,
+    404: {"description": "no such game, or its photos are no longer kept"},
+    409: {"description": "the result was corrected by hand, changed or deleted meanwhile"},
+}
+
+
 async def _to_read_again(
     history: History, players: PlayerIds, request: Request, game_id: int, instead: str
 ) -> GameRecord:
@@ -726,12 +735,7 @@ async def _to_read_again(
 @router.post(
     "/api/result/{game_id}/also",
     openapi_extra=_MORE_BODY,
-    responses={
-        **_UPLOAD_ERRORS,
-        403: NOT_YOURS_ANSWER,
-        404: {"description": "no such game, or its photos are no longer kept"},
-        409: {"description": "the result was corrected by hand, changed or deleted meanwhile"},
-    },
+    responses=_READ_AGAIN_ERRORS,
 )
 async def add_photos(
     request: Request,
@@ -823,12 +827,7 @@ def result_photo(game_id: GameId, results: ResultsDep) -> FileResponse:
 
 @router.post(
     "/api/result/{game_id}/corners",
-    responses={
-        **_UPLOAD_ERRORS,
-        403: NOT_YOURS_ANSWER,
-        404: {"description": "no such game, or its photos are no longer kept"},
-        409: {"description": "the result was corrected by hand, changed or deleted meanwhile"},
-    },
+    responses=_READ_AGAIN_ERRORS,
 )
 async def place_corners(
     request: Request,
@@ -861,12 +860,7 @@ async def place_corners(
 
 @router.post(
     "/api/result/{game_id}/hand",
-    responses={
-        **_UPLOAD_ERRORS,
-        403: NOT_YOURS_ANSWER,
-        404: {"description": "no such game, or its photos are no longer kept"},
-        409: {"description": "the result was corrected by hand, changed or deleted meanwhile"},
-    },
+    responses=_READ_AGAIN_ERRORS,
 )
 async def enter_hand(
     request: Request,
