@@ -346,6 +346,11 @@ def tally_found(
     readings = match.reading.readings
     wrong = 0
     region_wrong: dict[str, bool] = {r: False for r in reader.regions}
+    if match.reading.profile.regions != profile.regions:
+        # Read at another size (a 5 x 5 kingdom taken for a 7 x 7 one): no cell is where the truth's is.
+        readings = {}
+        wrong = sum(len(profile.region(r).cells()) for r in reader.regions)
+        region_wrong = dict.fromkeys(reader.regions, True)
     for key, reading in readings.items():
         label = truth_cells[key[0]][key[1]][key[2]]
         bad = False
@@ -367,9 +372,10 @@ def tally_found(
         tally = result.regions.setdefault(_kind(region), [0, 0])
         tally[0] += not missed
         tally[1] += 1
-    result.cells += len(readings)
+    counted = len(readings) or wrong
+    result.cells += counted
     result.cell_errors += wrong
-    result.found_cells += len(readings)
+    result.found_cells += counted
     result.found_cell_errors += wrong
     result.perfect += wrong == 0
     _count_placed(result, _tracks_placed(game, truth_state, dict(match.state)))

@@ -10,9 +10,10 @@ those same corners after one change at a time:
 - ``corners``: each corner moved by up to half a pixel either way;
 - ``jpeg``: the photo saved again at 5 JPEG quality steps below (against it saved again at its own).
 
-Per game and change: the cells' heads read (a cell of several heads counts each), the share whose
-confidence moved by at most :data:`STEADY` (the issue's bar: 95 %), the largest move, and the boards whose
-state or flags changed.
+Per game and change: the cells read, the share whose confidence (what the page marks unsure: the least sure
+of the heads that mean something on the cell's region, :func:`vision.pipeline.cell_confidences`) moved by at
+most :data:`STEADY` (the issue's bar: 95 %), the largest move, the cells read as something else, and the
+boards whose state or flags changed.
 """
 
 from __future__ import annotations
@@ -31,7 +32,8 @@ from lab.bench import _hand
 from lab.synth.render import RenderSpec, render_photo
 from scoring.core import StateError
 from vision.camera_model import CameraModel
-from vision.pipeline import NoBoardError
+from vision.pipeline import NoBoardError, cell_confidences
+from vision.readers import reader_for
 
 STEADY = 0.02  # a confidence that moves no more than this under an unseen change is steady
 CHANGES = ("grey", "corners", "jpeg")
@@ -43,8 +45,8 @@ Image = NDArray[np.uint8]
 class Tally:
     """One change's effect on one game's photos."""
 
-    moves: list[float] = field(default_factory=list)  # per head of every cell read, |confidence moved|
-    classes: int = 0  # heads read as another class
+    moves: list[float] = field(default_factory=list)  # per cell read, |its confidence moved|
+    classes: int = 0  # cells read as something else (some head of their region another class)
     states: int = 0  # boards whose state changed
     flags: int = 0  # boards whose flags changed
     boards: int = 0
@@ -52,11 +54,11 @@ class Tally:
     def to_json(self) -> dict[str, Any]:
         steady = sum(m <= STEADY for m in self.moves)
         return {
-            "heads": len(self.moves),
+            "cells": len(self.moves),
             "steady_share": steady / len(self.moves) if self.moves else None,
             "largest": max(self.moves, default=0.0),
             "median": statistics.median(self.moves) if self.moves else 0.0,
-            "classes_changed": self.classes,
+            "cells_read_otherwise": self.classes,
             "boards": self.boards,
             "states_changed": self.states,
             "flags_changed": self.flags,
@@ -77,14 +79,16 @@ def _compare(tally: Tally, before: ScoredBoard, after: ScoredBoard) -> None:
     tally.boards += 1
     tally.states += dict(before.state) != dict(after.state)
     tally.flags += before.reading.flags != after.reading.flags
-    for key, heads in before.reading.readings.items():
-        other = after.reading.readings.get(key, {})
-        for head, (label, confidence) in heads.items():
-            if head not in other:
-                continue
-            label_after, confidence_after = other[head]
-            tally.classes += label != label_after
-            tally.moves.append(abs(confidence - confidence_after))
+    reader = reader_for(before.reading.profile)
+    moved = cell_confidences(after.reading.profile, after.reading.readings)
+    for key, confidence in cell_confidences(before.reading.profile, before.reading.readings).items():
+        if key not in moved:
+            continue
+        tally.moves.append(abs(confidence - moved[key]))
+        heads = reader.region_heads(key[0])
+        tally.classes += any(
+            before.reading.readings[key][h][0] != after.reading.readings[key][h][0] for h in heads
+        )
 
 
 def _resaved(image: Image, quality: int) -> Image:
@@ -140,14 +144,14 @@ def run_steady(
 
 def format_steady(result: Mapping[str, Mapping[str, Any]]) -> str:
     lines = [
-        f"| game | change | heads | moved <= {STEADY} | largest | classes changed | boards: state / flags "
-        "changed |",
+        f"| game | change | cells | moved <= {STEADY} | largest | cells read otherwise "
+        "| boards: state / flags changed |",
         "|---|---|---|---|---|---|---|",
     ]
     for game, changes in result.items():
         for change, t in changes.items():
             share = "-" if t["steady_share"] is None else f"{t['steady_share']:.1%}"
-            moved = f"{share} | {t['largest']:.3f} | {t['classes_changed']}"
+            moved = f"{share} | {t['largest']:.3f} | {t['cells_read_otherwise']}"
             changed = f"{t['boards']}: {t['states_changed']} / {t['flags_changed']}"
-            lines.append(f"| {game} | {change} | {t['heads']} | {moved} | {changed} |")
+            lines.append(f"| {game} | {change} | {t['cells']} | {moved} | {changed} |")
     return "\n".join(lines)

@@ -118,6 +118,16 @@ class BoardReading:
     photo_flags: tuple[str, ...] = ()
 
 
+def cell_confidences(profile: BoardProfile, readings: Mapping[CellKey, Reading]) -> dict[CellKey, float]:
+    """Each cell's confidence, what the page marks unsure: its least sure head of those that mean something
+    on its region (a coin track's space has no floor)."""
+    reader = reader_for(profile)
+    return {
+        key: min(reading[head][1] for head in reader.region_heads(key[0]))
+        for key, reading in readings.items()
+    }
+
+
 def _read(
     image: NDArray[np.uint8],
     profile: BoardProfile,
@@ -305,10 +315,7 @@ def _concluded(
         reader.needs(profile),
         reader.touching(profile),
     ).readings()
-    confidences = {
-        key: min(reading[head][1] for head in reader.region_heads(key[0]))
-        for key, reading in readings.items()
-    }
+    confidences = cell_confidences(profile, readings)
     unsure = {k for k, c in confidences.items() if c < LOW_CONFIDENCE}
     if unsure:
         flags.append(low_confidence_flag(len(unsure)))

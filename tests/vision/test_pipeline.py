@@ -24,6 +24,7 @@ from vision.locate.board import Quad, find_quads, locate
 from vision.pipeline import (
     UNKNOWN_RUN,
     NoBoardError,
+    cell_confidences,
     find_boards,
     locate_boards,
     read_apart,
@@ -479,3 +480,14 @@ def test_a_kingdom_of_a_size_the_game_has_not_is_refused_in_words() -> None:
     image, _ = _kingdom7(3)
     with pytest.raises(StateError, match="5 x 5 squares, or 7 x 7 in the Mighty Duel"):
         score_image(image, "kingdomino", {"setup": {"size": 6}})
+
+
+def test_a_cells_confidence_is_its_least_sure_head_of_those_that_mean_something_on_its_region() -> None:
+    # Zen Garden's coin track never taught the tile heads: what they say there is no confidence of the cell's.
+    profile = default_profile("zen-garden")
+    tile = {"floor": ("S", 0.97), "path": ("s", 0.91), "corner": ("NE", 0.99), "decor": ("p", 1.0)}
+    readings = {
+        ("grid", 0, 0): {**tile, "marker": (".", 0.2)},
+        ("coins", 0, 3): {**tile, "floor": ("S", 0.3), "marker": ("m", 0.98)},
+    }
+    assert cell_confidences(profile, readings) == {("grid", 0, 0): 0.91, ("coins", 0, 3): 0.98}
