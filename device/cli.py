@@ -16,6 +16,7 @@ from numpy.typing import NDArray
 from calibration.camera import PATTERN_SIDES
 from calibration.profiles import GridPlace
 from calibration.statedir import StateDir
+from device.mqtt.settings import PASSWORD_CREDENTIAL, MqttSettings, table_name
 from device.photo import ScoredBoard
 from device.report import breakdown_text, result_json, result_text
 from device.statefile import load_state_json
@@ -353,10 +354,80 @@ def cmd_serve(args: argparse.Namespace) -> int:
         args.profile,
         tls_cert=Path(args.tls_cert) if args.tls_cert else None,
         tls_key=Path(args.tls_key) if args.tls_key else None,
-        allowed_hosts=tuple(name for names in args.allowed_host for name in names.replace(",", " ").split()),
+        allowed_hosts=host_names(args.allowed_host),
         kiosk_token_file=Path(args.kiosk_token_file) if args.kiosk_token_file else None,
+        mqtt=mqtt_settings(args),
+        table=table_name(args.table) if args.table else None,
     )
     serve(state_of(args), options)
+    return 0
+
+
+def host_names(given: Sequence[str]) -> tuple[str, ...]:
+    """``--allowed-host`` values: each repeatable, or several separated by commas or spaces."""
+    return tuple(name for names in given for name in names.replace(",", " ").split())
+
+
+def mqtt_settings(args: argparse.Namespace) -> MqttSettings | None:
+    """The broker ``--mqtt`` names (None: none), its password from ``--mqtt-password-file`` or systemd's
+    ``mqtt-password`` credential."""
+    from device.serve import credential
+
+    if not args.mqtt:
+        for given, option in ((args.mqtt_password_file, "--mqtt-password-file"), (args.mqtt_ca, "--mqtt-ca")):
+            if given:
+                raise ValueError(f"{option} is for a broker: give --mqtt too")
+        return None
+    given = args.mqtt_password_file
+    password_file = Path(given) if given else credential(PASSWORD_CREDENTIAL)
+    return MqttSettings.from_url(args.mqtt, password_file, Path(args.mqtt_ca) if args.mqtt_ca else None)
+
+
+def _mqtt_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--mqtt",
+        metavar="URL",
+        help="an MQTT broker to publish to (serve) or read from (hall): mqtt://[USER@]HOST[:PORT], or "
+        "mqtts://... for TLS; none: no broker",
+    )
+    p.add_argument(
+        "--mqtt-password-file",
+        metavar="PATH",
+        help="the file holding the broker user's password (default: systemd's mqtt-password credential); "
+        "never on the command line",
+    )
+    p.add_argument(
+        "--mqtt-ca", metavar="PATH", help="with mqtts://: the authority that signed the broker's certificate"
+    )
+
+
+def cmd_hall(args: argparse.Namespace) -> int:
+    from datetime import datetime
+
+    from device.hall.app import HallOptions, run_hall
+    from device.hall.store import HALL_FILE
+
+    settings = mqtt_settings(args)
+    if settings is None:
+        raise ValueError("the hall reads the tables from a broker: give --mqtt mqtt://[USER@]HOST[:PORT]")
+    since = None
+    if args.since:
+        try:
+            since = datetime.fromisoformat(args.since)
+        except ValueError:
+            raise ValueError(f"--since {args.since!r}: give a time such as 2026-11-29T18:00+01:00") from None
+    run_hall(
+        HallOptions(
+            settings,
+            state_of(args).root / HALL_FILE,
+            host=args.host,
+            port=args.port,
+            evening_hours=args.evening_hours,
+            evening_start=since,
+            client_id=args.client_id,
+            allowed_hosts=host_names(args.allowed_host),
+        )
+    )
     return 0
 
 
@@ -652,7 +723,50 @@ def build_parser() -> argparse.ArgumentParser:
         help="the file holding the token the TV's browser signs in with (see kiosk-page); default: "
         "systemd's kiosk-token credential, else a new token each run, printed on a terminal only",
     )
+    _mqtt_arguments(p)
+    p.add_argument(
+        "--table",
+        help="this table's name on the broker (with --mqtt): lowercase letters, digits and '-', e.g. table-3",
+    )
     p.set_defaults(func=cmd_serve)
+
+    p = sub.add_parser(
+        "hall",
+        help="the hall: one big screen with every table's live scores and the evening's standings, read from "
+        "the tables' MQTT broker (docs/hall.md)",
+    )
+    _mqtt_arguments(p)
+    p.add_argument(
+        "--host",
+        default="127.0.0.1",
+        help="address to listen on: 127.0.0.1 (the default) keeps the page on this machine, 0.0.0.0 lets the "
+        "hall's screens reach it",
+    )
+    p.add_argument("--port", type=int, default=8090)
+    p.add_argument(
+        "--evening-hours",
+        type=float,
+        default=12.0,
+        help="the standings count the games of the last so many hours (default 12)",
+    )
+    p.add_argument(
+        "--since", metavar="TIME", help="or the games since this time (ISO 8601, with its time zone)"
+    )
+    p.add_argument(
+        "--client-id",
+        default="garden-scorer-hall",
+        help="the hall's name on the broker, under which it keeps the results sent while it is away (two "
+        "halls on one broker need two)",
+    )
+    p.add_argument(
+        "--allowed-host",
+        metavar="NAME",
+        action="append",
+        default=[],
+        help="another name the page answers to (repeatable), besides localhost, IP addresses and this "
+        "machine's own names",
+    )
+    p.set_defaults(func=cmd_hall)
 
     p = sub.add_parser(
         "kiosk-page",

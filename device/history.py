@@ -27,16 +27,19 @@ import builtins
 import csv
 import io
 import json
+import logging
 import sqlite3
 import textwrap
 import threading
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from types import TracebackType
 from typing import Any, Self, TextIO
+
+logger = logging.getLogger(__name__)
 
 # Each entry upgrades the schema by one version; the file's user_version counts the entries applied.
 _MIGRATIONS: tuple[tuple[str, ...], ...] = (
@@ -258,18 +261,30 @@ def _board(game_id: int, seat: int, player: Any, total: Any, data: Any, path: Pa
     return BoardRecord(seat, player, total, board)
 
 
+# Told of each game the history stores, once stored: the game, and the game it took the place of.
+Listener = Callable[[GameRecord, int | None], None]
+
+
 class History:
     """Scored games in one SQLite file, at most ``max_games`` of them (the oldest go first); safe to share
-    between threads."""
+    between threads. ``listener`` is told of each game stored (the MQTT publisher); its faults are logged,
+    never raised: the game is stored."""
 
-    def __init__(self, path: Path, conn: sqlite3.Connection, max_games: int = MAX_GAMES) -> None:
+    def __init__(
+        self,
+        path: Path,
+        conn: sqlite3.Connection,
+        max_games: int = MAX_GAMES,
+        listener: Listener | None = None,
+    ) -> None:
         self.path = path
         self._conn = conn
         self._lock = threading.Lock()
         self.max_games = max_games
+        self.listener = listener
 
     @classmethod
-    def open(cls, path: Path, max_games: int = MAX_GAMES) -> History:
+    def open(cls, path: Path, max_games: int = MAX_GAMES, listener: Listener | None = None) -> History:
         """Open the history at ``path``, creating it (and its folders) if it does not exist."""
         path.parent.mkdir(parents=True, exist_ok=True)
         try:
@@ -283,7 +298,7 @@ class History:
         except BaseException:
             conn.close()
             raise
-        return cls(path, conn, max_games)
+        return cls(path, conn, max_games, listener)
 
     def close(self) -> None:
         with self._lock:
@@ -384,6 +399,11 @@ class History:
                     "DELETE FROM games WHERE id IN (SELECT id FROM games ORDER BY played_at, id LIMIT ?)",
                     (count - self.max_games,),
                 )
+        if self.listener is not None:
+            try:
+                self.listener(self.get(game_id), replaces)
+            except Exception:
+                logger.exception("game %d is stored; telling %s of it failed", game_id, self.listener)
         return game_id
 
     def replay(self, sender: Sender) -> int | None:
@@ -624,10 +644,12 @@ class LiveRecord:
     """Keeps the game the live camera is scoring in the history: one entry per game on the table, replaced
     by each score the camera confirms (its time the first's), and a new one once the table has been
     cleared. Each score it shows on the TV is so in the history, as the last state of that game.
+    ``finished`` is told the entry's id of each game once it is over (the MQTT publisher's result).
     """
 
-    def __init__(self, history: History) -> None:
+    def __init__(self, history: History, finished: Callable[[int], None] | None = None) -> None:
         self.history = history
+        self.finished = finished
         self._current: int | None = None
         self._started: datetime | None = None
 
@@ -635,7 +657,9 @@ class LiveRecord:
         """Records the table's ``boards`` (as the live events give them, each with its ``player`` when its
         seat names one); none: the game is over. Returns the entry's id."""
         if not boards:
-            self._current = self._started = None
+            over, self._current, self._started = self._current, None, None
+            if over is not None and self.finished is not None:
+                self.finished(over)
             return None
         game = str(boards[0].get("game", ""))
         names = [b.get("player") for b in boards]

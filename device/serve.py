@@ -34,6 +34,8 @@ from device.history import History, LiveRecord
 from device.learn import outdated, reteach
 from device.live import Broadcaster, LiveLoop, LiveScorer
 from device.memory import give_back_freed_memory
+from device.mqtt.link import NONE, BrokerLink
+from device.mqtt.settings import MqttSettings
 from device.notify import Systemd, supervise
 from device.photo import ScoredBoard, profile_models, score_image, state_camera
 from device.web import AppConfig, create_app
@@ -76,8 +78,16 @@ class ServeOptions:
     """Host names the app answers to besides localhost, IP addresses and this machine's names."""
     kiosk_token_file: Path | None = None
     """The kiosk's token; None: systemd's kiosk-token credential if passed, else a new one for this run."""
+    mqtt: MqttSettings | None = None
+    """The broker the table's scores are published to (device.mqtt); None: none, the scorer on its own."""
+    table: str | None = None
+    """This table's name on the broker."""
 
     def __post_init__(self) -> None:
+        if (self.mqtt is None) != (self.table is None):
+            raise ValueError(
+                "a table on a broker needs both --mqtt URL and --table NAME; give neither for a table alone"
+            )
         if (self.tls_cert is None) != (self.tls_key is None):
             raise ValueError("HTTPS needs both --tls-cert and --tls-key; give neither for plain HTTP")
         for name in self.allowed_hosts:
@@ -293,6 +303,7 @@ def serve(state: StateDir, options: ServeOptions) -> None:
     token = secrets.token_urlsafe(24) if token_file is None else read_kiosk_token(token_file)
     for path in sweep_temporaries(state.root):
         print(f"Removed {path}, left by a write cut short (power cut or kill).")
+    broker = broker_link(state, options)
     loop = None
     events = None
     if options.camera:
@@ -302,8 +313,8 @@ def serve(state: StateDir, options: ServeOptions) -> None:
             functools.partial(open_live_camera, spec),
             live_scorer(state, options.game, options.profile),
             events,
-            # The live game is kept in the history as the TV shows it, as uploads are.
-            record=LiveRecord(History.open(state.history)).scored,
+            # The live game is kept in the history as the TV shows it, as uploads are; and goes to the broker.
+            record=LiveRecord(History.open(state.history, listener=broker.recorded), broker.finished).scored,
         )
     preview = None if loop is None else functools.partial(_latest_image, loop)
     config = AppConfig(
@@ -313,6 +324,7 @@ def serve(state: StateDir, options: ServeOptions) -> None:
         preview=preview,
         kiosk_token=token,
         allowed_hosts=options.allowed_hosts,
+        broker=broker,
     )
     app = create_app(config)
     # The journal then says which part spoke; uvicorn's own loggers keep their handlers.
@@ -331,3 +343,18 @@ def serve(state: StateDir, options: ServeOptions) -> None:
         sock.close()
         if loop is not None:
             loop.stop()
+        broker.stop()
+
+
+def broker_link(state: StateDir, options: ServeOptions) -> BrokerLink:
+    """The table's tie to a broker: the one ``options`` name, else the set-up page's, connecting in the
+    background (the scorer starts at once, broker or not); with neither, one that does nothing."""
+    from importlib.metadata import version
+
+    fixed = None if options.mqtt is None or options.table is None else (options.mqtt, options.table)
+    link = BrokerLink(state.root, fixed, version("garden-scorer"))
+    link.start()
+    status = link.status()
+    if status.source != NONE:
+        print(f"Publishing to {status.where} as table {status.table!r} (garden-scorer/{status.table}/...)")
+    return link

@@ -227,6 +227,25 @@ def _bench_steady(args: argparse.Namespace, games: tuple[str, ...]) -> int:
     return 0
 
 
+def _bench_hall(args: argparse.Namespace) -> int:
+    """Many tables publishing into one broker and one hall, with broker restarts and tables killed (#63)."""
+    from lab.bench_hall import format_hall, run_hall_bench
+
+    result = run_hall_bench(
+        args.tables,
+        args.minutes * 60,
+        args.restarts,
+        args.kills,
+        args.seed or 1,
+        lambda line: print(line, file=sys.stderr),
+    )
+    print(format_hall(result))
+    if args.json:
+        args.json.write_text(json.dumps(result, indent=2))
+        print(f"JSON: {args.json}")
+    return 0
+
+
 def cmd_bench(args: argparse.Namespace) -> int:
     import cv2
 
@@ -234,6 +253,8 @@ def cmd_bench(args: argparse.Namespace) -> int:
         return _bench_reliability(args)
     if args.own_copy:
         return _bench_own_copy(args)
+    if args.hall:
+        return _bench_hall(args)
     if args.photos:
         return _bench_photos(args)
     if not args.game:
@@ -472,6 +493,17 @@ def build_parser() -> argparse.ArgumentParser:
         help="with --locate: also score each photo, no corners given, against a truth file of its board's "
         "cells (e.g. lab/truth/kingdomino-table.json): found, cells wrong, scores exact, per game",
     )
+    p.add_argument(
+        "--hall",
+        action="store_true",
+        help="--tables tables publishing live scores once a second into a real mosquitto and a hall for "
+        "--minutes, the broker restarted --restarts times and tables killed --kills times: the scores' way "
+        "to the hall's page, its memory, and games lost or doubled",
+    )
+    p.add_argument("--tables", type=int, default=50)
+    p.add_argument("--minutes", type=float, default=5.0)
+    p.add_argument("--restarts", type=int, default=20)
+    p.add_argument("--kills", type=int, default=20)
     p.add_argument(
         "--steady",
         action="store_true",

@@ -3,6 +3,7 @@
 #   sudo systemd/install.sh                    # the service
 #   sudo systemd/install.sh --kiosk pi         # and the TV kiosk for the desktop user 'pi'
 #   sudo systemd/install.sh --tls --kiosk pi   # over HTTPS, with a self-signed certificate
+#   sudo systemd/install.sh --mqtt mqtt://table-3@hall.local --table table-3   # one table of a hall (docs/hall.md)
 # Run it again to update: /etc/default/garden-scorer, the certificate and the kiosk's token are kept.
 set -eu
 
@@ -14,13 +15,17 @@ CREDENTIALS=/run/credentials/garden-scorer.service
 DEFAULTS=/etc/default/garden-scorer
 DROPINS=/etc/systemd/system/garden-scorer.service.d
 SRC=$(cd "$(dirname "$0")/.." && pwd)
-USAGE="usage: sudo $0 [--tls] [--kiosk USER]"
+USAGE="usage: sudo $0 [--tls] [--kiosk USER] [--mqtt URL --table NAME]"
 KIOSK_USER=
 TLS=
+MQTT=
+TABLE=
 while [ $# -gt 0 ]; do
     case "$1" in
         --kiosk) KIOSK_USER=${2:?$USAGE}; shift 2 ;;
         --tls) TLS=yes; shift ;;
+        --mqtt) MQTT=${2:?$USAGE}; shift 2 ;;
+        --table) TABLE=${2:?$USAGE}; shift 2 ;;
         *) echo "${USAGE}" >&2; exit 2 ;;
     esac
 done
@@ -28,6 +33,10 @@ done
 if [ "$(id -u)" -ne 0 ]; then
     echo "run as root: ${USAGE}" >&2
     exit 1
+fi
+if { [ "${MQTT}" ] && [ -z "${TABLE}" ]; } || { [ -z "${MQTT}" ] && [ "${TABLE}" ]; }; then
+    echo "a table on a broker needs both --mqtt URL and --table NAME: ${USAGE}" >&2
+    exit 2
 fi
 if [ "${KIOSK_USER}" ] && ! id "${KIOSK_USER}" >/dev/null 2>&1; then
     echo "no user ${KIOSK_USER}: give the desktop user whose login shows the TV" >&2
@@ -54,12 +63,17 @@ mkdir -p "${PREFIX}"
 cp "${SRC}/README.md" "${PREFIX}/README.md"
 python3 -m venv --system-site-packages "${PREFIX}/venv"
 "${PREFIX}/venv/bin/pip" install --quiet --upgrade pip
+# The MQTT client only for a table on a broker (this run's --mqtt, or an earlier install's setting).
+PACKAGE="${SRC}"
+if [ "${MQTT}" ] || grep -q '^GARDEN_SCORER_MQTT=.' "${DEFAULTS}" 2>/dev/null; then
+    PACKAGE="${SRC}[mqtt]"
+fi
 # Bookworm's picamera2 is built against its NumPy 1.24: keep the system NumPy and an OpenCV that accepts it.
 # Trixie ships NumPy 2, so the newest OpenCV is fine there.
 if python3 -c 'import numpy, sys; sys.exit(0 if int(numpy.__version__.split(".")[0]) < 2 else 1)'; then
-    "${PREFIX}/venv/bin/pip" install --quiet "opencv-python-headless<4.12" "numpy<2" "${SRC}"
+    "${PREFIX}/venv/bin/pip" install --quiet "opencv-python-headless<4.12" "numpy<2" "${PACKAGE}"
 else
-    "${PREFIX}/venv/bin/pip" install --quiet "${SRC}"
+    "${PREFIX}/venv/bin/pip" install --quiet "${PACKAGE}"
 fi
 
 install -m 0644 "${SRC}/systemd/garden-scorer.service" /etc/systemd/system/garden-scorer.service
@@ -67,7 +81,8 @@ if [ ! -e "${DEFAULTS}" ]; then
     install -m 0644 "${SRC}/systemd/garden-scorer.default" "${DEFAULTS}"
 fi
 # Settings added since an older install, empty as shipped (see garden-scorer.default for what they do).
-for name in GARDEN_SCORER_ALLOWED_HOSTS GARDEN_SCORER_TLS_CERT GARDEN_SCORER_TLS_KEY; do
+for name in GARDEN_SCORER_ALLOWED_HOSTS GARDEN_SCORER_TLS_CERT GARDEN_SCORER_TLS_KEY GARDEN_SCORER_MQTT \
+    GARDEN_SCORER_TABLE; do
     grep -q "^${name}=" "${DEFAULTS}" || echo "${name}=" >> "${DEFAULTS}"
 done
 install -d -m 0755 "${SECRETS}"
@@ -100,6 +115,20 @@ if [ "${KIOSK_USER}" ]; then
     chgrp "$(id -gn "${KIOSK_USER}")" "${token}"
     chmod 0640 "${token}"
     install -D -m 0644 "${SRC}/systemd/kiosk-token.conf" "${DROPINS}/kiosk-token.conf"
+fi
+
+if [ "${MQTT}" ]; then
+    set_default GARDEN_SCORER_MQTT "${MQTT}"
+    set_default GARDEN_SCORER_TABLE "${TABLE}"
+fi
+# The broker's password, when there is one: handed to the service as a credential (mqtt.conf).
+if [ -s "${SECRETS}/mqtt-password" ]; then
+    chmod 0600 "${SECRETS}/mqtt-password"
+    install -D -m 0644 "${SRC}/systemd/mqtt.conf" "${DROPINS}/mqtt.conf"
+elif [ "${MQTT}" ] && echo "${MQTT}" | grep -q '@'; then
+    echo "The broker's user needs its password: write it (alone, on one line) to ${SECRETS}/mqtt-password," >&2
+    echo "  sudo sh -c 'umask 077; cat > ${SECRETS}/mqtt-password'" >&2
+    echo "then run this again." >&2
 fi
 
 systemctl daemon-reload

@@ -5,6 +5,7 @@ paired (``remote``). Both name the scorer by its address, as a phone does."""
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -14,6 +15,7 @@ from fastapi.testclient import TestClient
 from hypothesis import settings
 
 from lab.pairing import pair
+from tests.broker import Broker, have_mosquitto
 
 # No test may depend on the machine's speed (CI runs on a loaded 2-core machine): no deadline per example.
 settings.register_profile("garden-scorer", deadline=None)
@@ -44,3 +46,17 @@ def local(app: FastAPI) -> Iterator[TestClient]:
 def remote(app: FastAPI) -> Iterator[TestClient]:
     with TestClient(app, base_url=BASE_URL, client=REMOTE) as client:
         yield client
+
+
+@pytest.fixture
+def broker(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Broker]:
+    """Debian's mosquitto, started for the test on a free loopback port (``.ci/run`` installs it)."""
+    if not have_mosquitto():
+        if os.environ.get("CI") == "true":
+            pytest.fail("mosquitto is not installed: .ci/run installs it (apt-get install mosquitto)")
+        pytest.skip("needs Debian's mosquitto: apt-get install mosquitto")
+    pytest.importorskip("paho.mqtt", reason="needs paho-mqtt: pip install -e '.[dev]'")
+    server = Broker(tmp_path_factory.mktemp("broker"))
+    server.start()
+    yield server
+    server.stop()

@@ -29,6 +29,7 @@ from calibration import teaching
 from calibration.statedir import StateDir
 from device.history import History
 from device.inbox import Inbox
+from device.mqtt.link import BrokerLink
 from device.privacy import strip_kept_photos
 from device.web import calibrate, history, pairing, score, setup, tv
 from device.web.auth import (
@@ -72,6 +73,8 @@ class AppConfig:
     """What the TV's browser posts to ``/kiosk`` to sign in, to be shown the pairing code (see auth.py)."""
     allowed_hosts: tuple[str, ...] = ()
     """Host names the app answers to besides IP addresses, localhost and this machine's names."""
+    broker: BrokerLink | None = None
+    """The table's tie to an MQTT broker, told of each game the app stores; None: none, nor may one be set."""
 
     def __post_init__(self) -> None:
         check_kiosk_token(self.kiosk_token)
@@ -132,7 +135,7 @@ def create_app(config: AppConfig) -> FastAPI:
 def _services(config: AppConfig) -> Services:
     """The app's services, one of each; the history is opened first, before anything else is made."""
     state = config.state
-    history = History.open(state.history)
+    history = History.open(state.history, listener=None if config.broker is None else config.broker.recorded)
     attempts = Attempts(state.root / ATTEMPTS_FILE)
     return Services(
         state=state,
@@ -150,4 +153,5 @@ def _services(config: AppConfig) -> Services:
         # Under a flood of wrong codes the TV shows a long code, so that the owner can always pair (auth.py).
         pairing_code=PairingCode(long=attempts.flooded),
         kiosk_token=config.kiosk_token,
+        broker=config.broker,
     )

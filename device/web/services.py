@@ -15,6 +15,7 @@ from fastapi import Depends, Request
 from calibration.statedir import StateDir
 from device.history import History
 from device.inbox import Inbox
+from device.mqtt.link import BrokerLink
 from device.web.auth import Attempts, Devices, PairingCode, PlayerIds
 from device.web.gamesetup import SetupStore
 from device.web.reading import Reader
@@ -41,6 +42,8 @@ class Services:
     attempts: Attempts
     pairing_code: PairingCode
     kiosk_token: str
+    broker: BrokerLink | None = None
+    """The table's tie to an MQTT broker (None: an app that may not have one, as the tests' apps)."""
 
 
 async def services(request: Request) -> Services:
@@ -103,6 +106,10 @@ async def kiosk_token(services: ServicesDep) -> str:
     return services.kiosk_token
 
 
+async def broker(services: ServicesDep) -> BrokerLink | None:
+    return services.broker
+
+
 async def max_upload_bytes(request: Request) -> int:
     """The largest request body accepted (kept on ``app.state`` for bodies.Guarded, which checks it)."""
     limit: int = request.app.state.max_upload_bytes
@@ -123,3 +130,4 @@ AttemptsDep = Annotated[Attempts, Depends(attempts)]
 PairingCodeDep = Annotated[PairingCode, Depends(pairing_code)]
 KioskTokenDep = Annotated[str, Depends(kiosk_token)]
 MaxUploadBytesDep = Annotated[int, Depends(max_upload_bytes)]
+BrokerDep = Annotated[BrokerLink | None, Depends(broker)]

@@ -19,12 +19,13 @@ from calibration import teaching
 from calibration.profiles import PICTURE_FILE, list_profiles, load_bundle
 from calibration.statedir import StateDir
 from calibration.store import StoreError
+from device.mqtt.link import NONE, SERVICE, BrokerLink
 from device.photo import UNTAUGHT_OWN_GAME
 from device.web.auth import ADMIN_ONLY, NEEDS_PAIRING
 from device.web.bodies import Guarded
 from device.web.gamesetup import GameSetup, WhoIsPlaying
 from device.web.security import page_response
-from device.web.services import ReteacherDep, SetupDep, StateDep
+from device.web.services import BrokerDep, ReteacherDep, SetupDep, StateDep
 from models import model_path
 from scoring.core import StateError
 from scoring.hand import check as check_hand
@@ -211,3 +212,71 @@ def put_setup(setup: GameSetup, store: SetupDep) -> GameSetup:
             raise HTTPException(400, str(exc)) from None
     store.save(setup)
     return setup
+
+
+class BrokerInfo(BaseModel):
+    """The table's MQTT broker as the set-up page shows it (never its password)."""
+
+    source: str = Field(
+        description="where the settings come from: 'service' (the service's settings, changed there), 'page' "
+        "(set here) or 'none'"
+    )
+    where: str | None = Field(description="the broker, as mqtt://USER@HOST:PORT")
+    table: str | None = Field(description="this table's name on the broker")
+    has_password: bool
+    connected: bool = Field(description="whether the broker has the table now")
+    changeable: bool = Field(description="whether this page may change it")
+
+
+class BrokerChange(BaseModel):
+    """The broker the owner sets: both ``url`` and ``table``, or neither (no broker)."""
+
+    url: str | None = Field(None, max_length=300, description="mqtt://[USER@]HOST[:PORT] or mqtts://...")
+    table: str | None = Field(None, max_length=40, description="lowercase letters, digits and '-'")
+    password: str | None = Field(None, max_length=200, description="the broker user's password; none: none")
+    keep_password: bool = Field(False, description="keep the password set before (the same address)")
+
+
+def _broker_info(link: BrokerLink | None) -> BrokerInfo:
+    if link is None:
+        return BrokerInfo(
+            source=NONE, where=None, table=None, has_password=False, connected=False, changeable=False
+        )
+    status = link.status()
+    return BrokerInfo(
+        source=status.source,
+        where=status.where,
+        table=status.table,
+        has_password=status.has_password,
+        connected=status.connected,
+        changeable=status.source != SERVICE,
+    )
+
+
+@router.get("/api/broker", dependencies=[ADMIN_ONLY], responses={403: NEEDS_PAIRING})
+def get_broker(link: BrokerDep) -> BrokerInfo:
+    """Where this table's scores go for the hall and Home Assistant (docs/hall.md)."""
+    return _broker_info(link)
+
+
+@router.put(
+    "/api/broker",
+    dependencies=[ADMIN_ONLY],
+    responses={
+        400: {"description": "settings that cannot work (said why)"},
+        403: NEEDS_PAIRING,
+        409: {"description": "the broker is set in the service's settings, or this scorer has none"},
+    },
+)
+def put_broker(change: BrokerChange, link: BrokerDep) -> BrokerInfo:
+    """Sets (or, with neither ``url`` nor ``table``, removes) the broker this table publishes to; connected
+    in the background."""
+    if link is None:
+        raise HTTPException(409, "this scorer was started without a broker link: restart it with serve")
+    try:
+        link.change(change.url or None, change.table or None, change.password or None, change.keep_password)
+    except PermissionError as exc:
+        raise HTTPException(409, str(exc)) from None
+    except (ValueError, StoreError) as exc:
+        raise HTTPException(400, str(exc)) from None
+    return _broker_info(link)

@@ -65,9 +65,66 @@ async function showInbox() {
   notice.hidden = false;
 }
 
+// The table's broker (docs/hall.md): the service's settings are shown, the page's own changed here.
+const brokerForm = document.getElementById("broker");
+const brokerMessage = document.getElementById("broker-message");
+const brokerUrl = document.getElementById("broker-url");
+const brokerTable = document.getElementById("broker-table");
+const brokerPassword = document.getElementById("broker-password");
+let broker = null;
+
+function showBroker(info) {
+  broker = info;
+  const status = document.getElementById("broker-status");
+  if (info.source === "none") status.textContent = "No broker: this table's scores stay here.";
+  else {
+    const state = info.connected ? "connected" : "not connected yet (it keeps trying; scores wait for it)";
+    const set = info.source === "service" ? ", set in the service's settings (/etc/default/garden-scorer)" : "";
+    status.textContent = `Publishing as table ${info.table} to ${info.where}${set}: ${state}.`;
+  }
+  brokerForm.hidden = !info.changeable;
+  brokerUrl.value = info.source === "page" ? info.where : "";
+  brokerTable.value = info.source === "page" ? info.table : "";
+  brokerPassword.value = "";
+  brokerPassword.placeholder = info.has_password ? "kept: type a new one to change it" : "";
+  document.getElementById("broker-remove").hidden = info.source !== "page";
+  document.getElementById("broker-section").hidden = false;
+}
+
+async function changeBroker(body) {
+  brokerMessage.replaceChildren();
+  try {
+    showBroker(await api("/api/broker", {
+      method: "PUT",
+      headers: { "Content-Type": "application/json" },
+      body: JSON.stringify(body),
+    }));
+  } catch (error) {
+    showError(brokerMessage, error);
+  }
+}
+
+brokerForm.addEventListener("submit", (event) => {
+  event.preventDefault();
+  if (!brokerTable.reportValidity()) return;
+  const password = brokerPassword.value;
+  changeBroker({
+    url: brokerUrl.value.trim() || null,
+    table: brokerTable.value.trim() || null,
+    password: password || null,
+    keep_password: !password && Boolean(broker && broker.has_password),
+  });
+});
+
+document.getElementById("broker-remove").addEventListener("click", () => {
+  if (window.confirm("Stop publishing this table's scores to the broker?")) changeBroker({});
+});
+
 async function start() {
   try {
-    if ((await pairingNotice()).paired) await Promise.all([showDevices(), showInbox()]);
+    if ((await pairingNotice()).paired) {
+      await Promise.all([showDevices(), showInbox(), api("/api/broker").then(showBroker)]);
+    }
     const [known, setup, profiles] = await Promise.all([api("/api/games"), api("/api/setup"), api("/api/profiles")]);
     games = known;
     for (const g of games) gameSelect.append(el("option", { value: g.name }, g.title));

@@ -27,6 +27,7 @@ from calibration.statedir import StateDir
 from device.history import History
 from device.kiosk import write_kiosk_page
 from device.live import Broadcaster, EventKind, LiveEvent
+from device.mqtt.link import BrokerLink
 from device.serve import upload_scorer
 from device.web import AppConfig, create_app
 from device.web.auth import KIOSK_COOKIE
@@ -63,6 +64,7 @@ from lab.browser import PHONE, chromium, phone, set_viewport  # noqa: E402
 from lab.pairing import KIOSK_TOKEN, pair, pairing_code  # noqa: E402
 from lab.reliability.attacks import open_event_stream  # noqa: E402
 from lab.serving import serve_in_thread  # noqa: E402
+from tests.broker import Broker, Heard  # noqa: E402
 
 axe_core = pytest.importorskip("axe_core_python", reason="the accessibility check needs axe-core-python")
 AXE = Path(axe_core.__file__).with_name("axe.min.js")
@@ -88,11 +90,14 @@ class Site:
 def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Site]:
     state = StateDir(tmp_path_factory.mktemp("pages-state"))
     events = Broadcaster()
-    app = create_app(AppConfig(state, upload_scorer(state), events=events, kiosk_token=KIOSK_TOKEN))
+    broker = BrokerLink(state.root, None, "test")
+    config = AppConfig(state, upload_scorer(state), events=events, kiosk_token=KIOSK_TOKEN, broker=broker)
+    app = create_app(config)
     with serve_in_thread(app) as url, httpx.Client(base_url=url, timeout=SCORING_S) as client:
         with httpx.Client(base_url=url) as kiosk:
             pair(client, kiosk, "the tests' own client")
         yield Site(url, events, client, state.root)
+    broker.stop()
 
 
 @pytest.fixture(scope="module")
@@ -1201,6 +1206,37 @@ def test_the_game_set_up_is_a_form_and_fills_the_home_page_in(site: Site, driver
         assert shown == {"missions": [2, 7], "track_score": 41}
     finally:
         site.client.put("/api/setup", json={})
+
+
+def test_the_owner_sets_the_tables_broker_on_the_set_up_page(
+    site: Site, driver: webdriver.Chrome, broker: Broker
+) -> None:
+    heard = Heard(broker.port)
+    driver.get(f"{site.url}/setup")
+    wait = _wait(driver)
+    wait.until(ec.text_to_be_present_in_element((By.ID, "broker-status"), "No broker"))
+    try:
+        driver.find_element(By.ID, "broker-url").send_keys(broker.url)
+        driver.find_element(By.ID, "broker-table").send_keys("Table 3")
+        driver.find_element(By.CSS_SELECTOR, "#broker button[type=submit]").click()
+        # The browser's own check: a name the broker cannot take, said before anything is sent.
+        assert driver.execute_script("return document.getElementById('broker-table').validity.valid") is False
+        table = driver.find_element(By.ID, "broker-table")
+        table.clear()
+        table.send_keys("table-3")
+        driver.find_element(By.CSS_SELECTOR, "#broker button[type=submit]").click()
+        wait.until(ec.text_to_be_present_in_element((By.ID, "broker-status"), "Publishing as table table-3"))
+        heard.wait(lambda: heard.on("garden-scorer/table-3/available") == [b"online"], "the table online")
+        driver.refresh()
+        wait.until(ec.text_to_be_present_in_element((By.ID, "broker-status"), ": connected."))
+        assert driver.find_element(By.ID, "broker-table").get_attribute("value") == "table-3"
+        driver.find_element(By.ID, "broker-remove").click()
+        driver.switch_to.alert.accept()
+        wait.until(ec.text_to_be_present_in_element((By.ID, "broker-status"), "No broker"))
+        heard.wait(lambda: heard.on("garden-scorer/table-3/available")[-1] == b"offline", "offline")
+    finally:
+        site.client.put("/api/broker", json={})
+        heard.close()
 
 
 def test_a_marker_read_on_the_wrong_track_space_is_moved_by_tapping(

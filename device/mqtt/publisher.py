@@ -1,0 +1,180 @@
+"""The scorer's MQTT client: the table's scores and finished games on the broker, never in scoring's way.
+
+paho-mqtt runs its network loop on a thread of its own (``loop_start``), connects in the background and
+reconnects with back-off (1 s, doubling to 30 s). What the scorer records reaches
+:meth:`Publisher.recorded` (the history's listener): that writes to the outbox on disk and hands the message
+to paho, which sends it when it can; nothing waits for the network. A finished game's ``result``
+leaves the outbox only once the broker acknowledges it (QoS 1), so one recorded while the broker is away, or
+just before a power cut, is sent after; a receiver drops a repeat by its ``result_id``.
+
+On every connect the client says ``online`` (retained; its last will says ``offline``), Home Assistant's
+discovery configs and the latest ``score`` (both retained), then whatever results still wait.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import threading
+from dataclasses import replace
+from datetime import UTC, datetime
+from typing import Any
+
+from device.history import LIVE, GameRecord
+from device.mqtt.outbox import Outbox
+from device.mqtt.settings import MqttSettings
+from device.mqtt.topics import (
+    AVAILABLE,
+    OFFLINE,
+    ONLINE,
+    RESULT,
+    SCORE,
+    Played,
+    discovery_messages,
+    played,
+    topic,
+)
+
+logger = logging.getLogger(__name__)
+
+KEEPALIVE_S = 30
+RECONNECT_S = (1, 30)
+GOODBYE_S = 5.0  # how long stopping waits for ``offline`` to reach the broker
+
+
+class Publisher:
+    """One table's client. ``client``: a paho ``Client`` to use instead of a new one (the tests' own)."""
+
+    def __init__(
+        self, settings: MqttSettings, table: str, outbox: Outbox, version: str, client: Any = None
+    ) -> None:
+        self.settings = settings
+        self.table = table
+        self.outbox = outbox
+        self.version = version
+        self._lock = threading.Lock()
+        self._connected = threading.Event()
+        # Results handed to paho and not yet acknowledged: paho's message id -> the outbox's. paho sends them
+        # again itself after a reconnect; the others waiting in the outbox are sent on connect.
+        self._in_flight: dict[int, int] = {}
+        self._live: tuple[int, Played] | None = None  # the live camera's game in progress: (game id, scores)
+        self.client = client if client is not None else self._new_client()
+        self.client.on_connect = self._on_connect
+        self.client.on_disconnect = self._on_disconnect
+        self.client.on_publish = self._on_publish
+
+    def _new_client(self) -> Any:
+        import paho.mqtt.client as mqtt
+        from paho.mqtt.enums import CallbackAPIVersion
+
+        client = mqtt.Client(
+            CallbackAPIVersion.VERSION2, client_id=f"garden-scorer-{self.table}", protocol=mqtt.MQTTv311
+        )
+        client.will_set(topic(self.table, AVAILABLE), OFFLINE, qos=1, retain=True)
+        if self.settings.user is not None:
+            client.username_pw_set(self.settings.user, self.settings.password)
+        if self.settings.tls:
+            ca = None if self.settings.ca_file is None else str(self.settings.ca_file)
+            client.tls_set(ca_certs=ca)
+        client.reconnect_delay_set(*RECONNECT_S)
+        return client
+
+    @property
+    def connected(self) -> bool:
+        return self._connected.is_set()
+
+    def start(self) -> None:
+        """Connects in the background: the scorer starts at once, broker or not."""
+        self.client.connect_async(self.settings.host, self.settings.port, KEEPALIVE_S)
+        self.client.loop_start()
+
+    def stop(self) -> None:
+        """Says ``offline`` (a table switched off is not a table gone missing), then disconnects."""
+        if self.connected:
+            info = self.client.publish(topic(self.table, AVAILABLE), OFFLINE, qos=1, retain=True)
+            try:
+                info.wait_for_publish(GOODBYE_S)
+            except (RuntimeError, ValueError):
+                logger.warning("the broker did not take 'offline' before the scorer stopped")
+        self.client.disconnect()
+        self.client.loop_stop()
+
+    def recorded(self, record: GameRecord, replaces: int | None) -> None:
+        """The history stored ``record`` (in place of game ``replaces``): its scores go out, and a finished
+        game's result (every one but the live camera's game in progress, which ends when the table is
+        cleared: :meth:`finished`). Never raises: a fault here must not undo or stop the scoring."""
+        try:
+            live = record.source == LIVE
+            result_id, before = self.outbox.result_id(record.id, replaces, same_game=live)
+            message = played(self.table, record, result_id, finished=not live, replaces=before)
+            if live:
+                with self._lock:
+                    self._live = (record.id, message)
+            else:
+                self._put_result(message)
+            self._put_score(message)
+        except Exception:
+            logger.exception("game %d: its scores were not handed to the MQTT client", record.id)
+
+    def finished(self, game_id: int) -> None:
+        """The live camera's game ``game_id`` is over (its table cleared): its last scores are its result."""
+        with self._lock:
+            live, self._live = self._live, None
+        if live is None or live[0] != game_id:
+            return
+        try:
+            # Its time the game's end, now: its last scores were read a moment before the table was cleared.
+            message = replace(live[1], finished=True, time=datetime.now(UTC))
+            self._put_result(message)
+            self._put_score(message)
+        except Exception:
+            logger.exception("game %d: its result was not handed to the MQTT client", game_id)
+
+    def _put_result(self, message: Played) -> None:
+        waiting = self.outbox.put(topic(self.table, RESULT), message.payload())
+        if self.connected:
+            self._send(waiting.id, waiting.topic, waiting.payload)
+
+    def _put_score(self, message: Played) -> None:
+        name = topic(self.table, SCORE)
+        self.outbox.set_latest(name, message.payload())
+        if self.connected:
+            self.client.publish(name, message.payload(), qos=1, retain=True)
+
+    def _send(self, outbox_id: int, name: str, payload: bytes) -> None:
+        with self._lock:
+            if outbox_id in self._in_flight.values():
+                return
+            info = self.client.publish(name, payload, qos=1)
+            self._in_flight[info.mid] = outbox_id
+
+    # paho's callbacks, on its network thread.
+    def _on_connect(self, client: Any, userdata: Any, flags: Any, reason: Any, properties: Any) -> None:
+        if reason.is_failure:
+            logger.warning("the broker %s refused the connection: %s", self.settings.where(), reason)
+            return
+        logger.info("connected to the MQTT broker %s as table %s", self.settings.where(), self.table)
+        client.publish(topic(self.table, AVAILABLE), ONLINE, qos=1, retain=True)
+        for name, config in discovery_messages(self.table, self.version):
+            client.publish(name, _json(config), qos=1, retain=True)
+        for name, payload in self.outbox.latest():
+            if name == topic(self.table, SCORE):  # not a name the table had before (the page renamed it)
+                client.publish(name, payload, qos=1, retain=True)
+        self._connected.set()
+        for waiting in self.outbox.waiting():
+            self._send(waiting.id, waiting.topic, waiting.payload)
+
+    def _on_disconnect(self, client: Any, userdata: Any, flags: Any, reason: Any, properties: Any) -> None:
+        self._connected.clear()
+        if reason.is_failure:
+            logger.warning("lost the MQTT broker %s (%s): trying again", self.settings.where(), reason)
+
+    def _on_publish(self, client: Any, userdata: Any, mid: int, reason: Any, properties: Any) -> None:
+        with self._lock:
+            outbox_id = self._in_flight.pop(mid, None)
+        if outbox_id is not None:
+            self.outbox.sent(outbox_id)
+
+
+def _json(data: object) -> bytes:
+    return json.dumps(data, separators=(",", ":")).encode()
