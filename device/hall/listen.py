@@ -21,6 +21,7 @@ from __future__ import annotations
 import logging
 import ssl
 import threading
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
@@ -39,6 +40,8 @@ RECONNECT_S = (1, 30)
 # A table's message is a few KB (its boards' breakdowns); past this it is no message of a scorer's, and is
 # not parsed.
 MAX_PAYLOAD = 1_000_000
+SKIP_LOG_S = 60.0
+MAX_SKIP_TABLES = 1000
 # The longest evening asked for: a weekend tournament.
 MAX_EVENING_HOURS = 24 * 7
 # What each topic of EVERY_TABLE is subscribed at (see the module doc).
@@ -84,6 +87,9 @@ class Hall:
         self._lock = threading.Lock()
         self._standings: tuple[tuple[int, datetime], list[Standing]] | None = None
         self._results = 0  # changes to the results since start: the standings' cache key with the evening
+        # Per table, when a skipped message was last said and how many since: a flood of junk is one line a
+        # minute in the log, not one each.
+        self._skips: dict[str, tuple[float, int]] = {}
 
     @property
     def connected(self) -> bool:
@@ -118,7 +124,7 @@ class Hall:
                     self._results += 1
                 self.feed.standings()
         except ValueError as exc:
-            logger.warning("skipped a message of table %s on %s: %s", table, kind, exc)
+            self._skipped(table, kind, exc)
         except HallStoreError:
             logger.exception("a message of table %s on %s was not kept", table, kind)
             return False
@@ -140,6 +146,18 @@ class Hall:
         off last week stays in the store, not on the screen)."""
         since = self.since()
         return [t for t in self.store.tables() if t.online or t.changed_at >= since]
+
+    def _skipped(self, table: str, kind: str, problem: ValueError) -> None:
+        now = time.monotonic()
+        with self._lock:
+            if len(self._skips) > MAX_SKIP_TABLES:
+                self._skips.clear()
+            last, since = self._skips.get(table, (now - SKIP_LOG_S, 0))
+            said = now - last >= SKIP_LOG_S
+            self._skips[table] = (now, 0) if said else (last, since + 1)
+        if said:
+            more = f" ({since} more skipped in the minute before)" if since else ""
+            logger.warning("skipped a message of table %s on %s: %s%s", table, kind, problem, more)
 
     def standings(self) -> list[Standing]:
         """The evening's standings; worked out once per change of the results (or minute of the evening),

@@ -42,6 +42,8 @@ class BrokerStatus:
     table: str | None
     has_password: bool
     connected: bool
+    problem: str | None = None
+    """What keeps the table's messages from the broker, in words (a refused password, a refused table)."""
 
 
 @dataclass(frozen=True)
@@ -95,7 +97,8 @@ class BrokerLink:
             where=None if chosen is None else chosen[0].where(),
             table=None if chosen is None else chosen[1],
             has_password=chosen is not None and chosen[0].password is not None,
-            connected=publisher is not None and publisher.connected,
+            connected=publisher is not None and publisher.connected and publisher.problem is None,
+            problem=None if publisher is None else publisher.problem,
         )
 
     def change(self, url: str | None, table: str | None, password: str | None, keep_password: bool) -> None:

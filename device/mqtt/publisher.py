@@ -57,7 +57,13 @@ class Publisher:
         # Results handed to paho and not yet acknowledged: paho's message id -> the outbox's. paho sends them
         # again itself after a reconnect; the others waiting in the outbox are sent on connect.
         self._in_flight: dict[int, int] = {}
+        # One score in flight at a time, the newest waiting behind it: paho resends what was in flight after a
+        # reconnect, after the connect's own messages, and a retained older score must never come last.
+        self._score_in_flight: int | None = None
+        self._score_waiting: bytes | None = None
         self._live: tuple[int, Played] | None = None  # the live camera's game in progress: (game id, scores)
+        self.problem: str | None = None
+        """What keeps the table's messages from the broker, in words (None: nothing known)."""
         self.client = client if client is not None else self._new_client()
         self.client.on_connect = self._on_connect
         self.client.on_disconnect = self._on_disconnect
@@ -67,8 +73,9 @@ class Publisher:
         import paho.mqtt.client as mqtt
         from paho.mqtt.enums import CallbackAPIVersion
 
+        # MQTT 5: the broker says when it refuses a message (its ACL), where 3.1.1 drops it without a word.
         client = mqtt.Client(
-            CallbackAPIVersion.VERSION2, client_id=f"garden-scorer-{self.table}", protocol=mqtt.MQTTv311
+            CallbackAPIVersion.VERSION2, client_id=f"garden-scorer-{self.table}", protocol=mqtt.MQTTv5
         )
         client.will_set(topic(self.table, AVAILABLE), OFFLINE, qos=1, retain=True)
         if self.settings.user is not None:
@@ -136,10 +143,17 @@ class Publisher:
             self._send(waiting.id, waiting.topic, waiting.payload)
 
     def _put_score(self, message: Played) -> None:
-        name = topic(self.table, SCORE)
-        self.outbox.set_latest(name, message.payload())
+        self.outbox.set_latest(topic(self.table, SCORE), message.payload())
         if self.connected:
-            self.client.publish(name, message.payload(), qos=1, retain=True)
+            self._send_score(message.payload())
+
+    def _send_score(self, payload: bytes) -> None:
+        with self._lock:
+            if self._score_in_flight is not None:
+                self._score_waiting = payload
+                return
+            info = self.client.publish(topic(self.table, SCORE), payload, qos=1, retain=True)
+            self._score_in_flight = info.mid
 
     def _send(self, outbox_id: int, name: str, payload: bytes) -> None:
         with self._lock:
@@ -151,16 +165,20 @@ class Publisher:
     # paho's callbacks, on its network thread.
     def _on_connect(self, client: Any, userdata: Any, flags: Any, reason: Any, properties: Any) -> None:
         if reason.is_failure:
+            self.problem = f"the broker refused the table's connection: {reason}" + (
+                " (check the user and the password)" if "authori" in str(reason).lower() else ""
+            )
             logger.warning("the broker %s refused the connection: %s", self.settings.where(), reason)
             return
+        self.problem = None
         logger.info("connected to the MQTT broker %s as table %s", self.settings.where(), self.table)
         client.publish(topic(self.table, AVAILABLE), ONLINE, qos=1, retain=True)
         for name, config in discovery_messages(self.table, self.version):
             client.publish(name, _json(config), qos=1, retain=True)
+        self._connected.set()
         for name, payload in self.outbox.latest():
             if name == topic(self.table, SCORE):  # not a name the table had before (the page renamed it)
-                client.publish(name, payload, qos=1, retain=True)
-        self._connected.set()
+                self._send_score(payload)
         for waiting in self.outbox.waiting():
             self._send(waiting.id, waiting.topic, waiting.payload)
 
@@ -170,10 +188,25 @@ class Publisher:
             logger.warning("lost the MQTT broker %s (%s): trying again", self.settings.where(), reason)
 
     def _on_publish(self, client: Any, userdata: Any, mid: int, reason: Any, properties: Any) -> None:
+        refused = bool(getattr(reason, "is_failure", False))
+        if refused:
+            # Kept in the outbox: sent again on the next connect, once the broker's ACL lets it through.
+            user = self.settings.user or "(none)"
+            self.problem = (
+                f"the broker refuses this table's messages ({reason}): its user {user} may not publish as "
+                f"table {self.table}; name the table as its user, or change the broker's ACL"
+            )
+            logger.error("the broker %s refused a message: %s", self.settings.where(), self.problem)
         with self._lock:
             outbox_id = self._in_flight.pop(mid, None)
-        if outbox_id is not None:
+            following = None
+            if mid == self._score_in_flight:
+                self._score_in_flight = None
+                following, self._score_waiting = self._score_waiting, None
+        if outbox_id is not None and not refused:
             self.outbox.sent(outbox_id)
+        if following is not None:
+            self._send_score(following)
 
 
 def _json(data: object) -> bytes:

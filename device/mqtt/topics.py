@@ -30,6 +30,8 @@ ONLINE, OFFLINE = "online", "offline"
 AVAILABLE, SCORE, RESULT = "available", "score", "result"
 # A table's name is one topic level and part of Home Assistant's ids: kept to what both take as it is.
 TABLE_NAME = re.compile(r"[a-z0-9](?:[a-z0-9-]{0,38}[a-z0-9])?")
+# The broker's users of the hall and of Home Assistant (systemd/mosquitto/): never a table's name.
+RESERVED = ("hall", "homeassistant")
 # Home Assistant gets a sensor per seat, the most players any game here seats (a seat no one sits at reads
 # "unknown"): sensors that came and went with the game played would leave stale entities behind.
 SEATS = 6
@@ -43,6 +45,11 @@ def check_table(name: str) -> str:
         raise ValueError(
             f"{name!r} cannot name a table: use lowercase letters, digits and '-' (up to 40), such as "
             "'table-3' or 'kitchen'"
+        )
+    if name in RESERVED:
+        raise ValueError(
+            f"{name!r} is the name of the broker's user for the hall or Home Assistant: name the table "
+            "otherwise"
         )
     return name
 

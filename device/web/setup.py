@@ -225,6 +225,7 @@ class BrokerInfo(BaseModel):
     table: str | None = Field(description="this table's name on the broker")
     has_password: bool
     connected: bool = Field(description="whether the broker has the table now")
+    problem: str | None = Field(description="what keeps the table's messages from the broker, in words")
     changeable: bool = Field(description="whether this page may change it")
 
 
@@ -240,7 +241,13 @@ class BrokerChange(BaseModel):
 def _broker_info(link: BrokerLink | None) -> BrokerInfo:
     if link is None:
         return BrokerInfo(
-            source=NONE, where=None, table=None, has_password=False, connected=False, changeable=False
+            source=NONE,
+            where=None,
+            table=None,
+            has_password=False,
+            connected=False,
+            problem=None,
+            changeable=False,
         )
     status = link.status()
     return BrokerInfo(
@@ -249,6 +256,7 @@ def _broker_info(link: BrokerLink | None) -> BrokerInfo:
         table=status.table,
         has_password=status.has_password,
         connected=status.connected,
+        problem=status.problem,
         changeable=status.source != SERVICE,
     )
 

@@ -78,7 +78,9 @@ function showBroker(info) {
   const status = document.getElementById("broker-status");
   if (info.source === "none") status.textContent = "No broker: this table's scores stay here.";
   else {
-    const state = info.connected ? "connected" : "not connected yet (it keeps trying; scores wait for it)";
+    const state = info.problem
+      ? `not sent: ${info.problem} (scores wait for it)`
+      : info.connected ? "connected" : "not connected yet (it keeps trying; scores wait for it)";
     const set = info.source === "service" ? ", set in the service's settings (/etc/default/garden-scorer)" : "";
     status.textContent = `Publishing as table ${info.table} to ${info.where}${set}: ${state}.`;
   }

@@ -69,6 +69,18 @@ def test_a_bad_message_is_logged_and_skipped(
     assert hall.store.tables() == [] and hall.store.result_count() == 0
 
 
+def test_a_flood_of_bad_messages_is_one_line_a_minute_per_table(
+    hall: Hall, caplog: pytest.LogCaptureFixture
+) -> None:
+    with caplog.at_level(logging.WARNING, logger="device.hall.listen"):
+        for _ in range(500):
+            hall.receive("garden-scorer/table-1/result", b"{not json")
+        hall.receive("garden-scorer/table-2/result", b"{not json")
+    lines = [r.getMessage() for r in caplog.records]
+    assert len(lines) == 2
+    assert "table-1" in lines[0] and "table-2" in lines[1]
+
+
 def test_a_message_on_another_topic_is_skipped(hall: Hall) -> None:
     assert hall.receive("garden-scorer/Not A Table/result", b"{}")
     assert hall.receive("garden-scorer/table-1/boards", b"{}")

@@ -32,7 +32,12 @@ def secured(tmp_path: Path) -> Iterator[Broker]:
         create = ["-c"] if user == "t1" else []
         subprocess.run(["mosquitto_passwd", "-b", *create, str(passwords), user, password], check=True)
     acl = folder / "garden-scorer.acl"
-    acl.write_text((SHIPPED / "garden-scorer.acl").read_text())
+    # A block per table, as docs/hall.md adds them.
+    blocks = "".join(
+        f"user {t}\ntopic write garden-scorer/{t}/#\ntopic write homeassistant/sensor/garden-scorer-{t}/#\n\n"
+        for t in ("t1", "t2")
+    )
+    acl.write_text((SHIPPED / "garden-scorer.acl").read_text() + blocks)
     lines = [
         line.replace("/etc/mosquitto/garden-scorer.passwd", str(passwords)).replace(
             "/etc/mosquitto/garden-scorer.acl", str(acl)
@@ -73,15 +78,26 @@ def test_each_table_publishes_only_its_own_and_the_hall_reads_every_one(
             lambda: bool(home.on("homeassistant/sensor/garden-scorer-t1/game/config")),
             "t1's discovery configs",
         )
-        # The hall's user publishing a result, as if it were a table: dropped by the broker.
-        hall.client.publish("garden-scorer/t1/result", b"{}", qos=1).wait_for_publish(10)
-        home.wait(lambda: bool(home.on("garden-scorer/t1/result")), "t1's result at Home Assistant")
-        home.wait(lambda: not forged.outbox.waiting(), "the broker taking (and dropping) the forged result")
+        # User t1 signed in as table t2: the broker refuses, the table says so, and keeps its result.
+        home.wait(lambda: forged.problem is not None, "the refusal said")
+        assert "may not publish as table t2" in str(forged.problem)
+        assert len(forged.outbox.waiting()) == 1
+        # The readers' users publishing, as if they were tables: dropped by the broker.
+        for reader, user in ((hall, "hall"), (home, "homeassistant")):
+            reader.client.publish(f"garden-scorer/{user}/result", b"{}", qos=1).wait_for_publish(10)
+            reader.client.publish("garden-scorer/t1/result", b"{}", qos=1).wait_for_publish(10)
+        # Table t2's user taking the hall's client id: known by its user alone, it takes nothing of the hall.
+        thief = Heard(secured.port, ("garden-scorer/#",), ("t2", USERS["t2"]), "hall")
+        thief.close()
+        History.open(tmp_path / "t1" / "h.sqlite", listener=one.recorded).record(
+            "alices-garden", [{"game": "alices-garden", "total": 8}], "upload"
+        )
+        hall.wait(lambda: len(hall.on("garden-scorer/t1/result")) == 2, "the hall still hearing t1")
+        home.wait(lambda: len(home.on("garden-scorer/t1/result")) == 2, "Home Assistant hearing t1's second")
     finally:
         for publisher in (one, forged):
             publisher.stop()
-    # User t1 signed in as table t2 was let write nothing of t2's; the hall's forgery reached nobody.
-    assert not [t for t in home.topics() if "t2" in t]
+    assert not [t for t in home.topics() if "t2" in t or "/hall/" in t or "/homeassistant/result" in t]
     assert [p for p in home.on("garden-scorer/t1/result") if p == b"{}"] == []
     hall.close()
     home.close()

@@ -212,3 +212,35 @@ def test_a_scorer_without_a_broker_never_loads_the_mqtt_client(tmp_path: Path) -
         from device.serve import ServeOptions
 
         ServeOptions("alices-garden", None, mqtt=MqttSettings.from_url("mqtt://broker.local"))
+
+
+def test_after_the_broker_stalls_the_retained_score_is_the_newest(
+    broker: Broker, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import device.mqtt.publisher as publisher_module
+
+    monkeypatch.setattr(publisher_module, "KEEPALIVE_S", 2)  # the stall noticed in seconds, not a minute
+    publisher = _publisher(broker, tmp_path)
+    publisher.start()
+    heard = Heard(broker.port)
+    try:
+        heard.wait(lambda: publisher.connected, "connected")
+        history = History.open(tmp_path / "history.sqlite", listener=publisher.recorded)
+        assert broker.process is not None
+        broker.process.send_signal(signal.SIGSTOP)  # frozen: the connection stays open, nothing answers
+        for total in (1, 2):
+            history.record("alices-garden", [{"game": "alices-garden", "total": total}], "upload")
+        heard.wait(lambda: not publisher.connected, "the stall noticed")
+        history.record("alices-garden", [{"game": "alices-garden", "total": 3}], "upload")
+        broker.process.send_signal(signal.SIGCONT)
+        heard.wait(lambda: not publisher.outbox.waiting(), "the three results acknowledged", 2 * WAIT_S)
+    finally:
+        if broker.process is not None:
+            broker.process.send_signal(signal.SIGCONT)
+        publisher.stop()
+        heard.close()
+    # What a receiver subscribing now gets: the retained score, the newest game's.
+    late = Heard(broker.port, ("garden-scorer/t1/score",), client_id="late")
+    late.wait(lambda: bool(late.on("garden-scorer/t1/score")), "the retained score")
+    assert read_played("t1", late.on("garden-scorer/t1/score")[-1]).players[0].total == 3
+    late.close()

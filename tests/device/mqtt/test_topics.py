@@ -168,3 +168,9 @@ def test_home_assistants_templates_read_the_game_and_each_seats_score_from_the_s
     assert json.loads(render("seat-2", "json_attributes_template")) == {"player": None}
     # Nobody at seat 3: "None", which Home Assistant takes as no value.
     assert render("seat-3", "value_template") == "None"
+
+
+@pytest.mark.parametrize("name", ["hall", "homeassistant"])
+def test_the_readers_user_names_are_no_tables(name: str) -> None:
+    with pytest.raises(ValueError, match="user for the hall or Home Assistant"):
+        check_table(name)
