@@ -37,7 +37,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from types import TracebackType
-from typing import Any, Self, TextIO
+from typing import Any, Protocol, Self, TextIO
 
 logger = logging.getLogger(__name__)
 
@@ -261,8 +261,14 @@ def _board(game_id: int, seat: int, player: Any, total: Any, data: Any, path: Pa
     return BoardRecord(seat, player, total, board)
 
 
-# Told of each game the history stores, once stored: the game, and the game it took the place of.
-Listener = Callable[[GameRecord, int | None], None]
+class Listener(Protocol):
+    """Told of each change to the history, once committed (the MQTT publisher)."""
+
+    def recorded(self, record: GameRecord, replaces: int | None) -> None:
+        """``record`` was stored, in the place of game ``replaces`` (None: a new game)."""
+
+    def deleted(self, record: GameRecord) -> None:
+        """``record`` was deleted."""
 
 
 class History:
@@ -401,7 +407,7 @@ class History:
                 )
         if self.listener is not None:
             try:
-                self.listener(self.get(game_id), replaces)
+                self.listener.recorded(self.get(game_id), replaces)
             except Exception:
                 logger.exception("game %d is stored; telling %s of it failed", game_id, self.listener)
         return game_id
@@ -466,11 +472,17 @@ class History:
 
     def delete(self, game_id: int) -> None:
         """Remove a game and all it keeps: boards, uploaders, keys and changes."""
+        gone = self.get(game_id) if self.listener is not None else None
         with self._transaction() as conn:
             if conn.execute("DELETE FROM games WHERE id = ?", (game_id,)).rowcount == 0:
                 raise GameNotFound(
                     f"no game {game_id} in the history: corrected since (a new number) or deleted"
                 )
+        if self.listener is not None and gone is not None:
+            try:
+                self.listener.deleted(gone)
+            except Exception:
+                logger.exception("game %d is deleted; telling %s of it failed", game_id, self.listener)
 
     def _all(self) -> Iterator[GameRecord]:
         """Every game, oldest first (an export reads as a log, and a later export only adds rows at the end),

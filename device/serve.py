@@ -314,7 +314,7 @@ def serve(state: StateDir, options: ServeOptions) -> None:
             live_scorer(state, options.game, options.profile),
             events,
             # The live game is kept in the history as the TV shows it, as uploads are; and goes to the broker.
-            record=LiveRecord(History.open(state.history, listener=broker.recorded), broker.finished).scored,
+            record=LiveRecord(History.open(state.history, listener=broker), broker.finished).scored,
         )
     preview = None if loop is None else functools.partial(_latest_image, loop)
     config = AppConfig(

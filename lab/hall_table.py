@@ -41,7 +41,7 @@ def play(url: str, table: str, state: Path, seed: int, game_s: tuple[int, int] =
     state.mkdir(parents=True, exist_ok=True)
     publisher = Publisher(MqttSettings.from_url(url), table, Outbox(state / FILE), "bench")
     publisher.start()
-    live = LiveRecord(History.open(state / "history.sqlite", listener=publisher.recorded), publisher.finished)
+    live = LiveRecord(History.open(state / "history.sqlite", listener=publisher), publisher.finished)
     # Another game plan each start (a restarted table does not replay the one it was killed in).
     rng = random.Random(f"{seed}-{time.time_ns()}")
     truth = state / FINISHED

@@ -83,6 +83,11 @@ class BrokerLink:
         if publisher is not None:
             publisher.recorded(record, replaces)
 
+    def deleted(self, record: GameRecord) -> None:
+        publisher = self._publisher
+        if publisher is not None:
+            publisher.deleted(record)
+
     def finished(self, game_id: int) -> None:
         publisher = self._publisher
         if publisher is not None:

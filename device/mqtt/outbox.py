@@ -109,6 +109,16 @@ class Outbox:
             rows = self._conn.execute("SELECT topic, payload FROM latest ORDER BY topic").fetchall()
         return [(str(t), bytes(p)) for t, p in rows]
 
+    def known(self, game_id: int) -> str | None:
+        """The result id the history's game ``game_id`` was given, if any."""
+        with self._lock:
+            return self._known(game_id)
+
+    def _known(self, game_id: int) -> str | None:
+        query = "SELECT result_id FROM result_ids WHERE game_id = ?"
+        row = self._conn.execute(query, (game_id,)).fetchone()
+        return None if row is None else str(row[0])
+
     def result_id(self, game_id: int, replaces: int | None, same_game: bool) -> tuple[str, str | None]:
         """The result id of the history's game ``game_id`` and the one it replaces (None: a new game).
 
@@ -116,12 +126,7 @@ class Outbox:
         carried on (the live camera's newer score of the game on the table), which keeps its result id; else
         it is a correction, a new result that replaces the old one's."""
         with self._lock, self._conn:
-            before = None
-            if replaces is not None:
-                row = self._conn.execute(
-                    "SELECT result_id FROM result_ids WHERE game_id = ?", (replaces,)
-                ).fetchone()
-                before = None if row is None else str(row[0])
+            before = None if replaces is None else self._known(replaces)
             mine = before if same_game and before is not None else uuid.uuid4().hex
             self._conn.execute(
                 "INSERT OR REPLACE INTO result_ids (game_id, result_id) VALUES (?, ?)", (game_id, mine)

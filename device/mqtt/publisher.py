@@ -16,6 +16,7 @@ from __future__ import annotations
 import json
 import logging
 import threading
+import uuid
 from dataclasses import replace
 from datetime import UTC, datetime
 from typing import Any
@@ -122,6 +123,22 @@ class Publisher:
             self._put_score(message)
         except Exception:
             logger.exception("game %d: its scores were not handed to the MQTT client", record.id)
+
+    def deleted(self, record: GameRecord) -> None:
+        """The owner deleted ``record`` from the history: a result with no players takes its result's place,
+        so that a hall counts it no more. Never raises."""
+        try:
+            before = self.outbox.known(record.id)
+            with self._lock:
+                if self._live is not None and self._live[0] == record.id:
+                    self._live = None  # the game on the table was deleted: no result of it follows
+            if before is None:
+                return  # never told: nothing to take back
+            self._put_result(
+                Played(self.table, record.game, uuid.uuid4().hex, datetime.now(UTC), (), (), True, before)
+            )
+        except Exception:
+            logger.exception("game %d: its deletion was not handed to the MQTT client", record.id)
 
     def finished(self, game_id: int) -> None:
         """The live camera's game ``game_id`` is over (its table cleared): its last scores are its result."""

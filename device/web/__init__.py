@@ -135,7 +135,7 @@ def create_app(config: AppConfig) -> FastAPI:
 def _services(config: AppConfig) -> Services:
     """The app's services, one of each; the history is opened first, before anything else is made."""
     state = config.state
-    history = History.open(state.history, listener=None if config.broker is None else config.broker.recorded)
+    history = History.open(state.history, listener=config.broker)
     attempts = Attempts(state.root / ATTEMPTS_FILE)
     return Services(
         state=state,

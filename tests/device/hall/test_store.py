@@ -51,6 +51,13 @@ def test_a_replaced_result_arriving_after_its_correction_never_counts(store: Hal
     assert store.standings(EVENING)[0] == Standing(1, "Alice", 1, 1, 30)
 
 
+def test_a_game_deleted_at_its_table_no_longer_counts(store: HallStore) -> None:
+    # The scorer says a deletion as a result of no players in the deleted one's place.
+    store.add_result(played("table-1", "r1", [("Alice", 10), ("Bob", 20)]), LATER)
+    store.add_result(played("table-1", "r2", [], replaces="r1"), LATER)
+    assert store.standings(EVENING) == []
+
+
 def test_a_chain_of_corrections_in_any_order_counts_the_last_alone(store: HallStore) -> None:
     store.add_result(played("table-1", "r3", replaces="r2"), LATER)
     store.add_result(played("table-1", "r1"), LATER)

@@ -70,7 +70,7 @@ def test_each_table_publishes_only_its_own_and_the_hall_reads_every_one(
         for publisher in (one, forged):
             publisher.start()
         for publisher in (one, forged):
-            History.open(tmp_path / publisher.table / "h.sqlite", listener=publisher.recorded).record(
+            History.open(tmp_path / publisher.table / "h.sqlite", listener=publisher).record(
                 "alices-garden", [{"game": "alices-garden", "total": 7}], "upload"
             )
         hall.wait(lambda: bool(hall.on("garden-scorer/t1/result")), "table t1's result at the hall")
@@ -89,7 +89,7 @@ def test_each_table_publishes_only_its_own_and_the_hall_reads_every_one(
         # Table t2's user taking the hall's client id: known by its user alone, it takes nothing of the hall.
         thief = Heard(secured.port, ("garden-scorer/#",), ("t2", USERS["t2"]), "hall")
         thief.close()
-        History.open(tmp_path / "t1" / "h.sqlite", listener=one.recorded).record(
+        History.open(tmp_path / "t1" / "h.sqlite", listener=one).record(
             "alices-garden", [{"game": "alices-garden", "total": 8}], "upload"
         )
         hall.wait(lambda: len(hall.on("garden-scorer/t1/result")) == 2, "the hall still hearing t1")

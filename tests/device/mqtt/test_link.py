@@ -27,7 +27,7 @@ def test_with_no_broker_the_link_does_nothing(tmp_path: Path) -> None:
     link.start()
     status = link.status()
     assert (status.source, status.where, status.connected) == (NONE, None, False)
-    History.open(tmp_path / "h.sqlite", listener=link.recorded).record("alices-garden", BOARD, "upload")
+    History.open(tmp_path / "h.sqlite", listener=link).record("alices-garden", BOARD, "upload")
     link.finished(1)
     link.stop()
     assert not (tmp_path / FILE).exists()
@@ -41,7 +41,7 @@ def test_a_broker_set_on_the_page_is_used_at_once_and_after_a_restart(broker: Br
     try:
         link.change(broker.url, "kitchen", None, keep_password=False)
         heard.wait(lambda: link.status().connected, "the page's broker connected")
-        History.open(tmp_path / "h.sqlite", listener=link.recorded).record("alices-garden", BOARD, "upload")
+        History.open(tmp_path / "h.sqlite", listener=link).record("alices-garden", BOARD, "upload")
         heard.wait(lambda: bool(heard.on("garden-scorer/kitchen/result")), "the result published")
     finally:
         link.stop()

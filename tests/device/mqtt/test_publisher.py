@@ -52,7 +52,7 @@ def test_a_scored_game_reaches_score_and_result_with_the_table_online_and_discov
     publisher.start()
     try:
         heard.wait(lambda: heard.on("garden-scorer/t1/available") == [b"online"], "online")
-        history = History.open(tmp_path / "history.sqlite", listener=publisher.recorded)
+        history = History.open(tmp_path / "history.sqlite", listener=publisher)
         game_id = history.record("alices-garden", BOARDS, "upload", ["Ann", "Bo"])
         heard.wait(lambda: bool(_results(heard) and heard.on("garden-scorer/t1/score")), "score and result")
         score = read_played("t1", heard.on("garden-scorer/t1/score")[-1])
@@ -68,6 +68,12 @@ def test_a_scored_game_reaches_score_and_result_with_the_table_online_and_discov
         heard.wait(lambda: len(_results(heard)) == 2, "the corrected result")
         assert _results(heard)[1]["replaces"] == result["result_id"]
         heard.wait(lambda: not publisher.outbox.waiting(), "the outbox emptied")
+        # Deleted from the history: a result of no players takes the corrected one's place.
+        corrected = _results(heard)[1]["result_id"]
+        history.delete(history.list(limit=1)[0].id)
+        heard.wait(lambda: len(_results(heard)) == 3, "the deletion")
+        withdrawn = _results(heard)[2]
+        assert (withdrawn["replaces"], withdrawn["players"], withdrawn["finished"]) == (corrected, [], True)
     finally:
         publisher.stop()
     heard.wait(lambda: heard.on("garden-scorer/t1/available")[-1] == b"offline", "offline said on stopping")
@@ -80,9 +86,7 @@ def test_the_live_game_is_one_result_when_the_table_is_cleared(
     publisher.start()
     try:
         heard.wait(lambda: bool(heard.on("garden-scorer/t1/available")), "online")
-        live = LiveRecord(
-            History.open(tmp_path / "history.sqlite", listener=publisher.recorded), publisher.finished
-        )
+        live = LiveRecord(History.open(tmp_path / "history.sqlite", listener=publisher), publisher.finished)
         for total in (10, 20, 30):
             live.scored([{"game": "alices-garden", "total": total, "player": "Ann"}])
         heard.wait(lambda: len(heard.on("garden-scorer/t1/score")) >= 3, "three live scores")
@@ -113,7 +117,7 @@ def test_results_scored_with_the_broker_away_are_sent_when_it_is_back(
     publisher = _publisher(broker, tmp_path)
     publisher.start()
     try:
-        history = History.open(tmp_path / "history.sqlite", listener=publisher.recorded)
+        history = History.open(tmp_path / "history.sqlite", listener=publisher)
         for _ in range(3):
             history.record("alices-garden", BOARDS, "upload")
         assert len(publisher.outbox.waiting()) == 3
@@ -132,9 +136,7 @@ def test_results_waiting_when_the_scorer_stopped_are_sent_by_the_next_start(
     broker.stop()
     first = _publisher(broker, tmp_path)
     first.start()
-    History.open(tmp_path / "history.sqlite", listener=first.recorded).record(
-        "alices-garden", BOARDS, "upload"
-    )
+    History.open(tmp_path / "history.sqlite", listener=first).record("alices-garden", BOARDS, "upload")
     first.stop()
     first.outbox.close()
     broker.start()
@@ -152,7 +154,7 @@ def test_a_broker_restarted_during_play_loses_no_result(broker: Broker, heard: H
     publisher.start()
     try:
         heard.wait(lambda: bool(heard.on("garden-scorer/t1/available")), "online")
-        history = History.open(tmp_path / "history.sqlite", listener=publisher.recorded)
+        history = History.open(tmp_path / "history.sqlite", listener=publisher)
         for n in range(12):
             history.record("alices-garden", [{"game": "alices-garden", "total": n}], "upload")
             if n in (3, 7):
@@ -225,7 +227,7 @@ def test_after_the_broker_stalls_the_retained_score_is_the_newest(
     heard = Heard(broker.port)
     try:
         heard.wait(lambda: publisher.connected, "connected")
-        history = History.open(tmp_path / "history.sqlite", listener=publisher.recorded)
+        history = History.open(tmp_path / "history.sqlite", listener=publisher)
         assert broker.process is not None
         broker.process.send_signal(signal.SIGSTOP)  # frozen: the connection stays open, nothing answers
         for total in (1, 2):

@@ -57,7 +57,7 @@ def test_a_table_publishes_over_tls_and_refuses_a_broker_it_cannot_trust(tmp_pat
     try:
         for publisher in (trusted, doubtful):
             publisher.start()
-            History.open(tmp_path / publisher.table / "h.sqlite", listener=publisher.recorded).record(
+            History.open(tmp_path / publisher.table / "h.sqlite", listener=publisher).record(
                 "alices-garden", [{"game": "alices-garden", "total": 9}], "upload"
             )
         heard.wait(lambda: bool(heard.on("garden-scorer/t1/result")), "the result over TLS")
