@@ -23,6 +23,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from device.history import GameRecord
+from scoring.registry import GAMES
 
 PREFIX = "garden-scorer"
 DISCOVERY_PREFIX = "homeassistant"
@@ -90,9 +91,12 @@ class Played:
     replaces: str | None = None
 
     def to_json(self) -> dict[str, Any]:
+        rules = GAMES.get(self.game)
         out: dict[str, Any] = {
             "table": self.table,
             "game": self.game,
+            # As people say it, for Home Assistant's sensor and anyone reading the message.
+            "title": rules.title if rules is not None else self.game,
             "result_id": self.result_id,
             "time": self.time.astimezone(UTC).isoformat(),
             "players": [{"name": s.name, "total": s.total} for s in self.players],
@@ -198,7 +202,7 @@ def discovery_messages(table: str, version: str) -> list[tuple[str, dict[str, An
                 "name": "Game",
                 "unique_id": f"{node}-game",
                 "icon": "mdi:dice-multiple",
-                "value_template": "{{ value_json.game }}",
+                "value_template": "{{ value_json.title | default(value_json.game) }}",
                 "json_attributes_topic": topic(table, SCORE),
                 "json_attributes_template": (
                     "{{ {'result_id': value_json.result_id, 'time': value_json.time, "

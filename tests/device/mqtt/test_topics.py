@@ -61,9 +61,10 @@ def test_a_game_of_the_history_says_each_players_total_and_the_boards_as_the_tv_
     history, game_id = _game(tmp_path)
     message = played("t1", history.get(game_id), "r1", finished=True)
     data = json.loads(message.payload())
-    assert {k: data[k] for k in ("table", "game", "result_id", "finished")} == {
+    assert {k: data[k] for k in ("table", "game", "title", "result_id", "finished")} == {
         "table": "t1",
         "game": "alices-garden",
+        "title": "Alice's Garden",
         "result_id": "r1",
         "finished": True,
     }
@@ -160,7 +161,7 @@ def test_home_assistants_templates_read_the_game_and_each_seats_score_from_the_s
         template = configs[f"{DISCOVERY_PREFIX}/sensor/garden-scorer-t1/{config}/config"][field]
         return str(environment.from_string(template).render(value_json=value_json))
 
-    assert render("game", "value_template") == "kingdomino"
+    assert render("game", "value_template") == "Kingdomino"
     assert json.loads(render("game", "json_attributes_template"))["result_id"] == "r1"
     assert render("seat-1", "value_template") == "41"
     assert json.loads(render("seat-1", "json_attributes_template")) == {"player": "Ann"}
