@@ -39,6 +39,8 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any, Protocol, Self, TextIO
 
+from device.sqlitefile import SqliteFile
+
 logger = logging.getLogger(__name__)
 
 # Each entry upgrades the schema by one version; the file's user_version counts the entries applied.
@@ -117,6 +119,16 @@ _SELECT = """
 
 class HistoryError(Exception):
     """The history file cannot be used, or a request to it cannot be met; the message says what to do."""
+
+
+FILE = SqliteFile(
+    "history",
+    _MIGRATIONS,
+    _TABLES,
+    HistoryError,
+    instead="point it at another history file",
+    after_damage="to start a new history, or put back a copy from a backup.",
+)
 
 
 class GameNotFound(HistoryError, LookupError):
@@ -242,7 +254,7 @@ def _records(rows: Iterable[tuple[Any, ...]], path: Path) -> builtins.list[GameR
         try:
             when = datetime.fromisoformat(played_at)
         except (TypeError, ValueError):
-            raise _damaged(path, f"game {game_id} has the time {played_at!r}") from None
+            raise FILE.damaged(path, f"game {game_id} has the time {played_at!r}") from None
         games.append(GameRecord(game_id, when, game, source, tuple(boards[game_id])))
     return games
 
@@ -255,9 +267,9 @@ def _board(game_id: int, seat: int, player: Any, total: Any, data: Any, path: Pa
     except (TypeError, ValueError, RecursionError):
         board = None
     if not isinstance(board, dict):
-        raise _damaged(path, f"board {seat} of game {game_id} is not a JSON object")
+        raise FILE.damaged(path, f"board {seat} of game {game_id} is not a JSON object")
     if total is not None and (isinstance(total, bool) or not isinstance(total, int)):
-        raise _damaged(path, f"board {seat} of game {game_id} has the total {total!r}")
+        raise FILE.damaged(path, f"board {seat} of game {game_id} has the total {total!r}")
     return BoardRecord(seat, player, total, board)
 
 
@@ -292,19 +304,7 @@ class History:
     @classmethod
     def open(cls, path: Path, max_games: int = MAX_GAMES, listener: Listener | None = None) -> History:
         """Open the history at ``path``, creating it (and its folders) if it does not exist."""
-        path.parent.mkdir(parents=True, exist_ok=True)
-        try:
-            conn = sqlite3.connect(
-                path, timeout=BUSY_TIMEOUT_S, isolation_level=None, check_same_thread=False
-            )
-        except sqlite3.Error as exc:
-            raise HistoryError(f"{path}: cannot open the history database ({exc})") from None
-        try:
-            _prepare(conn, path)
-        except BaseException:
-            conn.close()
-            raise
-        return cls(path, conn, max_games, listener)
+        return cls(path, FILE.connect(path, BUSY_TIMEOUT_S, synchronous_full=True), max_games, listener)
 
     def close(self) -> None:
         with self._lock:
@@ -320,7 +320,7 @@ class History:
 
     @contextmanager
     def _transaction(self) -> Iterator[sqlite3.Connection]:
-        with self._lock, _sqlite_errors(self.path):
+        with self._lock, FILE.errors(self.path):
             # IMMEDIATE takes the write lock up front: waiting for another process happens here, under the
             # busy timeout, instead of failing when a read transaction tries to become a write one.
             self._conn.execute("BEGIN IMMEDIATE")
@@ -335,7 +335,7 @@ class History:
 
     def _select(self, games_sql: str, params: Sequence[object], order: str) -> builtins.list[GameRecord]:
         # One statement, so one snapshot: a game is never seen half-deleted by a concurrent writer.
-        with self._lock, _sqlite_errors(self.path):
+        with self._lock, FILE.errors(self.path):
             rows = self._conn.execute(_SELECT.format(games=games_sql, order=order), params).fetchall()
         return _records(rows, self.path)
 
@@ -430,13 +430,13 @@ class History:
     def uploaders(self, game_id: int) -> frozenset[str]:
         """The player ids of the browsers that sent the game's photos; none for a game not uploaded (the live
         camera's, the command line's) or uploaded before uploaders were kept."""
-        with self._lock, _sqlite_errors(self.path):
+        with self._lock, FILE.errors(self.path):
             rows = self._conn.execute("SELECT player FROM uploaders WHERE game_id = ?", (game_id,)).fetchall()
         return frozenset(str(row[0]) for row in rows)
 
     def changes(self, game_id: int) -> builtins.list[Change]:
         """The changes made to the game's result, oldest first."""
-        with self._lock, _sqlite_errors(self.path):
+        with self._lock, FILE.errors(self.path):
             rows = self._conn.execute(
                 "SELECT changed_at, who, what FROM changes WHERE game_id = ? ORDER BY changed_at, rowid",
                 (game_id,),
@@ -444,7 +444,7 @@ class History:
         try:
             return [Change(str(what), str(who), datetime.fromisoformat(at)) for at, who, what in rows]
         except (TypeError, ValueError):
-            raise _damaged(self.path, f"a change of game {game_id} has no readable time") from None
+            raise FILE.damaged(self.path, f"a change of game {game_id} has no readable time") from None
 
     def get(self, game_id: int) -> GameRecord:
         found = self._select("SELECT * FROM games WHERE id = ?", (game_id,), "DESC")
@@ -570,86 +570,6 @@ def _keep_key(conn: sqlite3.Connection, sender: Sender, game_id: int) -> None:
         "INSERT INTO upload_keys (key, player, address, sent_at, game_id) VALUES (?, ?, ?, ?, ?)",
         (sender.key, sender.player, sender.address, _timestamp(now), game_id),
     )
-
-
-def _damaged(path: Path, detail: str) -> HistoryError:
-    return HistoryError(
-        f"{path}: the history database is damaged ({detail}). Move it aside (e.g. rename it to "
-        f"{path.name}.broken, with any {path.name}-wal and {path.name}-shm beside it) to start a new "
-        "history, or put back a copy from a backup."
-    )
-
-
-@contextmanager
-def _sqlite_errors(path: Path) -> Iterator[None]:
-    """SQLite's own errors as HistoryError naming the file: damage found only when a page is read (quick
-    check at opening passed), a disk that is full or gone, a lock held past the busy timeout."""
-    try:
-        yield
-    except sqlite3.DatabaseError as exc:
-        # Errors raised by the sqlite3 module itself (a closed connection) carry no SQLite error name.
-        name = getattr(exc, "sqlite_errorname", None)
-        if name in {"SQLITE_NOTADB", "SQLITE_CORRUPT"} or "malformed" in str(exc):
-            raise _damaged(path, str(exc)) from None
-        raise HistoryError(f"{path}: cannot use the history database ({exc})") from None
-
-
-def _prepare(conn: sqlite3.Connection, path: Path) -> None:
-    """Check the file, set the durability pragmas and bring the schema up to SCHEMA_VERSION."""
-    try:
-        # The whole file is read: a few MB for years of games, well under a second on the Pi.
-        problems = [row[0] for row in conn.execute("PRAGMA quick_check").fetchall()]
-        if problems != ["ok"]:
-            raise _damaged(path, "; ".join(problems[:3]))
-        conn.execute("PRAGMA journal_mode = WAL")
-        conn.execute("PRAGMA synchronous = FULL")
-        conn.execute("PRAGMA foreign_keys = ON")
-        if _check_version(conn, path) < SCHEMA_VERSION:
-            _migrate(conn, path)
-        _check_tables(conn, path)
-    except sqlite3.DatabaseError as exc:
-        if getattr(exc, "sqlite_errorname", None) in {"SQLITE_NOTADB", "SQLITE_CORRUPT"}:
-            raise _damaged(path, str(exc)) from None
-        raise HistoryError(f"{path}: cannot open the history database ({exc})") from None
-
-
-def _check_tables(conn: sqlite3.Connection, path: Path) -> None:
-    # A file of the current version that lost a table (a page of the schema damaged, a hand edit) would
-    # otherwise open fine and fail at the first game scored.
-    tables = {row[0] for row in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
-    missing = sorted(_TABLES - tables)
-    if missing:
-        raise _damaged(path, f"table(s) {', '.join(missing)} missing")
-
-
-def _migrate(conn: sqlite3.Connection, path: Path) -> None:
-    conn.execute("BEGIN IMMEDIATE")
-    try:
-        # Read again under the write lock: another process may have upgraded the file meanwhile.
-        version = _check_version(conn, path)
-        for statements in _MIGRATIONS[version:]:
-            for statement in statements:
-                conn.execute(statement)
-        conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
-        conn.execute("COMMIT")
-    except BaseException:
-        if conn.in_transaction:
-            conn.execute("ROLLBACK")
-        raise
-
-
-def _check_version(conn: sqlite3.Connection, path: Path) -> int:
-    version: int = conn.execute("PRAGMA user_version").fetchone()[0]
-    if version > SCHEMA_VERSION:
-        raise HistoryError(
-            f"{path}: history schema version {version} was written by a newer garden-scorer (this one reads "
-            f"up to version {SCHEMA_VERSION}); update garden-scorer, or point it at another history file"
-        )
-    if version == 0 and conn.execute("SELECT count(*) FROM sqlite_master").fetchone()[0]:
-        raise HistoryError(
-            f"{path}: this SQLite file is not a garden-scorer history; point garden-scorer at another path"
-        )
-    return version
 
 
 class LiveRecord:

@@ -43,6 +43,7 @@ from types import TracebackType
 from typing import Any, Self
 
 from device.mqtt.topics import Played, Seat
+from device.sqlitefile import SqliteFile
 
 logger = logging.getLogger(__name__)
 
@@ -126,6 +127,17 @@ _STANDINGS = """
 
 class HallStoreError(Exception):
     """The hall's file cannot be used; the message names it and says what to do."""
+
+
+FILE = SqliteFile(
+    "hall",
+    _MIGRATIONS,
+    _TABLES,
+    HallStoreError,
+    instead="give the hall another file",
+    after_damage="and start the hall again: it begins a new evening, and the broker sends every table's "
+    "latest scores again at once.",
+)
 
 
 @dataclass(frozen=True)
@@ -239,18 +251,7 @@ class HallStore:
     @classmethod
     def open(cls, path: Path, max_results: int = MAX_RESULTS, max_tables: int = MAX_TABLES) -> HallStore:
         """The hall's file at ``path``, created (with its folders) if it does not exist."""
-        try:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            conn = sqlite3.connect(
-                path, timeout=BUSY_TIMEOUT_S, isolation_level=None, check_same_thread=False
-            )
-        except (OSError, sqlite3.Error) as exc:
-            raise HallStoreError(f"{path}: cannot open the hall's database ({exc})") from None
-        try:
-            _prepare(conn, path)
-        except BaseException:
-            conn.close()
-            raise
+        conn = FILE.connect(path, BUSY_TIMEOUT_S)
         return cls(path, conn, max_results, max_tables)
 
     def close(self) -> None:
@@ -267,7 +268,7 @@ class HallStore:
 
     @contextmanager
     def _transaction(self, durable: bool) -> Iterator[sqlite3.Connection]:
-        with self._lock, _sqlite_errors(self.path):
+        with self._lock, FILE.errors(self.path):
             if self._durable is not durable:
                 # Set between transactions (SQLite ignores it inside one); a FULL commit also flushes the
                 # NORMAL ones before it, which share the WAL.
@@ -372,14 +373,14 @@ class HallStore:
 
     def tables(self) -> list[TableState]:
         """Every table known, by name."""
-        with self._lock, _sqlite_errors(self.path):
+        with self._lock, FILE.errors(self.path):
             rows = self._conn.execute(f"SELECT {_TABLE_COLUMNS} FROM tables ORDER BY name").fetchall()
         return [_table_state(row) for row in rows]
 
     def standings(self, since: datetime, limit: int = STANDINGS_LIMIT) -> list[Standing]:
         """The players' evening over the results played since ``since``, the leader first (most wins, then
         most points, then fewest games); at most ``limit`` players."""
-        with self._lock, _sqlite_errors(self.path):
+        with self._lock, FILE.errors(self.path):
             rows = self._conn.execute(_STANDINGS, (_timestamp(since), limit)).fetchall()
         out: list[Standing] = []
         for i, (_, _, name, games, wins, points) in enumerate(rows):
@@ -389,13 +390,13 @@ class HallStore:
 
     def result_count(self) -> int:
         """The results kept, replaced ones too."""
-        with self._lock, _sqlite_errors(self.path):
+        with self._lock, FILE.errors(self.path):
             count: int = self._conn.execute("SELECT count(*) FROM results").fetchone()[0]
         return count
 
     def counted(self, since: datetime) -> list[tuple[str, str]]:
         """(table, result_id) of every result that counts, played since ``since``, in the order received."""
-        with self._lock, _sqlite_errors(self.path):
+        with self._lock, FILE.errors(self.path):
             rows = self._conn.execute(
                 "SELECT table_name, result_id FROM results WHERE replaced_by IS NULL AND played_at >= ? "
                 "ORDER BY seq",
@@ -460,69 +461,3 @@ def _put_table(conn: sqlite3.Connection, state: TableState, max_tables: int) -> 
     ).rowcount
     if gone:
         logger.warning("the hall holds at most %d tables: let go of the %d quiet longest", max_tables, gone)
-
-
-def _damaged(path: Path, detail: str) -> HallStoreError:
-    return HallStoreError(
-        f"{path}: the hall's database is damaged ({detail}). Move it aside (with any {path.name}-wal and "
-        f"{path.name}-shm beside it) and start the hall again: it begins a new evening, and the broker sends "
-        "every table's latest scores again at once"
-    )
-
-
-@contextmanager
-def _sqlite_errors(path: Path) -> Iterator[None]:
-    """SQLite's errors as HallStoreError naming the file and what to do."""
-    try:
-        yield
-    except sqlite3.DatabaseError as exc:
-        name = getattr(exc, "sqlite_errorname", None)
-        if name in {"SQLITE_NOTADB", "SQLITE_CORRUPT"} or "malformed" in str(exc):
-            raise _damaged(path, str(exc)) from None
-        raise HallStoreError(f"{path}: cannot use the hall's database ({exc})") from None
-
-
-def _prepare(conn: sqlite3.Connection, path: Path) -> None:
-    """Check the file, set the pragmas and bring the schema up to SCHEMA_VERSION."""
-    with _sqlite_errors(path):
-        problems = [row[0] for row in conn.execute("PRAGMA quick_check").fetchall()]
-        if problems != ["ok"]:
-            raise _damaged(path, "; ".join(problems[:3]))
-        conn.execute("PRAGMA journal_mode = WAL")
-        conn.execute("PRAGMA foreign_keys = ON")
-        if _check_version(conn, path) < SCHEMA_VERSION:
-            _migrate(conn, path)
-        tables = {row[0] for row in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
-        missing = sorted(_TABLES - tables)
-        if missing:
-            raise _damaged(path, f"table(s) {', '.join(missing)} missing")
-
-
-def _migrate(conn: sqlite3.Connection, path: Path) -> None:
-    conn.execute("BEGIN IMMEDIATE")
-    try:
-        # Read again under the write lock: another process may have upgraded the file meanwhile.
-        version = _check_version(conn, path)
-        for statements in _MIGRATIONS[version:]:
-            for statement in statements:
-                conn.execute(statement)
-        conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
-        conn.execute("COMMIT")
-    except BaseException:
-        if conn.in_transaction:
-            conn.execute("ROLLBACK")
-        raise
-
-
-def _check_version(conn: sqlite3.Connection, path: Path) -> int:
-    version: int = conn.execute("PRAGMA user_version").fetchone()[0]
-    if version > SCHEMA_VERSION:
-        raise HallStoreError(
-            f"{path}: the hall's schema version {version} was written by a newer garden-scorer (this one "
-            f"reads up to version {SCHEMA_VERSION}); update garden-scorer, or give the hall another file"
-        )
-    if version == 0 and conn.execute("SELECT count(*) FROM sqlite_master").fetchone()[0]:
-        raise HallStoreError(
-            f"{path}: this SQLite file is not a garden-scorer hall's; give the hall another file"
-        )
-    return version

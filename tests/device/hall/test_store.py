@@ -211,7 +211,7 @@ def test_another_sqlite_file_is_refused(tmp_path: Path) -> None:
     path = tmp_path / "other.sqlite"
     with sqlite3.connect(path) as conn:
         conn.execute("CREATE TABLE notes (text TEXT)")
-    with pytest.raises(HallStoreError, match="not a garden-scorer hall's"):
+    with pytest.raises(HallStoreError, match="not a garden-scorer hall file"):
         HallStore.open(path)
 
 
@@ -224,5 +224,5 @@ def test_a_damaged_file_is_reported_with_what_to_do(tmp_path: Path) -> None:
 
 def test_a_closed_store_says_so(store: HallStore) -> None:
     store.close()
-    with pytest.raises(HallStoreError, match="cannot use the hall's database"):
+    with pytest.raises(HallStoreError, match="cannot use the hall database"):
         store.tables()
