@@ -99,6 +99,8 @@ BUSY_TIMEOUT_S = 10.0
 
 # The live camera's games (LiveRecord); every other source is a photo someone scored.
 LIVE = "live"
+# The source of a game scored from a photo a phone sent.
+UPLOAD = "upload"
 
 # Games read at a time by an export.
 EXPORT_PAGE = 200

@@ -11,12 +11,14 @@ result id each game of the history was given, so that a correction names the res
 
 from __future__ import annotations
 
+import json
 import logging
 import sqlite3
 import threading
 import uuid
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 logger = logging.getLogger(__name__)
 
@@ -32,7 +34,19 @@ CREATE TABLE IF NOT EXISTS waiting (id INTEGER PRIMARY KEY AUTOINCREMENT, topic 
     payload BLOB NOT NULL);
 CREATE TABLE IF NOT EXISTS latest (topic TEXT PRIMARY KEY, payload BLOB NOT NULL);
 CREATE TABLE IF NOT EXISTS result_ids (game_id INTEGER PRIMARY KEY, result_id TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS games (group_id TEXT PRIMARY KEY, game TEXT NOT NULL, result_id TEXT);
+CREATE TABLE IF NOT EXISTS boards (game_id INTEGER PRIMARY KEY, group_id TEXT NOT NULL, player TEXT,
+    at REAL NOT NULL, seats TEXT NOT NULL, board TEXT NOT NULL);
 """
+
+
+@dataclass(frozen=True)
+class Board:
+    """One board of a game photographed board by board: the history's game it is, its seats and JSON."""
+
+    game_id: int
+    seats: tuple[tuple[str | None, int | None], ...]
+    board: dict[str, Any]
 
 
 @dataclass(frozen=True)
@@ -137,3 +151,57 @@ class Outbox:
                 (MAX_IDS,),
             )
         return mine, None if same_game else before
+
+    # A game photographed board by board: each board a game of the history, together one result.
+    def game_of(self, game_id: int) -> str | None:
+        """The game (board by board) the history's game ``game_id`` is a board of, if any."""
+        with self._lock:
+            row = self._conn.execute("SELECT group_id FROM boards WHERE game_id = ?", (game_id,)).fetchone()
+        return None if row is None else str(row[0])
+
+    def open_game(self, game: str, player: str, since: float) -> str | None:
+        """The newest game of ``game`` photographed board by board with a board since ``since`` (a time) and
+        none of ``player``'s: the one a board of theirs joins."""
+        with self._lock:
+            rows = self._conn.execute(
+                "SELECT g.group_id FROM games g JOIN boards b ON b.group_id = g.group_id WHERE g.game = ? "
+                "GROUP BY g.group_id HAVING MAX(b.at) >= ? AND SUM(b.player = ?) = 0 ORDER BY MAX(b.at) DESC "
+                "LIMIT 1",
+                (game, since, player),
+            ).fetchall()
+        return str(rows[0][0]) if rows else None
+
+    def add_board(self, group_id: str, game: str, board: Board, player: str | None, at: float) -> None:
+        with self._lock, self._conn:
+            self._conn.execute("INSERT OR IGNORE INTO games (group_id, game) VALUES (?, ?)", (group_id, game))
+            self._conn.execute(
+                "INSERT OR REPLACE INTO boards (game_id, group_id, player, at, seats, board) "
+                "VALUES (?, ?, ?, ?, ?, ?)",
+                (board.game_id, group_id, player, at, json.dumps(board.seats), json.dumps(board.board)),
+            )
+
+    def remove_board(self, game_id: int) -> None:
+        with self._lock, self._conn:
+            self._conn.execute("DELETE FROM boards WHERE game_id = ?", (game_id,))
+
+    def boards(self, group_id: str) -> list[Board]:
+        with self._lock:
+            rows = self._conn.execute(
+                "SELECT game_id, seats, board FROM boards WHERE group_id = ? ORDER BY at, game_id",
+                (group_id,),
+            ).fetchall()
+        return [
+            Board(int(i), tuple((n, t) for n, t in json.loads(seats)), json.loads(b)) for i, seats, b in rows
+        ]
+
+    def published(self, group_id: str, result_id: str) -> str | None:
+        """Notes ``result_id`` as the game's result (its boards' too); returns the one it replaces."""
+        with self._lock, self._conn:
+            row = self._conn.execute("SELECT result_id FROM games WHERE group_id = ?", (group_id,)).fetchone()
+            self._conn.execute("UPDATE games SET result_id = ? WHERE group_id = ?", (result_id, group_id))
+            self._conn.execute(
+                "INSERT OR REPLACE INTO result_ids (game_id, result_id) "
+                "SELECT game_id, ? FROM boards WHERE group_id = ?",
+                (result_id, group_id),
+            )
+        return None if row is None or row[0] is None else str(row[0])

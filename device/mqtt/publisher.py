@@ -16,13 +16,14 @@ from __future__ import annotations
 import json
 import logging
 import threading
+import time
 import uuid
 from dataclasses import replace
 from datetime import UTC, datetime
 from typing import Any
 
-from device.history import LIVE, GameRecord
-from device.mqtt.outbox import Outbox
+from device.history import LIVE, UPLOAD, GameRecord
+from device.mqtt.outbox import Board, Outbox
 from device.mqtt.settings import MqttSettings
 from device.mqtt.topics import (
     AVAILABLE,
@@ -31,6 +32,7 @@ from device.mqtt.topics import (
     RESULT,
     SCORE,
     Played,
+    Seat,
     discovery_messages,
     played,
     topic,
@@ -41,6 +43,9 @@ logger = logging.getLogger(__name__)
 KEEPALIVE_S = 30
 RECONNECT_S = (1, 30)
 GOODBYE_S = 5.0  # how long stopping waits for ``offline`` to reach the broker
+# A game photographed board by board: a board of another player within this long of the last is of the same
+# game (an Alice's Garden or Sanssouci evening scored from phones, each player sending their own board).
+ONE_GAME_S = 30 * 60
 
 
 class Publisher:
@@ -112,6 +117,8 @@ class Publisher:
         game's result (every one but the live camera's game in progress, which ends when the table is
         cleared: :meth:`finished`). Never raises: a fault here must not undo or stop the scoring."""
         try:
+            if self._board_by_board(record, replaces):
+                return
             live = record.source == LIVE
             result_id, before = self.outbox.result_id(record.id, replaces, same_game=live)
             message = played(self.table, record, result_id, finished=not live, replaces=before)
@@ -124,10 +131,49 @@ class Publisher:
         except Exception:
             logger.exception("game %d: its scores were not handed to the MQTT client", record.id)
 
+    def _board_by_board(self, record: GameRecord, replaces: int | None) -> bool:
+        """Whether ``record`` is a board of a game photographed board by board, and so published as that
+        game's result (every board so far, each a seat), in the place of the game's result before it.
+
+        A photo of one named player's board joins the newest game of the same game at this table that has a
+        board from the last :data:`ONE_GAME_S` and none of that player's; a correction of such a board takes
+        its place in its game. A photo of several boards, or of a board nobody named, is a game of its own."""
+        game = self.outbox.game_of(replaces) if replaces is not None else None
+        seats = tuple(seat for board in record.boards for seat in board.scores())
+        player = seats[0][0] if len(seats) == 1 else None
+        if game is None:
+            if record.source != UPLOAD or replaces is not None or player is None:
+                return False
+            now = time.time()
+            game = self.outbox.open_game(record.game, player, now - ONE_GAME_S) or uuid.uuid4().hex
+        elif replaces is not None:
+            self.outbox.remove_board(replaces)
+        board = Board(record.id, seats, dict(record.boards[0].data) if record.boards else {})
+        self.outbox.add_board(game, record.game, board, player, time.time())
+        self._put_game(game, record.game)
+        return True
+
+    def _put_game(self, game: str, name: str) -> None:
+        boards = self.outbox.boards(game)
+        result_id = uuid.uuid4().hex
+        before = self.outbox.published(game, result_id)
+        seats = tuple(Seat(who, total) for b in boards for who, total in b.seats)
+        shown = tuple(b.board for b in boards)
+        message = Played(self.table, name, result_id, datetime.now(UTC), seats, shown, True, before)
+        self._put_result(message)
+        if boards:
+            self._put_score(message)
+
     def deleted(self, record: GameRecord) -> None:
         """The owner deleted ``record`` from the history: a result with no players takes its result's place,
-        so that a hall counts it no more. Never raises."""
+        so that a hall counts it no more (a board of a game photographed board by board: the game without
+        it). Never raises."""
         try:
+            game = self.outbox.game_of(record.id)
+            if game is not None:
+                self.outbox.remove_board(record.id)
+                self._put_game(game, record.game)
+                return
             before = self.outbox.known(record.id)
             with self._lock:
                 if self._live is not None and self._live[0] == record.id:

@@ -44,7 +44,7 @@ from calibration import teaching
 from calibration.profiles import check_teaches, profile_exists
 from calibration.statedir import check_name
 from calibration.store import StoreError
-from device.history import AlreadyRecorded, Change, GameNotFound, GameRecord, History, Sender
+from device.history import UPLOAD, AlreadyRecorded, Change, GameNotFound, GameRecord, History, Sender
 from device.photo import ScoredBoard, check_photo, decode_photo, table_state
 from device.report import breakdown_json, result_json
 from device.web.auth import PlayerIds, is_admin, who
@@ -519,7 +519,7 @@ class Keeper:
             when, old = replaces.played_at, replaces.id
         try:
             game_id = self.history.record(
-                game, data, "upload", players, when=when, replaces=old, sender=sender, change=change
+                game, data, UPLOAD, players, when=when, replaces=old, sender=sender, change=change
             )
         except AlreadyRecorded as exc:
             # A retry of this request, sent while it was read, stored the result: answered with it.

@@ -246,3 +246,38 @@ def test_after_the_broker_stalls_the_retained_score_is_the_newest(
     late.wait(lambda: bool(late.on("garden-scorer/t1/score")), "the retained score")
     assert read_played("t1", late.on("garden-scorer/t1/score")[-1]).players[0].total == 3
     late.close()
+
+
+def test_a_game_photographed_board_by_board_is_one_result(
+    broker: Broker, heard: Heard, tmp_path: Path
+) -> None:
+    publisher = _publisher(broker, tmp_path)
+    publisher.start()
+
+    def board(total: int) -> list[dict[str, Any]]:
+        return [{"game": "alices-garden", "total": total, "lines": []}]
+
+    def seats(result: dict[str, Any]) -> list[tuple[str, int]]:
+        return [(p["name"], p["total"]) for p in result["players"]]
+
+    try:
+        heard.wait(lambda: publisher.connected, "connected")
+        history = History.open(tmp_path / "history.sqlite", listener=publisher)
+        ann = history.record("alices-garden", board(40), "upload", ["Ann"])
+        bo = history.record("alices-garden", board(35), "upload", ["Bo"])
+        history.record("alices-garden", board(12), "upload", ["Ann"])  # Ann's board again: her next game
+        heard.wait(lambda: len(_results(heard)) == 3, "three results")
+        first, both, next_game = _results(heard)
+        assert seats(first) == [("Ann", 40)] and "replaces" not in first
+        # Bo's board joins Ann's game: one game of two, in the place of Ann's alone.
+        assert seats(both) == [("Ann", 40), ("Bo", 35)] and both["replaces"] == first["result_id"]
+        assert seats(next_game) == [("Ann", 12)] and "replaces" not in next_game
+        # Bo's board corrected, then Ann's first deleted: the game each time, in the place of the last.
+        history.record("alices-garden", board(38), "corrected", ["Bo"], replaces=bo)
+        history.delete(ann)
+        heard.wait(lambda: len(_results(heard)) == 5, "the game corrected, then without Ann's board")
+        corrected, without = _results(heard)[3:]
+        assert seats(corrected) == [("Ann", 40), ("Bo", 38)] and corrected["replaces"] == both["result_id"]
+        assert seats(without) == [("Bo", 38)] and without["replaces"] == corrected["result_id"]
+    finally:
+        publisher.stop()
