@@ -84,6 +84,7 @@ function showBroker(info) {
     const set = info.source === "service" ? ", set in the service's settings (/etc/default/garden-scorer)" : "";
     status.textContent = `Publishing as table ${info.table} to ${info.where}${set}: ${state}.`;
   }
+  status.className = info.problem ? "attention" : "";
   brokerForm.hidden = !info.changeable;
   brokerUrl.value = info.source === "page" ? info.where : "";
   brokerTable.value = info.source === "page" ? info.table : "";
