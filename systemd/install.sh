@@ -4,6 +4,7 @@
 #   sudo systemd/install.sh --kiosk pi         # and the TV kiosk for the desktop user 'pi'
 #   sudo systemd/install.sh --tls --kiosk pi   # over HTTPS, with a self-signed certificate
 #   sudo systemd/install.sh --mqtt mqtt://table-3@hall.local --table table-3   # one table of a hall (docs/hall.md)
+#   sudo systemd/install.sh --hall             # this machine shows the hall, as a service (no table here)
 # Run it again to update: /etc/default/garden-scorer, the certificate and the kiosk's token are kept.
 set -eu
 
@@ -15,17 +16,19 @@ CREDENTIALS=/run/credentials/garden-scorer.service
 DEFAULTS=/etc/default/garden-scorer
 DROPINS=/etc/systemd/system/garden-scorer.service.d
 SRC=$(cd "$(dirname "$0")/.." && pwd)
-USAGE="usage: sudo $0 [--tls] [--kiosk USER] [--mqtt URL --table NAME]"
+USAGE="usage: sudo $0 [--tls] [--kiosk USER] [--mqtt URL --table NAME] [--hall]"
 KIOSK_USER=
 TLS=
 MQTT=
 TABLE=
+HALL=
 while [ $# -gt 0 ]; do
     case "$1" in
         --kiosk) KIOSK_USER=${2:?$USAGE}; shift 2 ;;
         --tls) TLS=yes; shift ;;
         --mqtt) MQTT=${2:?$USAGE}; shift 2 ;;
         --table) TABLE=${2:?$USAGE}; shift 2 ;;
+        --hall) HALL=yes; shift ;;
         *) echo "${USAGE}" >&2; exit 2 ;;
     esac
 done
@@ -49,7 +52,12 @@ set_default() {
 }
 
 # The camera stack comes from Raspberry Pi OS, not PyPI; the venv sees it through --system-site-packages.
-apt-get install -y --no-install-recommends python3-venv python3-picamera2
+if [ "${HALL}" ]; then
+    # The hall's machine needs no camera (and may be no Raspberry Pi).
+    apt-get install -y --no-install-recommends python3-venv
+else
+    apt-get install -y --no-install-recommends python3-venv python3-picamera2
+fi
 if [ "${TLS}" ]; then
     apt-get install -y --no-install-recommends openssl
 fi
@@ -65,7 +73,7 @@ python3 -m venv --system-site-packages "${PREFIX}/venv"
 "${PREFIX}/venv/bin/pip" install --quiet --upgrade pip
 # The MQTT client only for a table on a broker (this run's --mqtt, or an earlier install's setting).
 PACKAGE="${SRC}"
-if [ "${MQTT}" ] || grep -q '^GARDEN_SCORER_MQTT=.' "${DEFAULTS}" 2>/dev/null; then
+if [ "${MQTT}" ] || [ "${HALL}" ] || grep -q '^GARDEN_SCORER_MQTT=.' "${DEFAULTS}" 2>/dev/null; then
     PACKAGE="${SRC}[mqtt]"
 fi
 # Bookworm's picamera2 is built against its NumPy 1.24: keep the system NumPy and an OpenCV that accepts it.
@@ -131,10 +139,31 @@ elif [ "${MQTT}" ] && echo "${MQTT}" | grep -q '@'; then
     echo "then run this again." >&2
 fi
 
+if [ "${HALL}" ]; then
+    install -m 0644 "${SRC}/systemd/garden-scorer-hall.service" /etc/systemd/system/garden-scorer-hall.service
+    if [ ! -e /etc/default/garden-scorer-hall ]; then
+        install -m 0644 "${SRC}/systemd/garden-scorer-hall.default" /etc/default/garden-scorer-hall
+    fi
+    if [ ! -s "${SECRETS}/hall-password" ]; then
+        echo "The hall's broker user needs its password: write it (alone, on one line) to ${SECRETS}/hall-password," >&2
+        echo "  sudo sh -c 'umask 077; cat > ${SECRETS}/hall-password'" >&2
+        echo "then: sudo systemctl restart garden-scorer-hall" >&2
+    fi
+fi
+
 systemctl daemon-reload
-systemctl enable garden-scorer.service
-# Restarted, not only started: a reinstall's new code, unit and settings take effect now.
-systemctl restart garden-scorer.service
+if [ -z "${HALL}" ]; then
+    systemctl enable garden-scorer.service
+    # Restarted, not only started: a reinstall's new code, unit and settings take effect now.
+    systemctl restart garden-scorer.service
+else
+    # The hall's machine: the hall alone (a table's scorer is installed without --hall).
+    systemctl enable garden-scorer-hall.service
+    if [ -s "${SECRETS}/hall-password" ]; then
+        chmod 0600 "${SECRETS}/hall-password"
+        systemctl restart garden-scorer-hall.service
+    fi
+fi
 
 port=$(sed -n 's/^GARDEN_SCORER_PORT=//p' "${DEFAULTS}")
 scheme=http
@@ -171,5 +200,11 @@ if [ "${KIOSK_USER}" ]; then
 fi
 
 address=$(hostname -I | cut -d' ' -f1)
-echo "garden-scorer is running: ${scheme}://$(hostname).local:${port:-8080}/ or ${scheme}://${address}:${port:-8080}/"
-echo "Its log: journalctl -u garden-scorer"
+if [ "${HALL}" ]; then
+    port=$(sed -n 's/^GARDEN_SCORER_HALL_PORT=//p' /etc/default/garden-scorer-hall)
+    echo "The hall: http://$(hostname).local:${port:-8090}/ or http://${address}:${port:-8090}/ on the big screen"
+    echo "Its log: journalctl -u garden-scorer-hall"
+else
+    echo "garden-scorer is running: ${scheme}://$(hostname).local:${port:-8080}/ or ${scheme}://${address}:${port:-8080}/"
+    echo "Its log: journalctl -u garden-scorer"
+fi

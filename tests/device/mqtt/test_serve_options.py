@@ -13,16 +13,16 @@ from device.cli import build_parser, mqtt_settings
 SYSTEMD = Path(__file__).parents[3] / "systemd"
 
 
-def _exec_start(settings: dict[str, str]) -> list[str]:
+def _exec_start(settings: dict[str, str], unit: str = "garden-scorer") -> list[str]:
     """The unit's ExecStart as systemd runs it with the settings file's values (``settings`` changed): each
     ``${NAME}`` one argument, empty when the setting is."""
     defaults = dict(
-        re.findall(r"^(GARDEN_SCORER_\w+)=(.*)$", (SYSTEMD / "garden-scorer.default").read_text(), re.M)
+        re.findall(r"^(GARDEN_SCORER_\w+)=(.*)$", (SYSTEMD / f"{unit}.default").read_text(), re.M)
     )
     defaults.update(settings)
     line = next(
         line
-        for line in (SYSTEMD / "garden-scorer.service").read_text().splitlines()
+        for line in (SYSTEMD / f"{unit}.service").read_text().splitlines()
         if line.startswith("ExecStart=")
     )
     words = shlex.split(line.removeprefix("ExecStart="))
@@ -72,3 +72,22 @@ def test_serve_says_what_is_missing_for_a_table_on_a_broker(capsys: pytest.Captu
     assert "--table NAME" in capsys.readouterr().err
     assert main(["serve", "--mqtt", "mqtt://hall.local", "--table", "Table 3"]) != 0
     assert "lowercase letters" in capsys.readouterr().err
+
+
+def test_the_halls_service_runs_the_hall_with_its_settings_and_its_password_as_a_credential(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    unit = (SYSTEMD / "garden-scorer-hall.service").read_text()
+    assert "LoadCredential=mqtt-password:/etc/garden-scorer/hall-password" in unit
+    (tmp_path / "mqtt-password").write_text("hall-secret\n")
+    monkeypatch.setenv("CREDENTIALS_DIRECTORY", str(tmp_path))
+    args = build_parser().parse_args(_exec_start({}, "garden-scorer-hall"))
+    settings = mqtt_settings(args)
+    assert settings is not None
+    assert (args.func.__name__, settings.user, settings.password, settings.host) == (
+        "cmd_hall",
+        "hall",
+        "hall-secret",
+        "localhost",
+    )
+    assert (args.host, args.port, args.evening_hours, args.allowed_host) == ("0.0.0.0", 8090, 12.0, [""])
