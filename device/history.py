@@ -36,10 +36,9 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
-from types import TracebackType
-from typing import Any, Protocol, Self, TextIO
+from typing import Any, Protocol, TextIO
 
-from device.sqlitefile import SqliteFile
+from device.sqlitefile import SqliteFile, SqliteStore
 
 logger = logging.getLogger(__name__)
 
@@ -285,7 +284,7 @@ class Listener(Protocol):
         """``record`` was deleted."""
 
 
-class History:
+class History(SqliteStore):
     """Scored games in one SQLite file, at most ``max_games`` of them (the oldest go first); safe to share
     between threads. ``listener`` is told of each game stored (the MQTT publisher); its faults are logged,
     never raised: the game is stored."""
@@ -307,18 +306,6 @@ class History:
     def open(cls, path: Path, max_games: int = MAX_GAMES, listener: Listener | None = None) -> History:
         """Open the history at ``path``, creating it (and its folders) if it does not exist."""
         return cls(path, FILE.connect(path, BUSY_TIMEOUT_S, synchronous_full=True), max_games, listener)
-
-    def close(self) -> None:
-        with self._lock:
-            self._conn.close()
-
-    def __enter__(self) -> Self:
-        return self
-
-    def __exit__(
-        self, kind: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
-    ) -> None:
-        self.close()
 
     @contextmanager
     def _transaction(self) -> Iterator[sqlite3.Connection]:

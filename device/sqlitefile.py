@@ -8,10 +8,13 @@ version, one of another program, or one whose pages or tables are damaged is ref
 from __future__ import annotations
 
 import sqlite3
+import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from types import TracebackType
+from typing import Self
 
 
 @dataclass(frozen=True)
@@ -117,3 +120,24 @@ class SqliteFile:
                 f"{path}: this SQLite file is not a garden-scorer {self.kind} file; {self.instead}"
             )
         return version
+
+
+class SqliteStore:
+    """A store over one connection to its file, shared between threads under one lock; closed by
+    :meth:`close` or at the end of a ``with`` block."""
+
+    path: Path
+    _conn: sqlite3.Connection
+    _lock: threading.Lock
+
+    def close(self) -> None:
+        with self._lock:
+            self._conn.close()
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(
+        self, kind: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        self.close()

@@ -39,11 +39,10 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from types import TracebackType
-from typing import Any, Self
+from typing import Any
 
 from device.mqtt.topics import Played, Seat
-from device.sqlitefile import SqliteFile
+from device.sqlitefile import SqliteFile, SqliteStore
 
 logger = logging.getLogger(__name__)
 
@@ -229,7 +228,7 @@ def _players(text: str) -> tuple[Seat, ...]:
     return tuple(Seat(name, total) for name, total in json.loads(text))
 
 
-class HallStore:
+class HallStore(SqliteStore):
     """The hall's SQLite file; safe to share between threads."""
 
     def __init__(
@@ -253,18 +252,6 @@ class HallStore:
         """The hall's file at ``path``, created (with its folders) if it does not exist."""
         conn = FILE.connect(path, BUSY_TIMEOUT_S)
         return cls(path, conn, max_results, max_tables)
-
-    def close(self) -> None:
-        with self._lock:
-            self._conn.close()
-
-    def __enter__(self) -> Self:
-        return self
-
-    def __exit__(
-        self, kind: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
-    ) -> None:
-        self.close()
 
     @contextmanager
     def _transaction(self, durable: bool) -> Iterator[sqlite3.Connection]:

@@ -27,16 +27,9 @@ from device.web.places import Places
 from tests.broker import Broker
 from tests.device.hall.support import WAIT_S, Players, played, serving, wait_until
 from tests.device.hall.test_app import _open_stream
+from tests.pages import require_browser
 
-CHROMIUM = Path("/usr/bin/chromium")  # as lab/browser.py; checked before selenium is imported
-CHROMEDRIVER = Path("/usr/bin/chromedriver")
-if not (CHROMIUM.is_file() and CHROMEDRIVER.is_file()):
-    pytest.skip(
-        f"page tests need Chromium and its driver at {CHROMIUM} and {CHROMEDRIVER} "
-        "(Debian: apt-get install chromium chromium-driver)",
-        allow_module_level=True,
-    )
-pytest.importorskip("selenium", reason="page tests need selenium (pip install -e '.[dev]')")
+AXE = require_browser()
 
 from selenium import webdriver  # noqa: E402
 from selenium.common.exceptions import NoSuchElementException, StaleElementReferenceException  # noqa: E402
@@ -45,8 +38,6 @@ from selenium.webdriver.support.wait import WebDriverWait  # noqa: E402
 
 from lab.browser import chromium  # noqa: E402
 
-axe_core = pytest.importorskip("axe_core_python", reason="the accessibility check needs axe-core-python")
-AXE = Path(axe_core.__file__).with_name("axe.min.js")
 SCREENSHOT = Path("/tmp/hall-1920.png")
 SCREENSHOT_50 = Path("/tmp/hall-50.png")
 

@@ -38,16 +38,9 @@ from lab.bench import _exact
 from scoring.core import ScoreBreakdown, TableScore
 from scoring.hand import Group
 from scoring.registry import get_entry, get_game
+from tests.pages import require_browser
 
-CHROMIUM = Path("/usr/bin/chromium")  # as lab/browser.py; checked before selenium is imported
-CHROMEDRIVER = Path("/usr/bin/chromedriver")
-if not (CHROMIUM.is_file() and CHROMEDRIVER.is_file()):
-    pytest.skip(
-        f"page tests need Chromium and its driver at {CHROMIUM} and {CHROMEDRIVER} "
-        "(Debian: apt-get install chromium chromium-driver)",
-        allow_module_level=True,
-    )
-pytest.importorskip("selenium", reason="page tests need selenium (pip install -e '.[dev]')")
+AXE = require_browser()
 
 from selenium import webdriver  # noqa: E402
 from selenium.common.exceptions import NoSuchElementException, StaleElementReferenceException  # noqa: E402
@@ -66,8 +59,6 @@ from lab.reliability.attacks import open_event_stream  # noqa: E402
 from lab.serving import serve_in_thread  # noqa: E402
 from tests.broker import Broker, Heard  # noqa: E402
 
-axe_core = pytest.importorskip("axe_core_python", reason="the accessibility check needs axe-core-python")
-AXE = Path(axe_core.__file__).with_name("axe.min.js")
 PHOTO = EXAMPLES_DIR / "photos" / "alices-garden.jpg"
 TRUTH = json.loads(PHOTO.with_suffix(".json").read_text())["boards"][0]["state"]
 GAME = "alices-garden"
