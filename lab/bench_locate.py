@@ -32,6 +32,7 @@ from scoring.registry import get_game
 from vision.image_io import read_image
 from vision.pipeline import NoBoardError, locate_boards
 from vision.profile import default_profile
+from vision.read.classify import CellClassifier
 
 FOUND_WITHIN = 0.03  # of the board's size: the issue's bar for a board found
 PHONE_WH = (4032, 3024)  # a phone camera's 12 MP, as phones write their photos
@@ -260,11 +261,16 @@ def _cells_wrong(
 
 
 def run_scores(
-    game: str, photos: Sequence[Outlined], truth: Mapping[str, Any], report: Callable[[str], None]
+    game: str,
+    photos: Sequence[Outlined],
+    truth: Mapping[str, Any],
+    report: Callable[[str], None],
+    classifiers: Mapping[str, CellClassifier] | None = None,
 ) -> dict[str, Any]:
     """Each photo scored as a player's would be, no corners given: the board read where the outline is
     (found), its cells against the truth's, its score against the truth's (exact; wrong and silent: given
-    with no flag). Per ``game`` of the truth (the photos' games: one table, one time) and in all."""
+    with no flag). Per ``game`` of the truth (the photos' games: one table, one time) and in all.
+    ``classifiers``: models to read with instead of the shipped ones (a fold's)."""
     rules = get_game(game)
     rows = []
     for photo in photos:
@@ -275,7 +281,7 @@ def run_scores(
             raise StateError(f"{game} scores a table: --truth reads one board a photo")
         true_total = scored.total
         try:
-            boards = score_image(read_image(str(photo.path)), game)
+            boards = score_image(read_image(str(photo.path)), game, classifiers=classifiers)
         except NoBoardError:
             boards = []
         errors = [corner_error(b.reading.corners_xy, photo.corners_xy) for b in boards]
@@ -304,6 +310,12 @@ def run_scores(
             )
         )
 
+    return tallied(game, rows)
+
+
+def tallied(game: str, rows: Sequence[dict[str, Any]]) -> dict[str, Any]:
+    """:func:`run_scores`' rows counted per game of the truth and in all."""
+
     def tally(part: Sequence[dict[str, Any]]) -> dict[str, Any]:
         found = [r for r in part if r["found"]]
         return {
@@ -321,7 +333,7 @@ def run_scores(
         "game": game,
         "by_game": {g: tally([r for r in rows if r["game"] == g]) for g in games},
         "all": tally(rows),
-        "rows": rows,
+        "rows": list(rows),
     }
 
 

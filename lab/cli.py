@@ -327,6 +327,15 @@ def cmd_train(args: argparse.Namespace) -> int:
         from lab.train.sides import SidesConfig, train_sides
 
         train_sides(SidesConfig(**given))
+    elif args.game and args.leave_game_out:
+        from lab.bench_locate import format_scores
+        from lab.train.folds import train_game_folds
+
+        result = train_game_folds(args.game, config_for(args.game, **given))
+        print(format_scores(result))
+        if args.json:
+            args.json.write_text(json.dumps(result, indent=2))
+            print(f"JSON: {args.json}")
     elif args.game and args.folds:
         from lab.bench import format_table
         from lab.bench_real import format_summary, summary
@@ -566,7 +575,16 @@ def build_parser() -> argparse.ArgumentParser:
         help="with --game, for a recipe that learns from real photos: train F models, each leaving out a "
         "fold of the photographed boards, and read those (nothing shipped is changed)",
     )
-    p.add_argument("--json", type=Path, help="with --folds: also write the figures as JSON")
+    p.add_argument(
+        "--leave-game-out",
+        action="store_true",
+        help="with --game, for a recipe that learns from table photos: train one model per game played in "
+        "them, each leaving that game's photos out, and score those from the photo alone (nothing shipped "
+        "is changed)",
+    )
+    p.add_argument(
+        "--json", type=Path, help="with --folds or --leave-game-out: also write the figures as JSON"
+    )
     p.add_argument(
         "--art",
         action="store_true",

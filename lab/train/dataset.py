@@ -7,11 +7,13 @@ and labelled by the game's :class:`~vision.readers.Reader`. No torch here: bench
 
 from __future__ import annotations
 
+import json
 from collections.abc import Collection, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
+import cv2
 import numpy as np
 from numpy.typing import NDArray
 
@@ -24,10 +26,13 @@ from vision.profile import default_profile
 from vision.read.cells import cut_cells, margin_mm
 from vision.read.orient import rotated_thumbnails
 from vision.read.rectify import board_homography, rectify
-from vision.readers import get_reader
+from vision.readers import IGNORE, get_reader
 
 # Localisation error the classifier must forgive, as a share of the board's size in the photo.
 CORNER_JITTER = 0.006
+# On a board found on a table at a slant, with no corners given: the finder's median corner error on real
+# kingdoms is about 2 % of the board (docs/benchmarks.md), so half of that as one corner's spread.
+TABLE_JITTER = 0.01
 
 
 @dataclass(frozen=True)
@@ -116,44 +121,119 @@ def build_cells(
 
 
 def real_cells(
-    game: str, folder: Path, views: int, seed: int, leave_out: Collection[str] = ()
+    game: str, folder: Path, views: int, seed: int, leave_out: Collection[str] = (), tilt: float = 0.0
 ) -> tuple[CellSet, tuple[str, ...]]:
     """Cells of real photos whose board fills the photo (``folder``: NAME.jpg with its state NAME.json, as
     ``garden-scorer-lab bench --photos`` reads them), each cut ``views`` times from its own corner error as
     the synthetic photos are; the photos of layouts ``leave_out`` are left out (a fold's, to read them
-    after). Returns the cells (no orientation thumbnails) and the photos' names."""
-    reader = get_reader(game)
-    profile = default_profile(game)
+    after). ``tilt``: the share of the photos also cut as seen at a slant (:func:`tilted`), as many times
+    again. Returns the cells (no orientation thumbnails) and the photos' names."""
     rng = np.random.default_rng([seed, 11])
-    crops: list[NDArray[np.uint8]] = []
-    targets: dict[str, list[int]] = {h.name: [] for h in reader.heads}
+    slant = np.random.default_rng([seed, 12])
+    cut = _ViewCutter(game)
     names: list[str] = []
     for photo in load_folder(folder, whole_photo=True):
         if photo.layout in leave_out or photo.state.get("game") != game or photo.corners_xy is None:
             continue
         names.append(photo.name)
         image = read_image(str(photo.path))
-        labels = reader.cell_labels(profile, photo.state)
-        size = quad_size(photo.corners_xy)
+        cut.add(image, photo.corners_xy, photo.state, views, CORNER_JITTER, rng)
+        if tilt and slant.random() < tilt:
+            seen, corners = tilted(image, photo.corners_xy, slant)
+            cut.add(seen, corners, photo.state, views, TABLE_JITTER, slant)
+    return cut.cellset(f"{folder}: no photo of {game} to learn from"), tuple(names)
+
+
+def table_cells(
+    game: str, folder: Path, truth: Path, views: int, seed: int, leave_out: Collection[str] = ()
+) -> tuple[CellSet, tuple[str, ...]]:
+    """Cells of real photos of boards on a table, seen at a slant (``folder``: NAME.jpg with NAME.json
+    marking the board's ``corners_xy``; ``truth``: a ``lab/truth`` file of each photo's cells and the
+    ``game`` played), each cut ``views`` times from a corner error as large as the finder's on such photos
+    (:data:`TABLE_JITTER`); squares the truth marks unsure teach nothing; the photos of the games
+    ``leave_out`` are left out (a fold's)."""
+    photos = json.loads(truth.read_text())["photos"]
+    rng = np.random.default_rng([seed, 13])
+    cut = _ViewCutter(game)
+    names: list[str] = []
+    for path in sorted(folder.glob("*.jpg")):
+        true = photos.get(path.stem)
+        marked = path.with_suffix(".json")
+        if true is None or true["game"] in leave_out or not marked.is_file():
+            continue
+        names.append(path.stem)
+        corners = np.array(json.loads(marked.read_text())["corners_xy"], np.float64)
+        unsure = {(int(r), int(c)) for r, c in true.get("unsure", [])}
+        state = {"game": game, "cells": true["cells"]}
+        cut.add(read_image(str(path)), corners, state, views, TABLE_JITTER, rng, unsure)
+    return cut.cellset(f"{folder}: no photo in {truth} to learn from"), tuple(names)
+
+
+def tilted(
+    image: NDArray[np.uint8], corners_xy: NDArray[np.float64], rng: np.random.Generator
+) -> tuple[NDArray[np.uint8], NDArray[np.float64]]:
+    """A photo taken from straight above seen as from 20-60 degrees off, from a random side: the far side
+    narrowed, the depth foreshortened and the whole made as small as a board across a table (what a
+    rectified board then loses along one direction is what a phone at a slant loses). Returns the photo and
+    where its corners went."""
+    h, w = image.shape[:2]
+    squash = np.cos(np.radians(rng.uniform(20, 60)))
+    far = rng.uniform(0.7, 0.95)
+    scale = rng.uniform(0.6, 1.0)
+    # Seen from below (the camera's foot at the bottom): the top is the far side.
+    x0 = w * (1 - far) / 2
+    seen = np.array([[x0, 0], [w - x0, 0], [w, h * squash], [0, h * squash]], np.float64) * scale
+    source = np.array([[0, 0], [w, 0], [w, h], [0, h]], np.float64)
+    turn = int(rng.integers(4))
+    warp = cv2.getPerspectiveTransform(
+        np.roll(source, turn, axis=0).astype(np.float32), seen.astype(np.float32)
+    )
+    size = (int(np.ceil(w * scale)), int(np.ceil(h * squash * scale)))
+    return cv2.warpPerspective(image, warp, size), apply_homography(warp, corners_xy)
+
+
+class _ViewCutter:
+    """Crops of real boards, each cut several times from its own corner error, with the reader's targets."""
+
+    def __init__(self, game: str) -> None:
+        self.reader = get_reader(game)
+        self.profile = default_profile(game)
+        self.crops: list[NDArray[np.uint8]] = []
+        self.targets: dict[str, list[int]] = {h.name: [] for h in self.reader.heads}
+
+    def add(
+        self,
+        image: NDArray[np.uint8],
+        corners_xy: NDArray[np.float64],
+        state: dict[str, object],
+        views: int,
+        jitter: float,
+        rng: np.random.Generator,
+        unsure: Collection[tuple[int, int]] = (),
+    ) -> None:
+        reader, profile = self.reader, self.profile
+        labels = reader.cell_labels(profile, state)
+        size = quad_size(corners_xy)
+        margin = margin_mm(profile, reader.context_mm, reader.lean_up)
         for _ in range(views):
-            ideal = photo.corners_xy + rng.normal(0, CORNER_JITTER * size, photo.corners_xy.shape)
-            margin = margin_mm(profile, reader.context_mm, reader.lean_up)
+            ideal = corners_xy + rng.normal(0, jitter * size, corners_xy.shape)
             rect = rectify(image, profile, board_homography(profile, ideal), None, margin_mm=margin)
             cells = cut_cells(rect, reader.regions, reader.context_mm, reader.crop_px, reader.lean_up)
             for crop, key in zip(cells.crops_bgr, cells.keys, strict=True):
-                for head, value in reader.targets(profile, key, labels[key[0]][key[1]][key[2]]).items():
-                    targets[head].append(value)
-                crops.append(crop)
-    if not crops:
-        raise ValueError(f"{folder}: no photo of {game} to learn from")
-    empty = np.zeros((0, 64, 64, 3), np.uint8)
-    cellset = CellSet(
-        np.stack(crops),
-        {h: np.asarray(v, np.int64) for h, v in targets.items()},
-        empty,
-        np.zeros(0, np.float32),
-    )
-    return cellset, tuple(names)
+                taught = reader.targets(profile, key, labels[key[0]][key[1]][key[2]])
+                for head, value in taught.items():
+                    self.targets[head].append(IGNORE if (key[1], key[2]) in unsure else value)
+                self.crops.append(crop)
+
+    def cellset(self, nothing: str) -> CellSet:
+        if not self.crops:
+            raise ValueError(nothing)
+        return CellSet(
+            np.stack(self.crops),
+            {h: np.asarray(v, np.int64) for h, v in self.targets.items()},
+            np.zeros((0, 64, 64, 3), np.uint8),
+            np.zeros(0, np.float32),
+        )
 
 
 def joined(parts: Sequence[CellSet]) -> CellSet:

@@ -1,7 +1,10 @@
 """A model that learns from real photos, measured on real photos it never saw: ``garden-scorer-lab train
 --game GAME --folds F`` trains F models, each leaving out the photos of a fold of the layouts (the physical
 boards photographed), reads the left-out photos with it (:mod:`lab.bench_real`), and prints each fold, the
-folds' mean and the worst. The shipped model is then built on every photo by ``train --game GAME``."""
+folds' mean and the worst. ``train --game GAME --leave-game-out`` trains one model per game played in the
+recipe's table photos, each leaving that game's photos out, and scores them from the photo alone
+(:func:`lab.bench_locate.run_scores`). The shipped model is then built on every photo by ``train --game
+GAME``."""
 
 from __future__ import annotations
 
@@ -9,10 +12,12 @@ import tempfile
 from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
 from lab.bench import BenchResult
+from lab.bench_locate import load_outlines, load_truth, run_scores, tallied
 from lab.bench_real import load_folder, read_photos
 from lab.train.classifier import TrainConfig, real_folder, train
 from scoring.core import StateError
@@ -45,3 +50,23 @@ def train_folds(
             left_out = [p for p in photos if p.layout in group]
             results.append(read_photos(game, profile, OnnxCellClassifier(path), left_out, f"fold {k}"))
     return results
+
+
+def train_game_folds(game: str, config: TrainConfig, log: Callable[[str], None] = print) -> dict[str, Any]:
+    """Per game played in the recipe's table photos, a model that never saw that game's photos, and those
+    photos scored with it as ``score`` scores them (no corners given): ``run_scores``' figures per game."""
+    if not config.table:
+        raise StateError(f"{game}'s recipe learns from no table photos: nothing to leave out")
+    photos = load_outlines(real_folder(config.table))
+    truth = load_truth(real_folder(config.table_truth), photos)
+    games = sorted({truth[p.name]["game"] for p in photos})
+    rows: list[dict[str, Any]] = []
+    with tempfile.TemporaryDirectory() as scratch:
+        for played in games:
+            log(f"leaving out the photos of {played}")
+            fold = replace(config, leave_out_games=(played,))
+            path = train(game, fold, Path(scratch) / f"{game}.onnx", log)
+            left_out = [p for p in photos if truth[p.name]["game"] == played]
+            scored = run_scores(game, left_out, truth, log, {game: OnnxCellClassifier(path)})
+            rows += scored["rows"]
+    return tallied(game, rows)

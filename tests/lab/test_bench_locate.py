@@ -7,12 +7,22 @@ from __future__ import annotations
 import json
 import os
 from pathlib import Path
+from typing import Any
 
 import cv2
 import numpy as np
 import pytest
 
-from lab.bench_locate import _cells_wrong, as_phone_photo, corner_error, emptied, load_outlines
+from device.photo import load_classifier
+from lab.bench_locate import (
+    Outlined,
+    _cells_wrong,
+    as_phone_photo,
+    corner_error,
+    emptied,
+    load_outlines,
+    run_scores,
+)
 from lab.synth.camera import PhotoOptions
 from lab.synth.render import RenderSpec, render_photo
 from scoring.core import StateError
@@ -156,6 +166,35 @@ def test_cells_are_counted_wrong_with_the_kingdom_turned_as_it_reads_best() -> N
     assert _cells_wrong(read, truth, set()) == 1
     assert _cells_wrong(read, truth, {(1, 1)}) == 0
     assert _cells_wrong([["castle"]], truth, set()) == 4
+
+
+class _Counting:
+    """The shipped Kingdomino model, counting the frames it reads."""
+
+    def __init__(self) -> None:
+        self.model = load_classifier("kingdomino")
+        self.frames = 0
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.model, name)
+
+    def classify(self, cells: Any) -> Any:
+        self.frames += 1
+        return self.model.classify(cells)
+
+
+def test_a_folds_model_is_the_one_that_reads_the_photos_it_scores(tmp_path: Path) -> None:
+    spec = RenderSpec(("kingdomino",), 7, options=PhotoOptions(size_wh=(1600, 1200), max_tilt_deg=20))
+    photo = render_photo(spec, 0)
+    path = tmp_path / "kd.jpg"
+    path.write_bytes(photo.jpeg)
+    board = photo.truth["boards"][0]
+    outlined = Outlined("kd", path, np.array(board["corners_xy"]))
+    truth = {"kd": {"game": "drawn", "cells": board["state"]["cells"]}}
+    model = _Counting()
+    result = run_scores("kingdomino", [outlined], truth, lambda line: None, {"kingdomino": model})
+    assert model.frames > 0
+    assert result["all"]["found"] == 1 and result["by_game"]["drawn"]["photos"] == 1
 
 
 REAL_TABLES = SHARED / "data" / "kingdomino-table"
