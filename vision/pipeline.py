@@ -26,6 +26,7 @@ from vision.locate.lens import estimate_lens
 from vision.locate.mask import BoardSegmenter
 from vision.locate.picture import BoardPicture, find_picture, overlap
 from vision.profile import BoardProfile, own_printing
+from vision.read.bare import like_the_table
 from vision.read.cells import cut_along_lean, cut_cells, margin_mm
 from vision.read.classify import (
     CellClassifier,
@@ -266,6 +267,8 @@ def read_board(
         trusted = False
         flags.append(UNKNOWN_RUN)
     rect, predictions = _read(image, profile, classifier, corners, camera, timings, reference)
+    if reader.edge_bare is not None:
+        flags.extend(_bare_edges(image, rect, camera, profile, reader.edge_bare, predictions))
     if not quad.in_frame:
         flags.append("the board is partly out of the photo: move the camera or the board")
     if quad.doubt:
@@ -289,6 +292,35 @@ def read_board(
         photo_flags=tuple(flags),
     )
     return _concluded(view, predictions, rect.slant_deg(), hand)
+
+
+def _bare_edges(
+    image: NDArray[np.uint8],
+    rect: Rectified,
+    camera: CameraModel | None,
+    profile: BoardProfile,
+    bare: tuple[str, str],
+    predictions: CellPredictions,
+) -> list[str]:
+    """The flag of the squares on the board's edge read as a tile that look like the table beside them."""
+    head, empty = bare
+    readings = predictions.readings()
+    found: list[CellKey] = []
+    for name in reader_for(profile).regions:
+        region = profile.region(name)
+        edge = [
+            (name, r, c) for r, c in region.cells() if r in (0, region.rows - 1) or c in (0, region.cols - 1)
+        ]
+        tiles = [k for k in edge if readings[k][head][0] != empty]
+        found += like_the_table(image, rect, camera, region, tiles)
+    if not found:
+        return []
+    places = "; ".join(f"row {r + 1}, column {c + 1}" for _, r, c in found)
+    one = len(found) == 1
+    return [
+        f"{counted(len(found), 'square')} at the edge ({places}) {'looks' if one else 'look'} like the table "
+        f"beside {'it' if one else 'them'}: if no tile lies there, set {'it' if one else 'them'} to {empty}"
+    ]
 
 
 def _concluded(

@@ -238,6 +238,10 @@ class Reader(Protocol):
     # The class of a cell with no tile, in heads a player teaches alone (a user's own labels): taught, its
     # looks tell a tile of a face never taught from a bare cell (calibration.enroll.BareLooks).
     bare: str | None
+    # (head, class) of a square with no tile on a board laid tile by tile (a kingdom): on the outer ring such
+    # a square shows the table, and one read otherwise that looks like the table beyond it is flagged
+    # (vision.read.bare). None: the board is printed whole.
+    edge_bare: tuple[str, str] | None
     # Each piece printed once (None: pieces may repeat): a photo's boards are read apart by it.
     one_each: OneEach | None
 
@@ -307,6 +311,7 @@ class ReaderBase:
     slant_limit_deg: float | None = None
     turns_freely: bool = False
     bare: str | None = None
+    edge_bare: tuple[str, str] | None = None
     one_each: OneEach | None = None
 
     def exactly_one(self, profile: BoardProfile) -> tuple[OneOf, ...]:

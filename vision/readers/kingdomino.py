@@ -46,6 +46,8 @@ class KingdominoReader(ReaderBase):
     context_mm: float = 2.0
     crop_px: int = 96
     turns_freely: bool = True
+    # A square left empty at the kingdom's edge shows the table: on a cloth of a terrain's colour, flagged.
+    edge_bare: tuple[str, str] | None = ("terrain", kingdomino.EMPTY)
     # The model learnt both heads from crops turned by quarters at random (the recipe's turned_heads).
     turned_look: TurnedLook | None = TurnedLook("terrain", kingdomino.EMPTY, unturned=("terrain", "crowns"))
     # A crown half cut off by a crop placed a millimetre off is read one way from one cut and another from the
