@@ -363,8 +363,7 @@ def _concluded(
     if overruled:
         flags.append(
             f"{counted(len(overruled), 'cell')} read surely as something the rest of the board rules out "
-            "(a piece seen twice, one nobody owns, more or fewer than the cards say, against the printing): "
-            "check them"
+            f"({reader.ruled_out}): check them"
         )
     low = tuple(sorted(unsure | overruled))
     state = reader.assemble(profile, readings, entered)

@@ -242,6 +242,9 @@ class Reader(Protocol):
     # a square shows the table, and one read otherwise that looks like the table beyond it is flagged
     # (vision.read.bare). None: the board is printed whole.
     edge_bare: tuple[str, str] | None
+    # What the board's facts rule out, in its game's words: said where a cell read surely alone is read
+    # otherwise with the rest of the board.
+    ruled_out: str
     # Each piece printed once (None: pieces may repeat): a photo's boards are read apart by it.
     one_each: OneEach | None
 
@@ -312,6 +315,9 @@ class ReaderBase:
     turns_freely: bool = False
     bare: str | None = None
     edge_bare: tuple[str, str] | None = None
+    ruled_out: str = (
+        "a piece seen twice, one nobody owns, more or fewer than the cards say, against the printing"
+    )
     one_each: OneEach | None = None
 
     def exactly_one(self, profile: BoardProfile) -> tuple[OneOf, ...]:

@@ -491,3 +491,43 @@ def test_a_cells_confidence_is_its_least_sure_head_of_those_that_mean_something_
         ("coins", 0, 3): {**tile, "floor": ("S", 0.3), "marker": ("m", 0.98)},
     }
     assert cell_confidences(profile, readings) == {("grid", 0, 0): 0.91, ("coins", 0, 3): 0.98}
+
+
+class _SecondCastle(TruthClassifier):
+    """The truth, its castle seen at 99 %, and a castle also seen at 95 % on the square ``second`` (its own
+    terrain at 5 %)."""
+
+    def __init__(self, profile: Any, cells: Any, second: tuple[str, int, int]) -> None:
+        super().__init__(profile, cells, crop_px=96)
+        self.second = second
+
+    def classify(self, cells: Any) -> Any:
+        out = super().classify(cells)
+        terrain = out.probabilities["terrain"]
+        castle = next(h for h in self.heads if h.name == "terrain").classes.index("castle")
+        others = 1 / (terrain.shape[1] - 1)
+        for i, key in enumerate(out.keys):
+            if terrain[i, castle] == 1.0:
+                terrain[i, :], terrain[i, castle] = 0.01 * others, 0.99
+            elif key == self.second:  # its own terrain next likeliest
+                terrain[i, :], terrain[i, castle] = 0.05 * terrain[i, :], 0.95
+        return out
+
+
+def test_a_second_castle_seen_surely_is_ruled_out_in_the_kingdoms_own_words() -> None:
+    photo = render_photo(RenderSpec(("kingdomino",), 3, options=OPTIONS), 0)
+    board = photo.truth["boards"][0]
+    camera = photo.camera()
+    ideal = camera.undistort_px(np.array(board["corners_xy"]))
+    profile = default_profile("kingdomino")
+    quad = Quad(camera.distort_px(ideal), ideal, True, 1.0)
+    grid = board["cells"]["grid"]
+    r, c = next((r, c) for r, row in enumerate(grid) for c, cell in enumerate(row) if cell == "castle")
+    fake = _SecondCastle(profile, board["cells"], ("grid", r + 1 if r < 4 else r - 1, c))
+    reading = read_board(photo.decode(), quad, profile, fake, None, camera)
+    assert reading.state["cells"] == board["state"]["cells"]
+    (flag,) = [f for f in reading.flags if "rules out" in f]
+    assert flag == (
+        "1 cell read surely as something the rest of the board rules out (a kingdom has one castle): "
+        "check them"
+    )
