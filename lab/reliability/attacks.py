@@ -611,7 +611,9 @@ def _pairing_under_a_flood(root: Path, attack: Report) -> None:
         threads = [threading.Thread(target=guess, args=(g,)) for g in guessers]
         for thread in threads:
             thread.start()
-        tv = [kiosk.get("/api/tv") for _ in range(5)]
+        # Each on a new connection: the kiosk's last one idled while the threads started and may be closed
+        # by the scorer as it is reused (a browser sends again then; httpx says "reset by peer").
+        tv = [kiosk.get("/api/tv", headers={"Connection": "close"}) for _ in range(5)]
         for thread in threads:
             thread.join()
         attack(
