@@ -30,6 +30,8 @@ import cv2
 import numpy as np
 from numpy.typing import NDArray
 
+from vision.geometry import Points
+
 # A 64-megapixel phone photo is the largest thing a player may reasonably upload; as phone makers count them
 # (a 9248 x 6936 sensor is 64.1 million pixels).
 MAX_PIXELS = 64 * 2**20
@@ -459,3 +461,16 @@ def read_image(path: str, max_pixels: int = MAX_PIXELS) -> NDArray[np.uint8]:
         return decode_image(data, max_pixels)
     except ImageError as exc:
         raise ImageError(f"{path}: {exc}") from None
+
+
+def sample_points(image: NDArray[np.uint8], pts: Points) -> NDArray[np.float32]:
+    """Bilinear samples of a (multi-channel) image at points, as (N, channels)."""
+    # remap's maps must stay under 32767 pixels a side: many points go in as rows of a 2-D map.
+    n = len(pts)
+    width = min(n, 4096)
+    padded = np.zeros((-(-n // width) * width, 2), np.float32)
+    padded[:n] = pts
+    xs = padded[:, 0].reshape(-1, width)
+    ys = padded[:, 1].reshape(-1, width)
+    out = cv2.remap(image, xs, ys, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+    return np.asarray(out, dtype=np.float32).reshape(len(padded), -1)[:n]

@@ -49,6 +49,14 @@ def _photo(game: str, seed: int) -> tuple[np.ndarray, dict[str, Any], CameraMode
     return photo.decode(), truth, camera
 
 
+def _placed(game: str, seed: int) -> tuple[np.ndarray, dict[str, Any], CameraModel, Quad]:
+    """A drawn photo of ``game``, its board's truth and camera, and the board placed at its true corners."""
+    photo = render_photo(RenderSpec((game,), seed, options=OPTIONS), 0)
+    camera = photo.camera()
+    ideal = camera.undistort_px(np.array(photo.truth["boards"][0]["corners_xy"]))
+    return photo.decode(), photo.truth["boards"][0], camera, Quad(camera.distort_px(ideal), ideal, True, 1.0)
+
+
 def _corner_error(found: np.ndarray, truth: np.ndarray) -> float:
     return float(np.max(np.linalg.norm(found - truth, axis=1)))
 
@@ -170,17 +178,12 @@ class _SecondNobleman(TruthClassifier):
 
 def test_a_cell_sure_alone_but_read_otherwise_with_the_board_is_shown_for_checking() -> None:
     # One nobleman a column: the surer sighting holds him, and the other, sure alone, is named for checking.
-    photo = render_photo(RenderSpec(("sanssouci",), 3, options=OPTIONS), 0)
-    board = photo.truth["boards"][0]
-    camera = photo.camera()
-    ideal = camera.undistort_px(np.array(board["corners_xy"]))
+    image, board, camera, quad = _placed("sanssouci", 3)
     profile = default_profile("sanssouci")
     col, row = next((c, r) for c, r in enumerate(board["state"]["noblemen"]) if r > 0)
     colour = board["cells"]["grid"][row - 1][col].partition("+")[2]
     fake = _SecondNobleman(profile, board["cells"], col, colour)
     orienter = OrientationModel(orient_model_path("sanssouci"))
-    quad = Quad(camera.distort_px(ideal), ideal, True, 1.0)
-    image = photo.decode()
     reading = read_board(image, quad, profile, fake, orienter, camera)
     assert reading.state["noblemen"] == board["state"]["noblemen"]
     assert reading.readings[("terrace", 0, col)]["noble"][0] == "none"
@@ -424,10 +427,7 @@ class _MisreadTile(TruthClassifier):
 
 
 def test_a_tile_misread_as_another_printed_once_is_read_as_its_next_likeliest_and_flagged() -> None:
-    photo = render_photo(RenderSpec(("zen-garden",), 2, options=OPTIONS), 0)
-    board = photo.truth["boards"][0]
-    camera = photo.camera()
-    ideal = camera.undistort_px(np.array(board["corners_xy"]))
+    image, board, camera, quad = _placed("zen-garden", 2)
     profile = default_profile("zen-garden")
     # Two tiles of one floor and path: the first is misread with the second's decoration.
     grid = board["cells"]["grid"]
@@ -437,8 +437,7 @@ def test_a_tile_misread_as_another_printed_once_is_read_as_its_next_likeliest_an
     )
     fake = _MisreadTile(profile, board["cells"], misread, like)
     orienter = OrientationModel(orient_model_path("zen-garden"))
-    quad = Quad(camera.distort_px(ideal), ideal, True, 1.0)
-    alone = read_board(photo.decode(), quad, profile, fake, orienter, camera)
+    alone = read_board(image, quad, profile, fake, orienter, camera)
     first, second = (alone.state["tiles"][r].split()[c] for r, c in (misread, like))
     assert (first[:2], first[4]) == (second[:2], second[4])
     (reading,) = read_apart([alone])
@@ -515,16 +514,12 @@ class _SecondCastle(TruthClassifier):
 
 
 def test_a_second_castle_seen_surely_is_ruled_out_in_the_kingdoms_own_words() -> None:
-    photo = render_photo(RenderSpec(("kingdomino",), 3, options=OPTIONS), 0)
-    board = photo.truth["boards"][0]
-    camera = photo.camera()
-    ideal = camera.undistort_px(np.array(board["corners_xy"]))
+    image, board, camera, quad = _placed("kingdomino", 3)
     profile = default_profile("kingdomino")
-    quad = Quad(camera.distort_px(ideal), ideal, True, 1.0)
     grid = board["cells"]["grid"]
     r, c = next((r, c) for r, row in enumerate(grid) for c, cell in enumerate(row) if cell == "castle")
     fake = _SecondCastle(profile, board["cells"], ("grid", r + 1 if r < 4 else r - 1, c))
-    reading = read_board(photo.decode(), quad, profile, fake, None, camera)
+    reading = read_board(image, quad, profile, fake, None, camera)
     assert reading.state["cells"] == board["state"]["cells"]
     (flag,) = [f for f in reading.flags if "rules out" in f]
     assert flag == (

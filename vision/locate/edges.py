@@ -17,6 +17,7 @@ from numpy.typing import NDArray
 
 from vision.camera_model import CameraModel, is_calibrated
 from vision.geometry import Points, as_points
+from vision.image_io import sample_points
 from vision.locate.rectangle import aspect
 
 PEAKS_PER_ROW = 6
@@ -39,19 +40,6 @@ def clockwise(quad: Points) -> Points:
     return quad[np.argsort(angles)]
 
 
-def _sample(image: NDArray[np.uint8], pts: Points) -> NDArray[np.float32]:
-    """Bilinear samples of a (multi-channel) image at points, as (N, channels)."""
-    # remap's maps must stay under 32767 pixels a side: many points go in as rows of a 2-D map.
-    n = len(pts)
-    width = min(n, 4096)
-    padded = np.zeros((-(-n // width) * width, 2), np.float32)
-    padded[:n] = pts
-    xs = padded[:, 0].reshape(-1, width)
-    ys = padded[:, 1].reshape(-1, width)
-    out = cv2.remap(image, xs, ys, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
-    return np.asarray(out, dtype=np.float32).reshape(len(padded), -1)[:n]
-
-
 @dataclass(frozen=True)
 class EdgeImage:
     """Samples a photo as Lab with chroma weighted up: a board as light as its table still differs from it
@@ -60,7 +48,7 @@ class EdgeImage:
     image_bgr: NDArray[np.uint8]
 
     def sample(self, pts: Points) -> NDArray[np.float32]:
-        bgr = _sample(self.image_bgr, pts).reshape(-1, 1, 3) / np.float32(255.0)
+        bgr = sample_points(self.image_bgr, pts).reshape(-1, 1, 3) / np.float32(255.0)
         lab = cv2.cvtColor(bgr.astype(np.float32), cv2.COLOR_BGR2LAB).reshape(-1, 3)
         lab[:, 0] *= 2.55
         lab[:, 1:] *= 2.0

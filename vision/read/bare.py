@@ -16,6 +16,7 @@ from numpy.typing import NDArray
 
 from vision.camera_model import CameraModel
 from vision.geometry import CellKey, apply_homography
+from vision.image_io import sample_points
 from vision.profile import Region
 from vision.read.rectify import Rectified
 
@@ -27,12 +28,10 @@ LIKE_TABLE = 3.0
 SAMPLES = 12  # points a side of each patch compared
 
 
-def _lab(patch: NDArray[np.uint8]) -> NDArray[np.float64]:
-    """The median Lab colour of a patch (L in 0-100, a and b about 0)."""
-    lab = cv2.cvtColor(patch, cv2.COLOR_BGR2LAB).reshape(-1, 3).astype(np.float64)
-    lab[:, 0] *= 100 / 255
-    lab[:, 1:] -= 128
-    return np.asarray(np.median(lab, axis=0))
+def _lab(bgr: NDArray[np.float32]) -> NDArray[np.float64]:
+    """The median Lab colour (L in 0-100, a and b about 0) of BGR samples (N, 3) in 0-255."""
+    lab = cv2.cvtColor((bgr / np.float32(255.0)).reshape(-1, 1, 3).astype(np.float32), cv2.COLOR_BGR2LAB)
+    return np.asarray(np.median(lab.reshape(-1, 3), axis=0), np.float64)
 
 
 def _patch(
@@ -41,8 +40,8 @@ def _patch(
     camera: CameraModel | None,
     x: tuple[float, float],
     y: tuple[float, float],
-) -> NDArray[np.uint8] | None:
-    """The photo's pixels over the board's rectangle ``x`` by ``y`` (mm), SAMPLES a side; None where part
+) -> NDArray[np.float32] | None:
+    """The photo's colours over the board's rectangle ``x`` by ``y`` (mm), SAMPLES a side; None where part
     of it lies outside the photo (a board that fills its photo shows no table beyond it)."""
     xs, ys = np.meshgrid(np.linspace(*x, SAMPLES), np.linspace(*y, SAMPLES))
     points = apply_homography(rect.board_to_ideal, np.column_stack([xs.ravel(), ys.ravel()]))
@@ -51,8 +50,7 @@ def _patch(
     h, w = image.shape[:2]
     if not ((points >= 0).all() and (points[:, 0] <= w - 1).all() and (points[:, 1] <= h - 1).all()):
         return None
-    maps = points.astype(np.float32).reshape(SAMPLES, SAMPLES, 2)
-    return np.asarray(cv2.remap(image, maps[..., 0], maps[..., 1], cv2.INTER_LINEAR), np.uint8)
+    return sample_points(image, points)
 
 
 def like_the_table(
