@@ -51,7 +51,8 @@ def test_the_camera_loss_and_recovery_are_reported(soak: dict[str, Any]) -> None
 
 def test_memory_stays_flat(soak: dict[str, Any]) -> None:
     rss = soak["rss_mb"]
-    assert rss["start"] > 0 and rss["warm"] >= rss["start"]
+    # Measured at all (the allocator may hand warm-up's memory back, so warm may lie below start).
+    assert rss["start"] > 0 and rss["warm"] > 0
     # Five cycles after warm-up; a leak of a frame (4 MB) per cycle would show.
     assert rss["end"] - rss["warm"] < 12
     assert soak["threads"]["end"] == soak["threads"]["start"]
