@@ -73,31 +73,32 @@ class CopyRun:
     played: int = PLAYED
 
 
+def _seed(run: CopyRun) -> int:
+    return 10_000 + 97 * run.copy
+
+
+def table_photo(run: CopyRun, profile: BoardProfile, index: int) -> Photo:
+    """A table game's (Zen Garden's) photo ``index`` (1 on) of the whole table: every player's garden on a
+    board of that copy, as its players photograph it to score the table, at a phone camera's full 12 MP."""
+    seed = _seed(run)
+    table = get_artist(run.game).random_state(profile, np.random.default_rng([seed, index]))
+    # One hand entry goes with a photo, not one per garden: the mission points a player took (tiles beside
+    # the board, not on it) are left out of these tables, as they are typed on the result page per garden.
+    table = {**table, "players": [{**p, "mission_points": {}} for p in table["players"]]}
+    return render_table(
+        run.game, table, run.pack, seed + index, PhotoOptions(TABLE_PHOTO_WH, TILT_DEG), profile
+    )
+
+
 def _photos(run: CopyRun, profile: BoardProfile) -> tuple[Photo, list[Photo]]:
     """The set-up photo (the board alone), then the games' photos, the games played first, then the fresh
-    ones: one copy, one table, many games. A table game's (Zen Garden's) are of the whole table, every
-    player's garden on a board of that copy, as its players photograph it to score the table."""
-    seed = 10_000 + 97 * run.copy
+    ones: one copy, one table, many games (a table game's: :func:`table_photo`)."""
     options = PhotoOptions(max_tilt_deg=TILT_DEG)
-    spec = RenderSpec((run.game,), seed, packs=(run.pack,), options=options, reshaped=profile)
+    spec = RenderSpec((run.game,), _seed(run), packs=(run.pack,), options=options, reshaped=profile)
     count = run.played + run.fresh
     if get_entry(run.game).kind is not Kind.TABLE:
         return render_photo(spec, 0), [render_photo(spec, i) for i in range(1, 1 + count)]
-    artist = get_artist(run.game)
-    # One hand entry goes with a photo, not one per garden: the mission points a player took (tiles beside
-    # the board, not on it) are left out of these tables, as they are typed on the result page per garden.
-    tables = [
-        {**table, "players": [{**p, "mission_points": {}} for p in table["players"]]}
-        for table in (
-            artist.random_state(profile, np.random.default_rng([seed, i])) for i in range(1, 1 + count)
-        )
-    ]
-    # A whole table in one photo: taken at a phone camera's full 12 MP, as a player would for it.
-    table_options = PhotoOptions(TABLE_PHOTO_WH, TILT_DEG)
-    return render_photo(spec, 0), [
-        render_table(run.game, table, run.pack, seed + i, table_options, profile)
-        for i, table in enumerate(tables, start=1)
-    ]
+    return render_photo(spec, 0), [table_photo(run, profile, i) for i in range(1, 1 + count)]
 
 
 @contextmanager

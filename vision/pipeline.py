@@ -20,11 +20,11 @@ from vision.camera_model import CameraModel
 from vision.geometry import CellKey, Points
 from vision.locate import lattice
 from vision.locate.art import ArtColours
-from vision.locate.board import Quad, locate, quad_from_corners
+from vision.locate.board import Quad, locate, overlap, quad_from_corners
 from vision.locate.lattice import find_lattices
 from vision.locate.lens import estimate_lens
 from vision.locate.mask import BoardSegmenter
-from vision.locate.picture import BoardPicture, find_picture, overlap
+from vision.locate.picture import BoardPicture, find_picture
 from vision.profile import BoardProfile, own_printing
 from vision.read.bare import like_the_table
 from vision.read.cells import cut_along_lean, cut_cells, margin_mm

@@ -73,6 +73,15 @@ SQUARE_TOLERANCE = 0.02
 # model cannot see (a dark Sanssouci board whose terrace side it placed 1.4 % off: the rectangle from the
 # other three lies 0.3 % from the truth, but it finds that side along 6 of 12 stretches).
 SQUARE_SUPPORT = 0.75
+# An outline whose board fills less of its hull than this may be boards the mask joined across the gaps
+# between them (vision.locate.mask.Outline.solid), and the edge search looks inside it. Gardens of one
+# table joined so filled 0.77-0.92 of theirs, single boards 0.92-0.97 (13 of 497 drawn photos below 0.95):
+# a single board looked into is kept, as no two boards apart lie inside it (none of the 497 was split).
+MERGED_SOLID = 0.95
+# Of the outline's area: the least and most each board found inside it may cover, and all of them together.
+# Boards joined so (two to four) cover 0.11-0.58 each, 0.6-0.95 together; a single board's printing (its
+# grid, a strip) 0.59-0.62 and 0.09-0.16, and inner frames of four dark boards on a dark table 0.3-0.46.
+MERGED_PART, MERGED_MOST, MERGED_COVER = 0.1, 0.6, 0.55
 
 
 @dataclass(frozen=True)
@@ -342,8 +351,9 @@ def segmented_quads(
     h, w = image_bgr.shape[:2]
     matrix = matrix_or_guess(camera, (w, h))
     to_photo = photo_mapper(camera)
-    quads = []
+    quads: list[Quad] = []
     found = segmenter.outlines(image_bgr, camera)
+    found, split = _unjoined(image_bgr, found, camera, aspects)
     whole = [o for o in found if not o.cut]
     calibrated = is_calibrated(camera)
     placed = iter(_place_sides(image_bgr, segmenter, whole, to_photo, matrix, calibrated, aspects))
@@ -383,7 +393,56 @@ def segmented_quads(
         corners = to_photo(ideal)
         inside = not outline.cut and in_frame(corners, (w, h))
         quads.append(Quad(corners, ideal, inside, 0.0, method="mask", guessed=guessed))
-    return quads
+    return quads + split
+
+
+def _unjoined(
+    image_bgr: NDArray[np.uint8],
+    outlines: list[Outline],
+    camera: CameraModel | None,
+    aspects: tuple[float, ...],
+) -> tuple[list[Outline], list[Quad]]:
+    """The outlines less those of boards the mask joined across the gaps between them, and those boards as
+    the edge search finds them inside such an outline (two or more apart from each other; with fewer, the
+    outline stands). The edge search runs only where an outline looks joined."""
+    if all(o.solid >= MERGED_SOLID for o in outlines):
+        return outlines, []
+    edged = find_quads(image_bgr, camera, aspects)
+    kept, split = [], []
+    for outline in outlines:
+        inside = [q for q in edged if _holds(outline.ideal_xy, q.ideal_xy)]
+        if outline.solid < MERGED_SOLID and _boards_of(outline.ideal_xy, inside):
+            split += inside
+        else:
+            kept.append(outline)
+    return kept, split
+
+
+def _boards_of(outline: Points, inside: list[Quad]) -> bool:
+    """Whether quads found inside an outline are the boards it joined: two or more, apart, none most of it
+    and together most of it (:data:`MERGED_PART`)."""
+    if len(inside) < 2:
+        return False
+    area = _area(outline)
+    shares = [_area(q.ideal_xy) / area for q in inside]
+    pairs = ((a, b) for i, a in enumerate(inside) for b in inside[i + 1 :])
+    apart = not any(overlap(a.ideal_xy, b.ideal_xy) for a, b in pairs)
+    return apart and min(shares) >= MERGED_PART and max(shares) < MERGED_MOST and sum(shares) >= MERGED_COVER
+
+
+def _area(quad: Points) -> float:
+    return max(1.0, float(cv2.contourArea(quad.astype(np.float32))))
+
+
+def _holds(outline: Points, quad: Points) -> bool:
+    """Whether ``quad``'s middle lies inside ``outline`` (the same pixels, ideal or photo)."""
+    middle = tuple(map(float, quad.mean(axis=0)))
+    return cv2.pointPolygonTest(outline.astype(np.float32), middle, False) >= 0
+
+
+def overlap(a: Points, b: Points) -> bool:
+    """Whether one outline's middle lies inside the other."""
+    return _holds(a, b) or _holds(b, a)
 
 
 def _place_sides(

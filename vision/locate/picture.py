@@ -24,7 +24,7 @@ from numpy.typing import NDArray
 
 from vision.camera_model import CameraModel, plane_view
 from vision.geometry import Points
-from vision.locate.board import Quad, in_frame
+from vision.locate.board import Quad, in_frame, overlap
 from vision.locate.edges import EdgeImage, clockwise, photo_mapper, snap
 
 PICTURE_WIDTH = 600  # pixels: the board's picture is described at this width
@@ -202,14 +202,6 @@ def _outline(homography: NDArray[np.float64], size_mm: tuple[float, float]) -> P
     if not cv2.isContourConvex(quad) or cv2.contourArea(quad) < 100:
         return None
     return corners
-
-
-def overlap(a: Points, b: Points) -> bool:
-    """Whether one outline's middle lies inside the other (ideal pixels)."""
-    return any(
-        cv2.pointPolygonTest(x.astype(np.float32), tuple(map(float, y.mean(axis=0))), False) >= 0
-        for x, y in ((a, b), (b, a))
-    )
 
 
 def _turned_to(outline: Points, matched: Points) -> Points:

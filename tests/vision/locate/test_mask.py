@@ -9,14 +9,15 @@ import numpy as np
 import pytest
 
 from device.photo import load_segmenter
-from lab.bench import FOUND_TOLERANCE
+from lab.bench import FOUND_TOLERANCE, reshaped_profile
+from lab.bench_own_copy import CopyRun, table_photo
 from lab.synth.art import TRAINING_PACKS
 from lab.synth.camera import PhotoOptions
 from lab.synth.render import RenderSpec, render_photo
 from lab.train.segment_data import FULL, IGNORE, board_size_mm, face_outline
 from lab.train.segment_data import example as mask_example
 from vision.geometry import quad_size
-from vision.locate.board import locate, segmented_quads
+from vision.locate.board import MERGED_SOLID, locate, segmented_quads
 from vision.locate.mask import BoardMasks, BoardSegmenter, input_size, outlines, segment_input
 from vision.profile import default_profile
 
@@ -70,6 +71,18 @@ def test_boards_laid_edge_to_edge_are_told_apart_by_their_cores() -> None:
     assert len(found) == 2
     for truth in (left, right):
         assert min(_error(o.corners_xy, truth) for o in found) < 13.5
+
+
+def test_boards_joined_across_their_gap_fill_little_of_their_outline() -> None:
+    single = np.array([(400.0, 300.0), (1000.0, 300.0), (1000.0, 900.0), (400.0, 900.0)])
+    (alone,) = outlines(_masks([single], (4032, 3024)))
+    assert alone.solid > MERGED_SOLID
+    # Two boards a hand apart, one further down, the mask running across the gap between them (both maps),
+    # as the shipped model draws gardens laid close on one table.
+    other = single + np.array([700.0, 150.0])
+    bridge = np.array([(1000.0, 500.0), (1100.0, 500.0), (1100.0, 800.0), (1000.0, 800.0)])
+    (joined,) = outlines(_masks([single, other, bridge], (4032, 3024), inset=0.0))
+    assert joined.solid < MERGED_SOLID
 
 
 def test_a_board_running_off_the_photo_is_cut() -> None:
@@ -126,6 +139,21 @@ def test_the_shipped_model_finds_boards_laid_side_by_side() -> None:
     camera = photo.camera()
     quads = locate(photo.decode(), camera, segmenter=load_segmenter())
     assert len(quads) == 3
+    for board in photo.truth["boards"]:
+        truth = np.array(board["corners_xy"])
+        assert min(_error(q.corners_xy, truth) for q in quads) < FOUND_TOLERANCE * quad_size(truth)
+
+
+def test_gardens_laid_close_that_the_mask_joins_are_found_apart() -> None:
+    # An own copy's whole table (the own-copy bench's copy 4, its 17th table): four gardens a few fingers
+    # apart, that the board-mask model outlines as one board of about their copy's shape.
+    run = CopyRun("zen-garden", 4)
+    copy = reshaped_profile(run.game, run.copy)
+    photo = table_photo(run, copy, 17)
+    image = photo.decode()
+    assert len(load_segmenter().outlines(image)) == 1
+    quads = locate(image, None, (copy.size_mm[0] / copy.size_mm[1],), segmenter=load_segmenter())
+    assert len(quads) == 4
     for board in photo.truth["boards"]:
         truth = np.array(board["corners_xy"])
         assert min(_error(q.corners_xy, truth) for q in quads) < FOUND_TOLERANCE * quad_size(truth)

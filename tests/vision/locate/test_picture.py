@@ -13,7 +13,8 @@ from lab.bench import picture_from_render, reshaped_profile
 from lab.synth.camera import Photo, PhotoOptions
 from lab.synth.render import RenderSpec, render_photo
 from vision.geometry import quad_size
-from vision.locate.picture import BoardPicture, find_picture, likeness, overlap
+from vision.locate.board import overlap
+from vision.locate.picture import BoardPicture, find_picture, likeness
 from vision.pipeline import find_boards
 from vision.profile import BoardProfile
 
