@@ -403,8 +403,8 @@ def _unjoined(
     aspects: tuple[float, ...],
 ) -> tuple[list[Outline], list[Quad]]:
     """The outlines less those of boards the mask joined across the gaps between them, and those boards as
-    the edge search finds them inside such an outline (two or more apart from each other; with fewer, the
-    outline stands). The edge search runs only where an outline looks joined."""
+    the edge search finds them inside such an outline (where they look like its boards, :func:`_boards_of`;
+    else the outline stands). The edge search runs only where an outline looks joined."""
     if all(o.solid >= MERGED_SOLID for o in outlines):
         return outlines, []
     edged = find_quads(image_bgr, camera, aspects)
