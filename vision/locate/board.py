@@ -24,7 +24,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from vision.camera_model import CameraModel, is_calibrated, matrix_or_guess
-from vision.geometry import Points, as_points
+from vision.geometry import Points, as_points, quad_size
 from vision.locate.edges import (
     ASPECT_TOLERANCE,
     EdgeImage,
@@ -410,39 +410,33 @@ def _unjoined(
     edged = find_quads(image_bgr, camera, aspects)
     kept, split = [], []
     for outline in outlines:
-        inside = [q for q in edged if _holds(outline.ideal_xy, q.ideal_xy)]
-        if outline.solid < MERGED_SOLID and _boards_of(outline.ideal_xy, inside):
-            split += inside
+        held = [q for q in edged if point_inside(q.ideal_xy.mean(axis=0), outline.ideal_xy)]
+        if outline.solid < MERGED_SOLID and _boards_of(outline.ideal_xy, held):
+            split += held
         else:
             kept.append(outline)
     return kept, split
 
 
-def _boards_of(outline: Points, inside: list[Quad]) -> bool:
+def _boards_of(outline: Points, held: list[Quad]) -> bool:
     """Whether quads found inside an outline are the boards it joined: two or more, apart, none most of it
     and together most of it (:data:`MERGED_PART`)."""
-    if len(inside) < 2:
+    if len(held) < 2:
         return False
-    area = _area(outline)
-    shares = [_area(q.ideal_xy) / area for q in inside]
-    pairs = ((a, b) for i, a in enumerate(inside) for b in inside[i + 1 :])
+    shares = [(quad_size(q.ideal_xy) / quad_size(outline)) ** 2 for q in held]
+    pairs = ((a, b) for i, a in enumerate(held) for b in held[i + 1 :])
     apart = not any(overlap(a.ideal_xy, b.ideal_xy) for a, b in pairs)
     return apart and min(shares) >= MERGED_PART and max(shares) < MERGED_MOST and sum(shares) >= MERGED_COVER
 
 
-def _area(quad: Points) -> float:
-    return max(1.0, float(cv2.contourArea(quad.astype(np.float32))))
-
-
-def _holds(outline: Points, quad: Points) -> bool:
-    """Whether ``quad``'s middle lies inside ``outline`` (the same pixels, ideal or photo)."""
-    middle = tuple(map(float, quad.mean(axis=0)))
-    return cv2.pointPolygonTest(outline.astype(np.float32), middle, False) >= 0
+def point_inside(point: Points, outline: Points) -> bool:
+    """Whether a point lies inside (or on) an outline, in the same pixels."""
+    return cv2.pointPolygonTest(outline.astype(np.float32), (float(point[0]), float(point[1])), False) >= 0
 
 
 def overlap(a: Points, b: Points) -> bool:
     """Whether one outline's middle lies inside the other."""
-    return _holds(a, b) or _holds(b, a)
+    return point_inside(b.mean(axis=0), a) or point_inside(a.mean(axis=0), b)
 
 
 def _place_sides(

@@ -37,7 +37,7 @@ from numpy.typing import NDArray
 from vision.camera_model import CameraModel, camera_centre, is_calibrated, matrix_or_guess
 from vision.geometry import Points, as_points
 from vision.locate.art import ArtColours
-from vision.locate.board import Quad, in_frame
+from vision.locate.board import Quad, in_frame, point_inside
 from vision.locate.edges import (
     EdgeImage,
     Picker,
@@ -747,7 +747,7 @@ def find_lattices(
             quad = _lattice(image_bgr, cells, art, camera, likeness, ends, hull, larger, boards=2)
             if quad is not None:
                 crowded.append(hull)
-        if quad is not None and any(_inside(quad.corners_xy.mean(axis=0), p) for p in crowded):
+        if quad is not None and any(point_inside(quad.corners_xy.mean(axis=0), p) for p in crowded):
             # Boards of such a patch, this one and the next found in it: their sides may have snapped to
             # the neighbour's edge across the gap. Shown, not scored.
             quad = replace(quad, doubt=SIDE_BY_SIDE)
@@ -755,11 +755,6 @@ def find_lattices(
         if quad is not None and not any(_shared(quad.corners_xy, q.corners_xy) > OVERLAP for q in found):
             found.append(quad)
     return found
-
-
-def _inside(point: Points, outline: Points) -> bool:
-    at = (float(point[0]), float(point[1]))
-    return cv2.pointPolygonTest(outline.astype(np.float32).reshape(-1, 1, 2), at, False) >= 0
 
 
 def _shared(a: Points, b: Points) -> float:
@@ -776,7 +771,7 @@ def _tried(place: Points, tried: Sequence[Points]) -> bool:
     """Whether a place is one looked at before (its middle inside one tried, about its size)."""
     middle = place.mean(axis=0)
     area = _area(place)
-    return any(_inside(middle, hull) and _area(hull) <= 1.5 * area for hull in tried)
+    return any(point_inside(middle, hull) and _area(hull) <= 1.5 * area for hull in tried)
 
 
 def _lattice(
