@@ -14,7 +14,7 @@ from lab.synth.camera import Photo, PhotoOptions
 from lab.synth.render import RenderSpec, render_photo
 from vision.geometry import quad_size
 from vision.locate.board import overlap
-from vision.locate.picture import BoardPicture, find_picture, likeness
+from vision.locate.picture import BoardPicture, _outline, find_picture, likeness
 from vision.pipeline import find_boards
 from vision.profile import BoardProfile
 
@@ -121,3 +121,16 @@ def test_the_true_outline_is_most_like_the_picture() -> None:
     turned = likeness(image, np.roll(truth, 2, axis=0), picture, camera)
     shifted = likeness(image, truth + (truth[1] - truth[0]) * 0.1, picture, camera)
     assert right > 0.5 and right > turned + 0.2 and right > shifted + 0.2
+
+
+def test_a_homography_that_draws_a_sliver_is_no_board() -> None:
+    # Matches of one garden's tiles on another garden of the table fitted a homography that drew the board
+    # as a sliver across both (corners of 33 and 40 degrees): no board is seen so.
+    w, h = 225.0, 262.0
+    board = np.array([[0, 0], [w, 0], [w, h], [0, h]], np.float32)
+    sliver = np.array([[2203, 1957], [1822, 1923], [1653, 1807], [1580, 1476]], np.float32)
+    assert _outline(cv2.getPerspectiveTransform(board, sliver).astype(np.float64), (w, h)) is None
+    # A board seen tilted 35 degrees up, its far side shorter: found where the homography puts it.
+    tilted = np.array([[1200, 800], [1900, 820], [2050, 1700], [1050, 1680]], np.float32)
+    corners = _outline(cv2.getPerspectiveTransform(board, tilted).astype(np.float64), (w, h))
+    assert corners is not None and np.allclose(corners, tilted, atol=1e-3)
