@@ -49,9 +49,10 @@ from device.photo import (
 from scoring import custom_grid
 from scoring.core import StateError
 from scoring.registry import get_game, read_state
-from vision.camera_model import CameraModel
+from vision.camera_model import CameraModel, matrix_or_guess
 from vision.geometry import Points
 from vision.locate.board import Quad
+from vision.locate.rectangle import aspect
 from vision.pipeline import BoardReading, NoBoardError, locate_boards, read_photo
 from vision.profile import BoardProfile
 from vision.read.colour import BoardColour, measure
@@ -61,15 +62,15 @@ from vision.readers import reader_for
 
 class UnsureTurn(ValueError):
     """Which way up the board lies is not clear from the photo: the owner chooses among its four ``turns``
-    (``--turn``, or on the calibration page)."""
+    (``--turn``, or on the calibration page); ``why``: what says so, where the photo's own look does not."""
 
-    def __init__(self, turns: Turns, given: bool = False) -> None:
-        if given:
+    def __init__(self, turns: Turns, given: bool = False, why: str = "") -> None:
+        if not why and given:
             why = (
                 "the corners given put their first at the board's top left, but the board looks upright "
                 f"with corner {turns.best + 1} there"
             )
-        else:
+        elif not why:
             why = (
                 "which way up the board lies is not clear from the photo (no model knows this copy's "
                 "printing)"
@@ -142,12 +143,37 @@ def place_board(
         return outline, lens
     turns = board_turns(image, profile, outline, lens)
     if given:
+        if _quarter_off(outline, profile, image.shape[1::-1], lens):
+            w, h = profile.size_mm
+            raise UnsureTurn(
+                turns,
+                why=f"the corners given make the board {h:.0f} mm wide and {w:.0f} mm high, not {w:.0f} by "
+                f"{h:.0f}: the first of them is not the board's top-left corner",
+            )
         if turns.sure and turns.best != 0:
             raise UnsureTurn(turns, given=True)
         return outline, lens
     if not turns.sure:
         raise UnsureTurn(turns)
     return turns.corners[turns.best], lens
+
+
+# Boards whose sides differ by less than this share are too near square for their corners to tell a quarter
+# turn by.
+SQUARE_SHARE = 0.08
+
+
+def _quarter_off(
+    outline: Points, profile: BoardProfile, size_wh: tuple[int, int], camera: CameraModel | None
+) -> bool:
+    """Whether corners placed by the owner picture the board a quarter turn off: its first side (top left to
+    top right) as long, for its second, as the board's height is for its width."""
+    w, h = profile.size_mm
+    if abs(np.log(w / h)) < np.log(1 + SQUARE_SHARE):
+        return False
+    ideal = camera.undistort_px(outline) if camera is not None else outline
+    seen, typed = float(np.log(aspect(ideal, matrix_or_guess(camera, size_wh)))), float(np.log(w / h))
+    return abs(seen + typed) < abs(seen - typed)
 
 
 def read_one_board(

@@ -136,6 +136,19 @@ def test_corners_given_from_the_photos_top_left_are_not_taken_where_the_board_is
     assert not (state / "profiles" / "mine").exists()
 
 
+@pytest.mark.parametrize("quarter", [1, 3])
+def test_corners_given_a_quarter_turn_off_are_asked_about_not_taken(quarter: int) -> None:
+    # A board photographed turned, its corners given from the one nearest the photo's top left: they picture
+    # the board as tall as it is wide and as wide as it is tall, which no turn of the typed size is.
+    photo, copy = _photo("zen-garden")
+    w, h = copy.size_mm
+    assert abs(w / h - 1) > 0.08
+    truth = np.array(photo.truth["boards"][0]["corners_xy"], np.float64)
+    with pytest.raises(UnsureTurn, match=f"make the board {h:.0f} mm wide and {w:.0f} mm high"):
+        place_board(photo.decode(), copy, None, np.roll(truth, quarter, 0))
+    assert _off(place_board(photo.decode(), copy, None, truth)[0], truth) == 0
+
+
 def test_a_turn_the_layout_model_denies_is_asked_even_where_the_grid_agrees_on_it() -> None:
     outline = np.array([(10.0, 10.0), (90.0, 10.0), (90.0, 90.0), (10.0, 90.0)])
     a, b, c, d = rotations(outline)
