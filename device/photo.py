@@ -229,9 +229,19 @@ def table_state(game: str, states: Sequence[Mapping[str, Any]], hand: Mapping[st
     return {"game": game, "setup": hand.get("setup", {"boards": [1]}), "players": [dict(s) for s in states]}
 
 
+# A table game's photo in which one board was found: its rules' refusal ("only 1 garden") would hide that
+# the other players' boards were not found.
+LONE_TABLE_BOARD = (
+    "only this board was found in the photo, and a table's boards are scored together: if more lie on the "
+    "table, leave a hand's width between them and photograph them all again"
+)
+
+
 def _score_table(game: str, readings: list[BoardReading], hand: Mapping[str, Any]) -> list[ScoredBoard]:
     rules = get_game(game)
     players = [{"name": f"Board {i + 1}", **r.state} for i, r in enumerate(readings)]
+    if len(readings) == 1:
+        readings = [replace(readings[0], flags=(*readings[0].flags, LONE_TABLE_BOARD))]
     if not all(r.in_frame and r.trusted for r in readings):
         # One unreliable board changes everyone's majority: the table is shown but not scored.
         reason = "not scored: a board of this table is cut off or unclear"

@@ -98,6 +98,9 @@ class BenchResult:
     untaught: tuple[str, int, int] | None = None
     # Rendered photos, whose truth says what was in view and from where (real photos: not known).
     rendered: bool = True
+    # Photos whose reading the scorer refused with a message for the player (Four Gardens: markers of a
+    # colour no player was given, where a marker was misread): counted as boards not found.
+    refused: int = 0
 
     def table(self) -> dict[str, Any]:
         def pct(a: int, b: int) -> float:
@@ -124,6 +127,7 @@ class BenchResult:
             "scores_exact_pct": pct(self.exact, self.boards),
             "wrong_scores_pct": pct(self.wrong_scores, self.boards),
             "silent_wrong_scores_pct": pct(self.silent_wrong_scores, self.boards),
+            "refused": self.refused,
             # What pieces hide and how slanted a photo was are known of rendered photos alone.
             **(
                 {
@@ -478,6 +482,7 @@ def run_bench(
         within = limit is None or truth_slant_deg(profile, board, camera) <= limit
         result.within_slant += within
         started = time.perf_counter()
+        refusal = ""
         try:
             scored = score_image(
                 image,
@@ -492,6 +497,9 @@ def run_bench(
             )
         except NoBoardError:
             scored = []
+        except ValueError as exc:
+            scored, refusal = [], str(exc)
+            result.refused += 1
         result.timings_ms["photo_to_score"].append((time.perf_counter() - started) * 1000)
         truth_corners = np.array(board["corners_xy"])
         size = quad_size(truth_corners)
@@ -517,7 +525,7 @@ def run_bench(
         if match is None:
             tally_missing(result, game, profile, reader, board["state"], given)
             if report:
-                report(f"photo {i}: board not found")
+                report(f"photo {i}: {f'not scored: {refusal}' if refusal else 'board not found'}")
             continue
         for stage in stages:
             result.timings_ms[stage].append(match.reading.timings_ms.get(stage, 0.0))

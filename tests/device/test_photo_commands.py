@@ -13,7 +13,7 @@ import pytest
 
 from calibration.profiles import load_bundle
 from calibration.statedir import StateDir
-from device.photo import UNTAUGHT_COPY
+from device.photo import LONE_TABLE_BOARD, UNTAUGHT_COPY, score_image
 from lab.bench import _tracks_placed, in_sight, reshaped_profile, run_bench
 from lab.bench_locate import FOUND_WITHIN, corner_error
 from lab.synth.camera import PhotoOptions
@@ -261,6 +261,29 @@ def test_bench_counts_a_tile_by_what_its_state_takes_not_its_matched_edges(
     assert (shifted.found_cell_errors, shifted.perfect) == (plain.found_cell_errors, plain.perfect)
 
 
+def test_bench_counts_a_reading_the_scorer_refuses_and_goes_on(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A photo whose reading the scorer refuses with a message for the player (a marker misread as a colour
+    no player was given) is counted unscored, with its message; the benchmark goes on to the next photo."""
+    import lab.bench
+
+    refusal = "black markers stand on the Scoreboard but no player has that colour"
+    scored = lab.bench.score_image
+
+    def refuse_the_first(image: Any, *args: Any, **kwargs: Any) -> Any:
+        if not calls:
+            calls.append(1)
+            raise ValueError(refusal)
+        return scored(image, *args, **kwargs)
+
+    calls: list[int] = []
+    monkeypatch.setattr(lab.bench, "score_image", refuse_the_first)
+    lines: list[str] = []
+    result = run_bench("four-gardens", 2, 5, workers=1, report=lines.append)
+    assert result.refused == 1 and result.boards == 2 and result.found == 1
+    assert f"photo 0: not scored: {refusal}" in lines
+    assert result.table()["refused"] == 1
+
+
 def test_a_kingdom_is_read_where_its_corners_are_given(
     capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:
@@ -460,3 +483,13 @@ def test_a_custom_grid_game_with_no_profile_says_to_teach_it(capsys: pytest.Capt
     assert code == 2
     assert "A game of your own is read by what you teach it, and it is not taught yet" in err
     assert ".onnx" not in err and "garden-scorer-lab" not in err
+
+
+def test_a_table_game_photo_of_one_board_says_the_others_were_not_found() -> None:
+    # A Zen Garden table scores 2-4 gardens together: a photo in which one is found is not scored, and says
+    # that more may lie on the table unfound, not only that the rules want more.
+    photo = render_photo(RenderSpec(("zen-garden",), 5, options=PhotoOptions((1600, 1200), 20.0)), 0)
+    (board,) = score_image(photo.decode(), "zen-garden", camera=photo.camera())
+    assert board.breakdown is None
+    assert LONE_TABLE_BOARD in board.flags
+    assert any("only 1 garden" in f for f in board.flags)
