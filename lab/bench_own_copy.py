@@ -302,10 +302,10 @@ def run_copy(run: CopyRun) -> dict[str, Any]:
             stages, played = [curve(0)], []
             for k, photo in enumerate(games, start=1):
                 result, marks = read(photo)
-                # Every board set right, in the result's order (a board the app did not find, the owner
-                # photographs again: left as read).
+                # Every board set right, in the result's order; one on no board of the photo (something else
+                # taken for one) left out as no board. A board the app did not find is not in it at all.
                 at = _matched(photo, result["boards"])
-                corrected = [dict(b["state"]) for b in result["boards"]]
+                corrected: list[dict[str, Any] | None] = [None] * len(result["boards"])
                 for truth, i in zip(photo.truth["boards"], at, strict=True):
                     if i is not None:
                         corrected[i] = _corrected(run.game, truth["state"], result["boards"][i]["state"])

@@ -145,6 +145,26 @@ class ResultStore:
         if self.folder(old).is_dir():
             os.replace(self.folder(old), self.folder(new))
 
+    def keep_boards(self, game_id: int, kept: Sequence[int]) -> None:
+        """Only the boards ``kept`` (their indices, in order), numbered again from 0: the others were left
+        out of the result as no board."""
+        folder = self.folder(game_id)
+        meta = self.meta(game_id)
+        boards = meta.get("boards")
+        if not folder.is_dir() or not isinstance(boards, list) or list(kept) == list(range(len(boards))):
+            return
+        pictures = [self.picture(game_id, i) for i in range(len(boards))]
+        for path in pictures:
+            if path is not None:
+                path.replace(path.with_name(f".{path.name}"))
+        for new, old in enumerate(kept):
+            if pictures[old] is not None:
+                folder.joinpath(f".board-{old}.png").replace(folder / f"board-{new}.png")
+        for path in folder.glob(".board-*.png"):
+            path.unlink()
+        meta["boards"] = [boards[i] for i in kept]
+        (folder / META_FILE).write_text(json.dumps(meta), encoding="utf-8")
+
     def delete(self, game_id: int) -> None:
         shutil.rmtree(self.folder(game_id), ignore_errors=True)
 

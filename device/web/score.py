@@ -189,8 +189,11 @@ CellKeyJson = tuple[Annotated[str, Field(max_length=64)], int, int]
 class Correction(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
-    boards: list[dict[str, Any]] = Field(
-        min_length=1, max_length=16, description="each board's corrected state, in the result's order"
+    boards: list[dict[str, Any] | None] = Field(
+        min_length=1,
+        max_length=16,
+        description="each board's corrected state, in the result's order; null for an outline that is no "
+        "board (something else the scorer took for one), left out of the game",
     )
     checked: list[list[CellKeyJson]] = Field(
         default_factory=list,
@@ -634,21 +637,34 @@ def photo_view(results: ResultStore, game_id: int) -> dict[str, Any] | None:
     return {"url": f"/api/result/{game_id}/photo", "size_wh": list(size)}
 
 
-def rescored(
-    results: ResultStore, record: GameRecord, correction: Correction
-) -> tuple[list[dict[str, Any]], dict[str, Any]]:
-    """The corrected boards scored by the rules (422 where they cannot be), and the result's hand."""
+def kept_boards(record: GameRecord, correction: Correction) -> list[int]:
+    """The indices of the result's boards the correction keeps (not left out as no board); 422 unless it
+    gives one state (or null) per board and keeps one at least."""
     if len(correction.boards) != len(record.boards) or len(correction.checked) not in (0, len(record.boards)):
         raise HTTPException(
             422,
             f"the result has {len(record.boards)} board(s): send one state (and list of cells looked at) per "
-            "board, in order",
+            "board, in order, null for one that is no board",
         )
+    kept = [i for i, state in enumerate(correction.boards) if state is not None]
+    if not kept:
+        raise HTTPException(422, "every board was left out as no board: delete the game instead")
+    return kept
+
+
+def rescored(
+    results: ResultStore, record: GameRecord, correction: Correction
+) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+    """The corrected boards scored by the rules (422 where they cannot be; those left out as no board
+    dropped), and the result's hand."""
+    kept = kept_boards(record, correction)
     meta = results.meta(record.id)
     hand: dict[str, Any] = meta["hand"] if isinstance(meta.get("hand"), dict) else {}
+    states = [state for state in correction.boards if state is not None]
+    checked = [correction.checked[i] for i in kept] if correction.checked else []
     try:
-        boards = [b.data for b in record.boards]
-        return rescore(record.game, boards, correction.boards, hand, correction.checked), hand
+        boards = [record.boards[i].data for i in kept]
+        return rescore(record.game, boards, states, hand, checked), hand
     except InvalidState as exc:
         problems = "; ".join(str(p) for p in exc.problems)
         raise HTTPException(422, f"the corrected board breaks the rules: {problems}") from None
@@ -953,9 +969,11 @@ def correct(
     """Score the corrected states and record them in place of the result (a new id, the same time)."""
     record = changeable(history, players, request, game_id)
     boards, hand = rescored(results, record, correction)
+    kept = kept_boards(record, correction)
     meta = results.meta(game_id)
     profile = meta["profile"] if isinstance(meta.get("profile"), str) else None
-    truths = [enrolment_state(record.game, correction.boards, i, hand) for i in range(len(boards))]
+    states = [state for state in correction.boards if state is not None]
+    truths = [enrolment_state(record.game, states, i, hand) for i in range(len(boards))]
     # The profile the photo will teach, if any: a state not of its board is refused before it is kept.
     taught = profile if correction.consent and profile and profile_exists(state, profile) else None
     try:
@@ -963,8 +981,8 @@ def correct(
             check_teaches(state, taught, truths)
     except (ValueError, StoreError, StateError) as exc:
         raise HTTPException(422, str(exc)) from None
-    names = [b.player for b in record.boards if b.player is not None]
-    named = names if len(names) == len(record.boards) else None
+    names = [name for i in kept if (name := record.boards[i].player) is not None]
+    named = names if len(names) == len(kept) else None
     try:
         new_id = history.record(
             record.game,
@@ -978,6 +996,7 @@ def correct(
     except GameNotFound:
         raise HTTPException(409, f"game {game_id} was corrected or deleted meanwhile: reload") from None
     results.move(game_id, new_id)
+    results.keep_boards(new_id, kept)
     photo = results.photo(new_id) if correction.consent else None
     reteaching = None
     if photo is not None and taught is not None and is_admin(request):

@@ -387,13 +387,15 @@ function scoreWords(boards) {
   return name ? `${name} has ${points(boards[0].total)}` : points(boards[0].total);
 }
 
-// Every total of the boards, named: what a change moved shows even where the winner stays.
-function totalsWords(boards) {
-  if (!boards.every(scored)) return "not scored";
-  if (boards.length === 1 && (boards[0].players || []).length) {
-    return ranked(boards[0].players).map((p) => `${p.player} ${p.total}`).join(", ");
+// Every total of the boards, named (null: a board left out as no board): what a change moved shows even
+// where the winner stays.
+function totalsWords(all) {
+  const boards = all.map((b, i) => [b, i]).filter(([b]) => b !== null);
+  if (!boards.every(([b]) => scored(b))) return "not scored";
+  if (all.length === 1 && (boards[0][0].players || []).length) {
+    return ranked(boards[0][0].players).map((p) => `${p.player} ${p.total}`).join(", ");
   }
-  return boards.length === 1 ? points(boards[0].total) : boards.map((b, i) => `${boardName(i)} ${b.total}`).join(", ");
+  return all.length === 1 ? points(boards[0][0].total) : boards.map(([b, i]) => `${boardName(i)} ${b.total}`).join(", ");
 }
 
 // The score of the changed boards, against the reading's.
@@ -446,7 +448,17 @@ const boardName = (i) => result.boards[i].player
 // A shared board's player's breakdown as read, to show what a change moved.
 const playerAsRead = (board, p) => (board.players || []).find((q) => q.player === p.player) || null;
 
+// A board of a table the player left out as no board (something else taken for one): said so, with the way
+// back.
+function leftOut(entry, i) {
+  return el("section", { class: "board left-out" }, el("h2", {}, boardName(i)),
+    el("p", {}, "Left out: not a board. Save the corrections to keep it out of the game."),
+    el("button", { type: "button", onclick: () => change(() => { states[i] = copy(entry.board.state); }) },
+      "It is a board: keep it"));
+}
+
 function boardSection(entry, i) {
+  if (states[i] === null) return leftOut(entry, i);
   // While cells are changed, the rules' score of the changed board; the reading's otherwise.
   const asRead = entry.board;
   const board = previewed ? previewed[i] : asRead;
@@ -473,6 +485,10 @@ function boardSection(entry, i) {
     ),
     cells.length ? cellList(entry, i, cells) : null,
     result.change_refused ? null : editor(i),
+    // Of several, one may be something else the scorer took for a board (a box lid, a score pad).
+    result.change_refused || result.boards.length < 2 ? null
+      : el("button", { type: "button", class: "secondary",
+        onclick: () => change(() => { states[i] = null; }) }, "Not a board: leave it out"),
   );
 }
 
@@ -515,7 +531,9 @@ async function rescoreNow() {
       body: JSON.stringify({ boards: states }),
     });
     if (asked !== previewAsked) return;
-    previewed = answer.boards;
+    // The rules score the boards kept; one left out as no board stays out of the score (null).
+    const kept = [...answer.boards];
+    previewed = states.map((state) => (state === null ? null : kept.shift()));
     previewError = null;
   } catch (error) {
     if (asked !== previewAsked) return;

@@ -1459,3 +1459,26 @@ def test_the_calibration_pages_boxes_look_like_its_other_form_controls(
         assert "pattern-size" in {box.get_attribute("id") for box in boxes}
         for box in boxes:
             assert driver.execute_script(looks, box) == styled, box.get_attribute("id")
+
+
+def test_an_outline_that_is_no_board_is_left_out_from_the_result_page(
+    site: Site, driver: webdriver.Chrome, tmp_path: Path
+) -> None:
+    # An outline of a table taken for no board (a box lid, a score pad) is left out from its page and scored
+    # without (the API's test saves a table so); here, of two gardens, one is left: the rules say why that
+    # cannot be scored, and the player takes it back.
+    _, truth = _example("zen-garden")
+    first = _sent_example(site, "zen-garden", _example_hand("zen-garden", truth))
+    assert len(_result(site, first)["boards"]) == 2
+    driver.get(f"{site.url}/result/{first}")
+    wait = _wait(driver)
+    leave = '//section[contains(@class, "board")][2]//button[.="Not a board: leave it out"]'
+    wait.until(ec.element_to_be_clickable((By.XPATH, leave))).click()
+    wait.until(ec.visibility_of_element_located((By.CSS_SELECTOR, ".board.left-out")))
+    said = wait.until(ec.visibility_of_element_located((By.CSS_SELECTOR, "#preview-error .error")))
+    assert "only 1 garden" in said.text
+    assert not driver.find_element(By.ID, "rescore").is_enabled()
+    driver.save_screenshot(str(tmp_path / "left-out.png"))
+    driver.find_element(By.XPATH, '//button[.="It is a board: keep it"]').click()
+    wait.until(ec.invisibility_of_element_located((By.CSS_SELECTOR, ".board.left-out")))
+    assert len(driver.find_elements(By.XPATH, '//button[.="Not a board: leave it out"]')) == 2

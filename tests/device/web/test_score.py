@@ -876,3 +876,35 @@ def test_a_mighty_duel_kingdom_set_up_on_the_page_is_scored_as_7_x_7(make_app: A
     kingdomino = next(g for g in form if g["name"] == "kingdomino")
     (setup,) = kingdomino["hand_form"]
     assert setup["fields"][0]["label"] == "Squares along a kingdom's side"
+
+
+def test_an_outline_that_is_no_board_is_left_out_of_a_correction(
+    make_app: AppFactory, alice_boards: list[ScoredBoard]
+) -> None:
+    # A table of two gardens and an outline the scorer took for a third: a second look at the first garden
+    # (its tiles, each printed once, seen twice). Kept, the table breaks the rules; left out, it scores.
+    example = json.loads((EXAMPLES / "zen-garden.json").read_text())
+    gardens = [{k: v for k, v in p.items() if k != "name"} for p in example["players"][:2]]
+    reading = alice_boards[0].reading  # the pictures are drawn from it; the states are the gardens'
+    read = [ScoredBoard(reading, state, None, ()) for state in [*gardens, gardens[0]]]
+    with TestClient(make_app(FakeScore(read)), base_url=BASE_URL, client=LOCAL) as client:
+        first = _upload(client, _jpeg(), game="zen-garden", hand=json.dumps({"setup": example["setup"]}))
+        game = first.json()["game_id"]
+        kept_all = client.post(f"/api/result/{game}/correct", json={"boards": [*gardens, gardens[0]]})
+        assert kept_all.status_code == 422 and "unique" in kept_all.text
+        left_out = {"boards": [*gardens, None]}
+        preview = client.post(f"/api/result/{game}/preview", json=left_out)
+        assert preview.status_code == 200, preview.text
+        assert [b["state"] for b in preview.json()["boards"]] == gardens
+        corrected = client.post(f"/api/result/{game}/correct", json=left_out)
+        assert corrected.status_code == 200, corrected.text
+        new = corrected.json()["game_id"]
+        assert [b["state"] for b in corrected.json()["boards"]] == gardens
+        assert all(b["total"] is not None for b in corrected.json()["boards"])
+        assert len(client.get(f"/api/history/{new}").json()["boards"]) == 2
+        result = client.get(f"/api/result/{new}").json()
+        assert [b["read_state"] for b in result["boards"]] == gardens
+        assert all(client.get(b["picture"]).status_code == 200 for b in result["boards"])
+        assert client.get(f"/api/result/{new}/board/2.png").status_code == 404
+        nothing = client.post(f"/api/result/{new}/correct", json={"boards": [None, None]})
+        assert nothing.status_code == 422 and "delete the game" in nothing.text
