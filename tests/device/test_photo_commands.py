@@ -267,7 +267,7 @@ def test_bench_counts_a_reading_the_scorer_refuses_and_goes_on(monkeypatch: pyte
     import lab.bench
 
     refusal = "black markers stand on the Scoreboard but no player has that colour"
-    scored = lab.bench.score_image
+    scored = score_image
 
     def refuse_the_first(image: Any, *args: Any, **kwargs: Any) -> Any:
         if not calls:
