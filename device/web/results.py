@@ -25,6 +25,7 @@ from typing import Any
 import cv2
 
 from calibration.statedir import StateDir
+from calibration.store import write_json_atomic
 from device.photo import ScoredBoard
 from vision.debug import draw_reading
 from vision.geometry import cell_rect_mm
@@ -163,7 +164,7 @@ class ResultStore:
         for path in folder.glob(".board-*.png"):
             path.unlink()
         meta["boards"] = [boards[i] for i in kept]
-        (folder / META_FILE).write_text(json.dumps(meta), encoding="utf-8")
+        write_json_atomic(folder / META_FILE, meta)
 
     def delete(self, game_id: int) -> None:
         shutil.rmtree(self.folder(game_id), ignore_errors=True)
