@@ -65,16 +65,13 @@ class UnsureTurn(ValueError):
     (``--turn``, or on the calibration page); ``why``: what says so, where the photo's own look does not."""
 
     def __init__(self, turns: Turns, given: bool = False, why: str = "") -> None:
-        if not why and given:
-            why = (
-                "the corners given put their first at the board's top left, but the board looks upright "
-                f"with corner {turns.best + 1} there"
-            )
-        elif not why:
-            why = (
-                "which way up the board lies is not clear from the photo (no model knows this copy's "
-                "printing)"
-            )
+        why = why or (
+            "the corners given put their first at the board's top left, but the board looks upright with "
+            f"corner {turns.best + 1} there"
+            if given
+            else "which way up the board lies is not clear from the photo (no model knows this copy's "
+            "printing)"
+        )
         super().__init__(
             f"{why}: look at its four turns and give the one that is upright (--turn 1 to 4, or tap it on "
             "the calibration page). If the squares sit off the printed ones in all four, the board was found "

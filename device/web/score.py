@@ -637,7 +637,7 @@ def photo_view(results: ResultStore, game_id: int) -> dict[str, Any] | None:
     return {"url": f"/api/result/{game_id}/photo", "size_wh": list(size)}
 
 
-def kept_boards(record: GameRecord, correction: Correction) -> list[int]:
+def _kept_boards(record: GameRecord, correction: Correction) -> list[int]:
     """The indices of the result's boards the correction keeps (not left out as no board); 422 unless it
     gives one state (or null) per board and keeps one at least."""
     if len(correction.boards) != len(record.boards) or len(correction.checked) not in (0, len(record.boards)):
@@ -654,17 +654,17 @@ def kept_boards(record: GameRecord, correction: Correction) -> list[int]:
 
 def rescored(
     results: ResultStore, record: GameRecord, correction: Correction
-) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+) -> tuple[list[dict[str, Any]], dict[str, Any], list[int]]:
     """The corrected boards scored by the rules (422 where they cannot be; those left out as no board
-    dropped), and the result's hand."""
-    kept = kept_boards(record, correction)
+    dropped), the result's hand, and the indices of the boards kept."""
+    kept = _kept_boards(record, correction)
     meta = results.meta(record.id)
     hand: dict[str, Any] = meta["hand"] if isinstance(meta.get("hand"), dict) else {}
     states = [state for state in correction.boards if state is not None]
     checked = [correction.checked[i] for i in kept] if correction.checked else []
     try:
         boards = [record.boards[i].data for i in kept]
-        return rescore(record.game, boards, states, hand, checked), hand
+        return rescore(record.game, boards, states, hand, checked), hand, kept
     except InvalidState as exc:
         problems = "; ".join(str(p) for p in exc.problems)
         raise HTTPException(422, f"the corrected board breaks the rules: {problems}") from None
@@ -941,7 +941,7 @@ def preview(
 ) -> Previewed:
     """The corrected states scored by the rules, nothing kept: the result page moves the score as each
     cell is changed (the rules take a millisecond), and keeps it only when the player saves."""
-    boards, _ = rescored(results, changeable(history, players, request, game_id), correction)
+    boards, _, _ = rescored(results, changeable(history, players, request, game_id), correction)
     return Previewed(boards=boards)
 
 
@@ -968,11 +968,10 @@ def correct(
 ) -> Corrected:
     """Score the corrected states and record them in place of the result (a new id, the same time)."""
     record = changeable(history, players, request, game_id)
-    boards, hand = rescored(results, record, correction)
-    kept = kept_boards(record, correction)
+    boards, hand, kept = rescored(results, record, correction)
     meta = results.meta(game_id)
     profile = meta["profile"] if isinstance(meta.get("profile"), str) else None
-    states = [state for state in correction.boards if state is not None]
+    states = [board["state"] for board in boards]
     truths = [enrolment_state(record.game, states, i, hand) for i in range(len(boards))]
     # The profile the photo will teach, if any: a state not of its board is refused before it is kept.
     taught = profile if correction.consent and profile and profile_exists(state, profile) else None
