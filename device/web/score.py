@@ -66,6 +66,7 @@ from device.web.services import (
 from scoring.core import InvalidState, ScoreBreakdown, StateError, TableScore
 from scoring.hand import check as check_hand
 from scoring.registry import GAMES, AnyPicker, Kind, get_entry, get_game
+from scoring.words import counted
 from vision.geometry import Points
 from vision.image_io import ImageError, viewed_size, without_personal_metadata
 from vision.pipeline import NoBoardError, low_confidence_flag
@@ -82,6 +83,11 @@ CHANGE_CORRECTED = "corrected"
 CHANGE_HAND = "read again with what the photo cannot show"
 CHANGE_CORNERS = "read again where its corners were placed"
 CHANGE_MORE = "read again with more photos"
+# Names sent with a photo for more or fewer boards than were found: which board is whose cannot be told.
+NAMES_LEFT_OFF = (
+    "{named} players were named but {found} found: those names are not used; if a board was missed, "
+    "leave a hand's width between the boards and photograph them all again"
+)
 NOT_YOURS = "only the phone that sent this photo, or a paired phone, can change this result"
 NOT_A_PHONES = "this result did not come from a phone's photo: only a paired phone can change it"
 # The files, the hand-entry fields, and room for a browser's extras; more is not a photo upload.
@@ -515,6 +521,9 @@ class Keeper:
             raise HTTPException(400, str(exc)) from None
         data = [b.to_json() for b in boards]
         players = list(named) if len(named) == len(boards) else self.setup.players_for(game, len(boards))
+        if named and len(named) != len(boards):
+            left_off = NAMES_LEFT_OFF.format(named=len(named), found=counted(len(boards), "board"))
+            data = [{**board, "flags": [*board["flags"], left_off]} for board in data]
         when, old = None, None
         if replaces is not None:
             names = [b.player for b in replaces.boards if b.player is not None]

@@ -646,9 +646,10 @@ def test_who_is_playing_is_any_phones_to_say_and_names_the_boards(
     local.put("/api/setup", json={"game": "alices-garden", "players": ["Cy"]})
     game_id = _upload(remote, _jpeg(), players='["Bo"]').json()["game_id"]
     assert local.get(f"/api/history/{game_id}").json()["boards"][0]["player"] == "Bo"
-    # Names for more boards than the photo holds: the set-up's, as with none.
-    game_id = _upload(remote, _jpeg(), players='["Ann", "Bo"]').json()["game_id"]
-    assert local.get(f"/api/history/{game_id}").json()["boards"][0]["player"] == "Cy"
+    # Names for more boards than the photo holds: the set-up's, as with none, and the result says so.
+    sent = _upload(remote, _jpeg(), players='["Ann", "Bo"]').json()
+    assert local.get(f"/api/history/{sent['game_id']}").json()["boards"][0]["player"] == "Cy"
+    assert sent["boards"][0]["flags"][-1].startswith("2 players were named but 1 board found")
     for bad in ('"Bo"', "[]", '[""]', "[1]", "not json"):
         refused = _upload(remote, _jpeg(), players=bad)
         assert refused.status_code == 400 and refused.json()["detail"].startswith("players: expected"), bad
