@@ -23,8 +23,8 @@ from vision.locate.mask import CORE_INSET, INPUT_WIDTH, STRIDE
 
 @dataclass(frozen=True)
 class BoardsConfig:
-    photos: int = 2700
-    val_photos: int = 240
+    photos: int = 1800
+    val_photos: int = 160
     epochs: int = 20
     batch: int = 16
     lr: float = 4e-3

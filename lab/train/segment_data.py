@@ -2,8 +2,7 @@
 table.
 
 Every game's boards (and Four Gardens' Extra-rewards tile), one to three a photo, in the training packs and
-random printings of them, under every light, lens and tilt the camera simulator makes, with hands over some;
-a third of the photos show one to four boards of a table's own copy of a game instead.
+random printings of them, under every light, lens and tilt the camera simulator makes, with hands over some.
 A board's mask is its top face: its four sides traced through the camera's lens (a wide lens bends them), so
 the model learns the face, not a straight-sided guess of it. No torch here.
 """
@@ -18,14 +17,13 @@ import cv2
 import numpy as np
 from numpy.typing import NDArray
 
-from lab.bench import reshaped_profile
 from lab.synth.art import TRAINING_PACKS
 from lab.synth.camera import PhotoOptions
 from lab.synth.render import RenderSpec, render_photo
 from vision.camera_model import CameraModel
 from vision.geometry import apply_homography
 from vision.locate.mask import CORE_INSET, segment_input
-from vision.profile import BoardProfile, default_profile
+from vision.profile import default_profile
 
 # Boards a photo, in turn: most photos show one board, as a player takes them; tables show more.
 BOARDS = (1, 1, 1, 2, 2, 3)
@@ -40,13 +38,6 @@ IGNORE = 255
 SUPERSAMPLE = 8
 # The profiles a board may be drawn from: every game's, and the Extra-rewards tile photographed alone.
 PROFILES = ("alices-garden", "sanssouci", "zen-garden", "four-gardens", "tang-garden", "four-gardens-reward")
-# Every COPY_EVERY-th photo shows one to four boards of a table's own copy of one of COPY_GAMES (another size,
-# its grids elsewhere: lab.bench.reshaped_profile), laid out as its table: learnt from the games' own shapes
-# only, the model outlined tables of copies badly, joining gardens or pulling a corner onto the next one
-# (docs/experiments.md). The copies' seeds start at COPY_SEED, apart from every bench's.
-COPY_EVERY = 3
-COPY_GAMES = ("alices-garden", "sanssouci", "zen-garden", "four-gardens")
-COPY_SEED = 100_000
 
 
 @dataclass(frozen=True)
@@ -59,20 +50,17 @@ class MaskSet:
     targets: NDArray[np.uint8]
 
 
-def board_size_mm(truth_board: dict[str, Any], copy: BoardProfile | None = None) -> tuple[float, float]:
-    """A rendered board's size: the ``copy``'s, where it is of the copy's game, else that of the profile
-    it was drawn from, by name."""
-    if copy is not None and truth_board["game"] == copy.game:
-        return copy.size_mm
+def board_size_mm(truth_board: dict[str, Any]) -> tuple[float, float]:
+    """A rendered board's size, from the name of the profile it was drawn from."""
     sizes = {default_profile(p).name: default_profile(p).size_mm for p in PROFILES}
     return sizes[truth_board["profile"]]
 
 
 def face_outline(
-    truth_board: dict[str, Any], camera: CameraModel, inset_mm: float = 0.0, copy: BoardProfile | None = None
+    truth_board: dict[str, Any], camera: CameraModel, inset_mm: float = 0.0
 ) -> NDArray[np.float64]:
     """A board's face (inset by ``inset_mm``) as a polygon in photo pixels, each side traced in steps."""
-    w, h = board_size_mm(truth_board, copy)
+    w, h = board_size_mm(truth_board)
     a, b = inset_mm, (w - inset_mm, h - inset_mm)
     corners = np.array([(a, a), (b[0], a), b, (a, b[1])])
     t = np.linspace(0.0, 1.0, 24, endpoint=False)[:, None]
@@ -81,16 +69,8 @@ def face_outline(
     return np.asarray(camera.distort_px(ideal), np.float64)
 
 
-def photo_spec(seed: int, index: int, packs: tuple[str, ...], copies: bool) -> RenderSpec:
-    """What photo ``index`` of ``seed`` shows: one to three boards of any profile, hands over some; with
-    ``copies``, every :data:`COPY_EVERY`-th one to four boards of a copy of one game instead."""
-    if copies and index % COPY_EVERY == COPY_EVERY - 1:
-        k = index // COPY_EVERY
-        game = COPY_GAMES[k % len(COPY_GAMES)]
-        copy = reshaped_profile(game, COPY_SEED + 10_000 * seed + k)
-        boards = 1 + (k // len(COPY_GAMES)) % 4
-        options = PhotoOptions(hands=0.3)
-        return RenderSpec((game,), seed, packs=packs, boards=boards, options=options, reshaped=copy)
+def photo_spec(seed: int, index: int, packs: tuple[str, ...]) -> RenderSpec:
+    """What photo ``index`` of ``seed`` shows: one to three boards of any profile, hands over some."""
     boards = BOARDS[index % len(BOARDS)]
     return RenderSpec(
         PROFILES, seed, packs=packs, boards=boards, options=PhotoOptions(hands=0.3), vary_art=0.5
@@ -106,8 +86,7 @@ def hidden(truth_board: dict[str, Any]) -> bool:
 def example(args: tuple[int, int, tuple[str, ...]]) -> tuple[NDArray[np.uint8], NDArray[np.uint8]]:
     """Photo ``index`` of ``seed`` (as ``(seed, index, packs)``) as the model's input, and its targets."""
     seed, index, packs = args
-    spec = photo_spec(seed, index, packs, copies=True)
-    photo = render_photo(spec, index)
+    photo = render_photo(photo_spec(seed, index, packs), index)
     truth = photo.truth
     camera = photo.camera()
     small, scale = segment_input(photo.decode())
@@ -115,9 +94,9 @@ def example(args: tuple[int, int, tuple[str, ...]]) -> tuple[NDArray[np.uint8], 
     target = np.zeros((2, h, w), np.uint8)
     for board in truth["boards"]:
         unseen = hidden(board)
-        for channel, inset in ((0, 0.0), (1, CORE_INSET * min(board_size_mm(board, spec.reshaped)))):
+        for channel, inset in ((0, 0.0), (1, CORE_INSET * min(board_size_mm(board)))):
             fine = np.zeros((h * SUPERSAMPLE, w * SUPERSAMPLE), np.uint8)
-            poly = (face_outline(board, camera, inset, spec.reshaped) + 0.5) * scale * SUPERSAMPLE - 0.5
+            poly = (face_outline(board, camera, inset) + 0.5) * scale * SUPERSAMPLE - 0.5
             # Sub-pixel vertices (shift 4: sixteenths of a fine pixel).
             cv2.fillPoly(fine, [np.round(poly * 16).astype(np.int32)], FULL, cv2.LINE_8, 4)
             cover = cv2.resize(fine, (w, h), interpolation=cv2.INTER_AREA)

@@ -1,7 +1,7 @@
 """Strips across boards' sides and where each side truly lies, for the side model
 (:mod:`vision.locate.sides`).
 
-The photos are the board-mask model's kind without its copies (:func:`lab.train.segment_data.photo_spec`: every game's boards,
+The photos are the board-mask model's kind (:func:`lab.train.segment_data.photo_spec`: every game's boards,
 one to three a photo, varied printings, hands) under another seed. Each board seen whole gets two rough
 outlines to look across: the one the shipped board-mask model draws (its own kind of error) and the true
 outline with each corner moved at random by up to a few per cent of the board. No torch here.
@@ -56,7 +56,7 @@ def _matching(outlines: list[Points], truth: Points) -> Points | None:
 def example(args: tuple[int, int, tuple[str, ...]]) -> tuple[NDArray[np.uint8], NDArray[np.float32]]:
     """Photo ``index`` of ``seed`` (as ``(seed, index, packs)``): its strips and their true rows."""
     seed, index, packs = args
-    photo = render_photo(photo_spec(seed, index, packs, copies=False), index)
+    photo = render_photo(photo_spec(seed, index, packs), index)
     image = photo.decode()
     camera = photo.camera()
     rng = np.random.default_rng([seed, index, 11])
