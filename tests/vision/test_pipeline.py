@@ -16,11 +16,12 @@ from scoring.core import ScoreBreakdown, StateError
 from scoring.registry import read_state
 from tests.fakes import TruthClassifier
 from tests.support import SHARED
-from vision.camera_model import CameraModel
+from vision.camera_model import CameraModel, matrix_or_guess
 from vision.geometry import apply_homography, quad_size
 from vision.image_io import read_image
 from vision.locate.art import ArtColours
 from vision.locate.board import Quad, find_quads, locate
+from vision.locate.edges import ASPECT_TOLERANCE, aspect_error
 from vision.pipeline import (
     UNKNOWN_RUN,
     NoBoardError,
@@ -311,11 +312,16 @@ def test_art_colours_are_only_for_boards_that_are_their_grid() -> None:
 
 @pytest.mark.parametrize("seed", [7, 8, 12])
 def test_a_wide_lens_photo_with_no_calibration_is_read_through_a_guessed_camera(seed: int) -> None:
-    # Through a wide lens (k1 -0.2 to -0.3), read as a phone's upload: the board's shape is a square's only
-    # through the guessed camera's loose check, and its layout, seen clearly upright, confirms the outline.
+    # Through a wide lens (k1 -0.2 to -0.3, a focal length of 0.4 of the width), read as a phone's upload:
+    # the board's outline is a square's at a wide lens' focal length, though not at a typical phone's (it
+    # was taken as a board's only through a guessed camera's loose check before), and it is scored.
     image, truth, camera = _photo("alices-garden", seed)
     assert camera.dist[0] < -0.2
-    assert [q.guessed for q in locate(image, None, (1.0,), False, load_segmenter())] == [True]
+    (quad,) = locate(image, None, (1.0,), False, load_segmenter())
+    assert not quad.guessed
+    typical = matrix_or_guess(None, image.shape[1::-1])
+    assert aspect_error(quad.ideal_xy, typical, (1.0,)) > ASPECT_TOLERANCE
+    assert aspect_error(quad.ideal_xy, typical, (1.0,), focal_known=False) <= ASPECT_TOLERANCE
     board = truth["boards"][0]
     profile = default_profile("alices-garden")
     fake = TruthClassifier(profile, board["cells"])

@@ -203,13 +203,14 @@ def refine_quad(
     quad = clockwise(camera.undistort_px(coarse) if camera is not None else coarse)
     size = float(np.sqrt(cv2.contourArea(quad.astype(np.float32))))
     tolerance = aspect_tolerance(camera)
+    known = is_calibrated(camera)
     pick_wide = outermost_fitting(aspects or (1.0,), matrix, tolerance if aspects else np.inf)
     # The wide pass only has to find the right edge; the tight pass, sampled twice as finely, places it.
     wide = fit_quad(quad, gray, to_photo, (reach[0] * size, reach[1] * size), pick_wide, step=0.5)
     if wide is None:
         return None
     grown = grow_to_faint_edges(clockwise(wide[0]), gray, to_photo)
-    if aspects and aspect_error(grown, matrix, aspects) > ASPECT_TOLERANCE:
+    if aspects and aspect_error(grown, matrix, aspects, known) > ASPECT_TOLERANCE:
         grown = clockwise(wide[0])
     tight = snap(grown, gray, to_photo, size)
     if tight is None:
@@ -222,9 +223,9 @@ def refine_quad(
     corners = to_photo(ideal)
     # Only a guessed camera lets an outline this far off a board's shape through (see Quad.guessed).
     guessed = (
-        not is_calibrated(camera)
+        not known
         and bool(aspects)
-        and aspect_error(clockwise(ideal), matrix, aspects) > ASPECT_TOLERANCE
+        and aspect_error(clockwise(ideal), matrix, aspects, known) > ASPECT_TOLERANCE
     )
     return Quad(corners, ideal, in_frame(corners, (w, h)), score, guessed=guessed)
 
@@ -382,7 +383,9 @@ def segmented_quads(
                     )
                 quads.append(replace(refined, method="mask", doubt=doubt))
                 continue
-            shape_off = aspect_error(clockwise(outline.ideal_xy), matrix, aspects) if aspects else 0.0
+            shape_off = (
+                aspect_error(clockwise(outline.ideal_xy), matrix, aspects, calibrated) if aspects else 0.0
+            )
             if shape_off > aspect_tolerance(camera):
                 continue
             # Of a board's shape only through a guessed camera: a wide lens' board, or part of a board.
@@ -463,7 +466,7 @@ def _place_sides(
             ideal, completed = _squared(
                 ideal, outline.ideal_xy, image_bgr, segmenter.sides, to_photo, matrix, aspects
             )
-        if ideal is None or (aspects and aspect_error(ideal, matrix, aspects) > ASPECT_TOLERANCE):
+        if ideal is None or (aspects and aspect_error(ideal, matrix, aspects, calibrated) > ASPECT_TOLERANCE):
             quads.append(None)
             continue
         corners = to_photo(ideal)
