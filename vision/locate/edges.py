@@ -361,9 +361,9 @@ def grow_to_faint_edges(quad: Points, image: EdgeImage, to_photo: Callable[[Poin
 # Where no calibration measured the camera its focal length is unknown, and a board's proportions read from
 # its outline depend on it (a tilted board seen through a wide lens, read at a typical phone's focal
 # length, looks 30-40 % off its shape): the shape is read at each of these, in photo widths (ultra-wide
-# phone lenses and the Pi's wide camera to phones' main cameras and more), and the nearest taken. With no
-# calibration, 100 drawn photos a game read exactly: Alice's Garden 93 -> 99 (where it was tried first),
-# Sanssouci 95 -> 100, Zen Garden 93 -> 99 (docs/experiments.md).
+# phone lenses and the Pi's wide camera to phones' main cameras and more), and the nearest taken. Read with
+# no calibration, 100 drawn photos a game of Alice's Garden, Sanssouci, Zen Garden and Four Gardens scored
+# exactly 93 / 95 / 92 / 89 -> 99 / 100 / 99 / 99 (docs/benchmarks.md).
 FOCAL_GUESSES = (0.4, 0.55, 0.7, 0.9, 1.2)
 
 
