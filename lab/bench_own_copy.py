@@ -241,15 +241,18 @@ def _corrected(game: str, truth: Mapping[str, Any], read: Mapping[str, Any]) -> 
 
 
 def _score(phone: httpx.Client, run: CopyRun, photo: Photo) -> dict[str, Any]:
+    """The app's result for the photo; one it refuses to score (Four Gardens' markers of a colour no player
+    was given: 400, with what the players are to do) as a result with no board and no game kept."""
     truth = photo.truth["boards"][0]["state"]
-    sent: dict[str, Any] = _ok(
-        phone.post(
-            "/api/score",
-            params={"game": run.game, "profile": PROFILE},
-            files={"file": ("photo.jpg", photo.jpeg, "image/jpeg")},
-            data={"hand": json.dumps(_hand(run.game, truth))},
-        )
+    response = phone.post(
+        "/api/score",
+        params={"game": run.game, "profile": PROFILE},
+        files={"file": ("photo.jpg", photo.jpeg, "image/jpeg")},
+        data={"hand": json.dumps(_hand(run.game, truth))},
     )
+    if response.status_code == 400:
+        return {"game_id": None, "boards": [], "refused": response.json()["detail"]}
+    sent: dict[str, Any] = _ok(response)
     return sent
 
 
@@ -294,7 +297,10 @@ def run_copy(run: CopyRun) -> dict[str, Any]:
                 at = _matched(photo, result["boards"])
                 truths = [b["state"] for b in photo.truth["boards"]]
                 boards = [None if i is None else result["boards"][i] for i in at]
-                return result, [_marked(run, copy, t, b) for t, b in zip(truths, boards, strict=True)]
+                marks = [_marked(run, copy, t, b) for t, b in zip(truths, boards, strict=True)]
+                if "refused" in result:
+                    marks = [{**m, "flags": [f"refused: {result['refused']}"]} for m in marks]
+                return result, marks
 
             def curve(taught: int) -> dict[str, Any]:
                 return _stage([(i, mark) for i, photo in enumerate(fresh) for mark in read(photo)[1]], taught)
@@ -302,6 +308,7 @@ def run_copy(run: CopyRun) -> dict[str, Any]:
             stages, played = [curve(0)], []
             for k, photo in enumerate(games, start=1):
                 result, marks = read(photo)
+                taught = result["game_id"] is not None  # a refused photo is taken again: it teaches nothing
                 # Every board set right, in the result's order; one on no board of the photo (something else
                 # taken for one) left out as no board. A board the app did not find is not in it at all.
                 at = _matched(photo, result["boards"])
@@ -309,14 +316,16 @@ def run_copy(run: CopyRun) -> dict[str, Any]:
                 for truth, i in zip(photo.truth["boards"], at, strict=True):
                     if i is not None:
                         corrected[i] = _corrected(run.game, truth["state"], result["boards"][i]["state"])
-                sent = phone.post(
-                    f"/api/result/{result['game_id']}/correct", json={"boards": corrected, "consent": True}
-                )
-                # Refused (a board of the table not found, read as another's tiles): the owner photographs
-                # that game again; this one teaches nothing.
-                taught = sent.status_code != 422
-                if taught and _ok(sent)["reteaching"] != PROFILE:
-                    raise RuntimeError(f"game {k}'s correction did not teach the profile: {sent.text}")
+                if taught:
+                    sent = phone.post(
+                        f"/api/result/{result['game_id']}/correct",
+                        json={"boards": corrected, "consent": True},
+                    )
+                    # Refused (a board of the table not found, read as another's tiles): the owner
+                    # photographs that game again; this one teaches nothing.
+                    taught = sent.status_code != 422
+                    if taught and _ok(sent)["reteaching"] != PROFILE:
+                        raise RuntimeError(f"game {k}'s correction did not teach the profile: {sent.text}")
                 profile = _taught(phone)
                 played.append(
                     {
