@@ -373,15 +373,18 @@ def aspect_error(
     """How far (a log ratio) the rectangle ``quad`` pictures is from the nearest of the boards' ``aspects``,
     either way round; ``focal_known`` false: ``matrix`` is a guess, and its focal length is any of
     :data:`FOCAL_GUESSES`."""
-    matrices = [matrix]
+    ordered = clockwise(quad)
+    ratios = [aspect(ordered, matrix)]
     if not focal_known:
-        width = 2.0 * float(matrix[0, 2])
-        matrices = [
-            np.array([[f * width, 0, matrix[0, 2]], [0, f * width, matrix[1, 2]], [0, 0, 1]])
-            for f in FOCAL_GUESSES
-        ]
-    ratios = [aspect(clockwise(quad), m) for m in matrices]
+        width = 2.0 * float(matrix[0, 2])  # a guessed matrix centres the photo
+        ratios = [aspect(ordered, _with_focal(matrix, f * width)) for f in FOCAL_GUESSES]
     return min(abs(float(np.log(r / a))) for r in ratios for asp in aspects for a in (asp, 1 / asp))
+
+
+def _with_focal(matrix: NDArray[np.float64], focal: float) -> NDArray[np.float64]:
+    out = matrix.copy()
+    out[0, 0] = out[1, 1] = focal
+    return out
 
 
 def photo_mapper(camera: CameraModel | None) -> Callable[[Points], Points]:
