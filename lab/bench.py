@@ -27,7 +27,7 @@ import numpy as np
 from calibration.enroll import EnrolledClassifier, Enrolment, Example, enrol, example_colour
 from device.photo import ScoredBoard, load_classifier, load_orienter, score_image
 from lab.synth.art import TRAINING_PACKS
-from lab.synth.camera import Photo, PhotoOptions
+from lab.synth.camera import PHONE_WH, Photo, PhotoOptions
 from lab.synth.render import RenderSpec, render_photo
 from scoring.core import StateError, TableScore
 from scoring.registry import Kind, get_entry, get_game
@@ -40,7 +40,11 @@ from vision.read.classify import CellClassifier
 from vision.read.colour import BoardColour
 from vision.read.rectify import board_homography, rectify, slant_deg
 from vision.readers import IGNORE, Reader, get_reader
+from vision.readers.kingdomino import sized
 
+# Kingdoms laid among things of their art (``run_bench(clutter=True)``) are photographed this far off straight
+# down, as a player across the table does.
+CLUTTER_TILT_DEG = (45.0, 65.0)
 FOUND_TOLERANCE = 0.02
 # Read with no calibration, a board's outline is the straight lines through its sides as the photo shows
 # them: through a wide lens' bowed sides they meet up to several per cent off its true corners (rendered
@@ -71,6 +75,9 @@ class BenchResult:
     peak_rss_mb: float = 0.0
     calibrated: bool = True  # read with the camera's calibration (False: as a phone's upload, with none)
     reshaped: int | None = None  # the seed of the copy of the board drawn and read (reshaped_profile)
+    # Kingdoms laid among things of their art; 7 x 7 kingdoms read with no size given (run_bench's).
+    clutter: bool = False
+    mighty_duel: bool = False
     # Per head, over the found boards' cells it applies to: [wrong, cells, wrong where something is there
     # (truth not the head's first class, e.g. a character, a marker), cells where something is there].
     heads: dict[str, list[int]] = field(default_factory=dict)
@@ -119,6 +126,8 @@ class BenchResult:
             "also_tilt_deg": self.also_tilt_deg,
             "calibrated": self.calibrated,
             "reshaped": self.reshaped,
+            "clutter": self.clutter,
+            "mighty_duel": self.mighty_duel,
             "boards": self.boards,
             "board_found_pct": pct(self.found, self.boards),
             "cell_error_pct": pct(self.cell_errors, self.cells),
@@ -383,7 +392,8 @@ def tally_found(
     result.found_cell_errors += wrong
     result.perfect += wrong == 0
     _count_placed(result, _tracks_placed(game, truth_state, dict(match.state)))
-    if match not in given:
+    # By identity: a board's reading holds arrays, which compare element by element.
+    if not any(s is match for s in given):
         return False
     exact = _exact(game, truth_state, dict(match.state))
     result.exact += exact
@@ -418,16 +428,26 @@ def run_bench(
     also_tilt_deg: float | None = None,
     calibrated: bool = True,
     reshaped: int | None = None,
+    clutter: Path | None = None,
+    mighty_duel: bool = False,
 ) -> BenchResult:
     """``calibrated``: the photos are read with their camera's calibration (as on a table after `calibrate
     camera`), else with none (as a phone's uploads are). ``views`` > 1: each board is photographed that many
     times, from wherever each camera stands (the further photos, with ``also_tilt_deg``, at most that far off
     straight above: as a player told to take one from above would), and the photos read together
-    (:func:`device.photo.score_image` ``also``); the slant and the marks in view are the first photo's."""
+    (:func:`device.photo.score_image` ``also``); the slant and the marks in view are the first photo's.
+    ``clutter``: a folder of labelled photos of the game's real tiles; a kingdom of them laid on the table
+    with squares left empty, a card and loose dominoes of the same art beside it, in a 12 MP phone photo
+    taken 45-65 degrees off straight down (:class:`lab.synth.scene.LayingArtist`). ``mighty_duel``:
+    Kingdomino's 7 x 7 kingdoms, read with no size given, as a player who left the set-up as it was."""
     reader = get_reader(game)
     classifier: CellClassifier = load_classifier(game)
     reshape = None if reshaped is None else reshaped_profile(game, reshaped)
+    if mighty_duel:
+        reshape = sized(default_profile(game), {"setup": {"size": 7}})
     profile = reshape or default_profile(game)
+    # What the scorer is told of the board: a copy's own profile, else the game's.
+    read_as = default_profile(game) if mighty_duel else profile
     references: dict[str, BoardColour] = {}
     enroll_s: float | None = None
     # A copy of the board no model learnt is read with the profile made from a photo of it, which keeps
@@ -443,7 +463,10 @@ def run_bench(
         references = {game: colour} if colour is not None else {}
         if report:
             report(f"enrolled from {enrolment.photos} photos ({enrolment.cells} cells) in {enroll_s:.1f} s")
-    spec = RenderSpec((game,), seed, packs=packs, options=PhotoOptions(), reshaped=reshape)
+    options = PhotoOptions()
+    if clutter is not None:
+        options = PhotoOptions(PHONE_WH, max_tilt_deg=CLUTTER_TILT_DEG[1], min_tilt_deg=CLUTTER_TILT_DEG[0])
+    spec = RenderSpec((game,), seed, packs=packs, options=options, reshaped=reshape, clutter=clutter)
     stages = ("locate", "orient", "rectify", "cells", "classify")
     timings: dict[str, list[float]] = {s: [] for s in (*stages, "photo_to_score")}
     result = BenchResult(
@@ -456,6 +479,8 @@ def run_bench(
         also_tilt_deg=also_tilt_deg,
         calibrated=calibrated,
         reshaped=reshaped,
+        clutter=clutter is not None,
+        mighty_duel=mighty_duel,
     )
     tolerance = FOUND_TOLERANCE if calibrated else FOUND_TOLERANCE_UNCALIBRATED
     further = spec
@@ -489,7 +514,7 @@ def run_bench(
                 game,
                 _hand(game, board["state"]),
                 camera if calibrated else None,
-                [profile],
+                [read_as],
                 {game: classifier},
                 references=references,
                 also=also,
@@ -570,6 +595,14 @@ def format_table(results: list[dict[str, Any]]) -> str:
         rows.append(f"{'':<14} regions read exactly %: {exact}")
         if r.get("reshaped") is not None:
             rows.append(f"{'':<14} a copy of the board no model learnt (reshaped from seed {r['reshaped']})")
+        if r.get("clutter"):
+            low, high = CLUTTER_TILT_DEG
+            rows.append(
+                f"{'':<14} laid with 0-8 squares left empty, a card and loose dominoes of the same art "
+                f"beside, 12 MP photos {low:g}-{high:g} degrees off straight down"
+            )
+        if r.get("mighty_duel"):
+            rows.append(f"{'':<14} 7 x 7 kingdoms (the Mighty Duel), read with no size given")
         if not r.get("calibrated", True):
             rows.append(f"{'':<14} read with no camera calibration, as a phone's uploads are")
         views = r.get("views", 1)

@@ -27,6 +27,7 @@ from numpy.typing import NDArray
 
 from device.photo import decode_photo, load_segmenter, score_image, shipped_art
 from examples import EXAMPLES_DIR
+from lab.synth.camera import PHONE_WH
 from scoring.core import ScoreBreakdown, StateError
 from scoring.registry import get_game
 from vision.image_io import read_image
@@ -35,7 +36,6 @@ from vision.profile import default_profile
 from vision.read.classify import CellClassifier
 
 FOUND_WITHIN = 0.03  # of the board's size: the bar for a board found
-PHONE_WH = (4032, 3024)  # a phone camera's 12 MP, as phones write their photos
 PHONE_QUALITY = 92
 TIMED = 3  # each photo scored this many times, its median kept (one core's timings jitter)
 # The drawn photo each run is measured against: a printed board, found by its mask model.

@@ -39,7 +39,7 @@ from lab.bench import _candidate, _hand, _totals, reshaped_profile
 from lab.pairing import KIOSK_TOKEN, pair
 from lab.serving import serve_in_thread
 from lab.synth.art import UNTUNED_PACK
-from lab.synth.camera import Photo, PhotoOptions
+from lab.synth.camera import PHONE_WH, Photo, PhotoOptions
 from lab.synth.games import get_artist
 from lab.synth.render import RenderSpec, render_photo, render_table
 from scoring.registry import Kind, get_entry
@@ -49,7 +49,6 @@ from vision.readers import get_reader
 
 GAMES = ("alices-garden", "sanssouci", "zen-garden", "four-gardens")
 TILT_DEG = 35.0  # photographed from above or tilted up to this, as the owner did
-TABLE_PHOTO_WH = (4032, 3024)
 FRESH = 30  # photos scored at each point of the learning curve
 PLAYED = 3  # games played and corrected, one by one
 PROFILE = "my-copy"
@@ -85,9 +84,7 @@ def table_photo(run: CopyRun, profile: BoardProfile, index: int) -> Photo:
     # One hand entry goes with a photo, not one per garden: the mission points a player took (tiles beside
     # the board, not on it) are left out of these tables, as they are typed on the result page per garden.
     table = {**table, "players": [{**p, "mission_points": {}} for p in table["players"]]}
-    return render_table(
-        run.game, table, run.pack, seed + index, PhotoOptions(TABLE_PHOTO_WH, TILT_DEG), profile
-    )
+    return render_table(run.game, table, run.pack, seed + index, PhotoOptions(PHONE_WH, TILT_DEG), profile)
 
 
 def _photos(run: CopyRun, profile: BoardProfile) -> tuple[Photo, list[Photo]]:

@@ -246,6 +246,19 @@ def _bench_hall(args: argparse.Namespace) -> int:
     return 0
 
 
+def _real_tiles(game: str) -> Path:
+    """The folder of labelled photos of ``game``'s real tiles its model's recipe learns from: what
+    ``bench --clutter`` lays boards of."""
+    from lab.train.classifier import config_for, real_folder
+
+    recipe = config_for(game).real
+    if not recipe or not real_folder(recipe).is_dir():
+        raise StateError(
+            f"--clutter lays {game}'s real tiles, and no photos of them are here ({recipe or 'none'})"
+        )
+    return real_folder(recipe)
+
+
 def cmd_bench(args: argparse.Namespace) -> int:
     import cv2
 
@@ -294,6 +307,8 @@ def cmd_bench(args: argparse.Namespace) -> int:
             also_tilt_deg=args.views_from_above,
             calibrated=not args.no_calibration,
             reshaped=args.reshaped,
+            clutter=_real_tiles(game) if args.clutter else None,
+            mighty_duel=args.mighty_duel,
         )
         results.append(result.table())
     print(format_table(results))
@@ -462,6 +477,17 @@ def build_parser() -> argparse.ArgumentParser:
         "--no-calibration",
         action="store_true",
         help="read the photos with no camera calibration, as a phone's uploads are",
+    )
+    p.add_argument(
+        "--clutter",
+        action="store_true",
+        help="with --game kingdomino: kingdoms laid on the table with 0-8 squares left empty, a card and "
+        "loose dominoes of the same art beside them, in 12 MP photos taken 45-65 degrees off straight down",
+    )
+    p.add_argument(
+        "--mighty-duel",
+        action="store_true",
+        help="with --game kingdomino: 7 x 7 kingdoms (the Mighty Duel), read with no size given",
     )
     p.add_argument("--live", action="store_true", help="frames per second of the live loop (--count frames)")
     p.add_argument("--camera", help="with --live: a camera spec to measure instead of replayed renders")

@@ -35,12 +35,16 @@ SKIN_TONES: tuple[Colour, ...] = (
 )
 
 
+PHONE_WH = (4032, 3024)  # a phone camera's 12 MP, as phones write their photos
+
+
 @dataclass(frozen=True)
 class PhotoOptions:
     """What the simulated photographer may do. ``hands`` is the chance of a hand or arm over a board."""
 
     size_wh: tuple[int, int] = (2304, 1296)
     max_tilt_deg: float = 45.0
+    min_tilt_deg: float = 0.0
     hands: float = 0.0
     effects: bool = True
     stickers: bool = False
@@ -111,6 +115,47 @@ def random_camera(rng: np.random.Generator, size_wh: tuple[int, int]) -> CameraM
     return CameraModel(matrix, dist, size_wh)
 
 
+def gap_mm(a: Matrix, b: Matrix) -> float:
+    """How far apart two convex outlines (table mm) lie along the axis that parts them most (< 0: they
+    overlap)."""
+    best = -np.inf
+    for poly in (a, b):
+        for i in range(len(poly)):
+            edge = poly[(i + 1) % len(poly)] - poly[i]
+            normal = np.array([-edge[1], edge[0]]) / np.linalg.norm(edge)
+            pa, pb = a @ normal, b @ normal
+            best = max(best, pb.min() - pa.max(), pa.min() - pb.max())
+    return float(best)
+
+
+def place_props(
+    placements: list[Placement], props: list[SyntheticBoard], rng: np.random.Generator
+) -> list[Placement]:
+    """Things laid beside the boards (a card, loose tiles), any way round: each 5-80 mm from the nearest
+    board, none touching another. One that finds no room after many tries is left off the table."""
+
+    def outline(p: Placement) -> Matrix:
+        return _world_points(p, p.board.profile.corners_mm)[:, :2]
+
+    laid: list[Placement] = []
+    for prop in props:
+        reach = float(np.hypot(*prop.profile.size_mm)) / 2
+        for _ in range(200):
+            anchor = placements[int(rng.integers(len(placements)))]
+            far = float(np.hypot(*anchor.board.profile.size_mm)) / 2 + reach + 80
+            angle = rng.uniform(-np.pi, np.pi)
+            centre = np.array(anchor.centre_mm) + rng.uniform(0.3, 1.0) * far * np.array(
+                [np.cos(angle), np.sin(angle)]
+            )
+            here = Placement(prop, (float(centre[0]), float(centre[1])), float(rng.uniform(-np.pi, np.pi)))
+            to_boards = [gap_mm(outline(here), outline(p)) for p in placements]
+            to_props = [gap_mm(outline(here), outline(p)) for p in laid]
+            if 5 <= min(to_boards) <= 80 and min(to_props, default=np.inf) >= 5:
+                laid.append(here)
+                break
+    return laid
+
+
 def place_boards(boards: list[SyntheticBoard], rng: np.random.Generator) -> list[Placement]:
     """Lay boards out as players do: in a loose grid, all facing about the same way, none touching.
 
@@ -150,16 +195,21 @@ def _world_points(placement: Placement, pts_mm: object, z: float = 0.0) -> Matri
 
 
 def frame_scene(
-    placements: list[Placement], model: CameraModel, rng: np.random.Generator, max_tilt_deg: float
+    placements: list[Placement],
+    model: CameraModel,
+    rng: np.random.Generator,
+    max_tilt_deg: float,
+    min_tilt_deg: float = 0.0,
 ) -> Pose:
-    """A camera pose that sees every board whole: tilt up to ``max_tilt_deg``, any azimuth and roll."""
+    """A camera pose that sees every board whole: tilt ``min_tilt_deg`` to ``max_tilt_deg``, any azimuth and
+    roll."""
     corners = np.vstack([_world_points(p, p.board.profile.corners_mm) for p in placements])
     target = np.array([*corners[:, :2].mean(axis=0), 0.0])
     radius = float(np.max(np.linalg.norm(corners[:, :2] - target[:2], axis=1)))
     w, h = model.size_wh
     half_fov = np.arctan((min(w, h) / 2) / model.matrix[0, 0])
     fill = rng.uniform(0.55, 0.95)
-    tilt = np.deg2rad(rng.uniform(0, max_tilt_deg))
+    tilt = np.deg2rad(rng.uniform(min_tilt_deg, max_tilt_deg))
     azimuth = rng.uniform(-np.pi, np.pi)
     roll = rng.uniform(-np.pi, np.pi)
     distance = radius / (fill * np.tan(half_fov))
@@ -257,6 +307,28 @@ def _warp_board(
         ).astype(np.float32)
         / 255.0
     )
+    _over(colour, alpha, warped.astype(np.float32), mask)
+
+
+def _lay_tiles(
+    colour: NDArray[np.float32],
+    alpha: NDArray[np.float32],
+    shade: NDArray[np.float32],
+    image: Image,
+    cover: Image,
+    homography: Matrix,
+    rng: np.random.Generator,
+) -> None:
+    """Tiles laid on the table (``cover``: where they are): the table shows between them and where none
+    lies, and each casts its own shadow."""
+    w, h = colour.shape[1], colour.shape[0]
+    warped = cv2.warpPerspective(
+        image, homography, (w, h), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE
+    )
+    mask = cv2.warpPerspective(cover, homography, (w, h), flags=cv2.INTER_LINEAR).astype(np.float32) / 255.0
+    dx, dy = rng.normal(0, 3, 2)
+    moved = cv2.warpAffine(mask, np.array([[1.0, 0, dx], [0, 1.0, dy]]), (w, h))
+    shade *= 1 - 0.3 * _soft(np.asarray(moved, np.float32), 3)
     _over(colour, alpha, warped.astype(np.float32), mask)
 
 
@@ -552,12 +624,16 @@ def _draw_layers(
     alpha = np.zeros((h, w), np.float32)
     shade = np.ones((h, w), np.float32)
     for placement in placements:
-        outline = _ideal_project(view, pose, _world_points(placement, placement.board.profile.corners_mm))
-        _drop_shadow(shade, outline, rng)
-        _board_sides(colour, alpha, view, pose, placement, rng)
         drawing = placement.board.drawing
         px_to_mm = np.diag([1 / drawing.px_per_mm, 1 / drawing.px_per_mm, 1.0])
-        _warp_board(colour, alpha, drawing.image_bgr, board_homography(view, pose, placement) @ px_to_mm)
+        homography = board_homography(view, pose, placement) @ px_to_mm
+        if drawing.cover is None:
+            outline = _ideal_project(view, pose, _world_points(placement, placement.board.profile.corners_mm))
+            _drop_shadow(shade, outline, rng)
+            _board_sides(colour, alpha, view, pose, placement, rng)
+            _warp_board(colour, alpha, drawing.image_bgr, homography)
+        else:
+            _lay_tiles(colour, alpha, shade, drawing.image_bgr, drawing.cover, homography, rng)
     pieces = [(p, piece) for p in placements for piece in p.board.drawing.pieces]
     # Far pieces first, so near ones overlap them as they would.
     depth = [float(pose.to_camera(_world_points(p, [(pc.x_mm, pc.y_mm)]))[0, 2]) for p, pc in pieces]
@@ -581,15 +657,18 @@ def photograph(
     rng: np.random.Generator,
     options: PhotoOptions,
     model: CameraModel | None = None,
+    props: list[SyntheticBoard] | None = None,
 ) -> Photo:
     """Photograph ``boards`` on a table with ``model`` (default: a random Pi camera); the truth lists each
-    board's corners, state and cell labels."""
+    board's corners, state and cell labels. ``props``: things laid beside them (:func:`place_props`), in the
+    photo and not in its truth."""
     model = model or random_camera(rng, options.size_wh)
     if options.stickers:
         boards = [with_stickers(b, i) for i, b in enumerate(boards)]
     placements = place_boards(boards, rng)
-    pose = frame_scene(placements, model, rng, options.max_tilt_deg)
-    layers, hand_mask = _draw_layers(model, pose, placements, rng, options.hands)
+    scene = placements + (place_props(placements, props, rng) if props else [])
+    pose = frame_scene(scene, model, rng, options.max_tilt_deg, options.min_tilt_deg)
+    layers, hand_mask = _draw_layers(model, pose, scene, rng, options.hands)
     map_x, map_y = model.undistort_maps()
     map_x -= layers.origin[0]
     map_y -= layers.origin[1]

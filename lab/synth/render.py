@@ -20,7 +20,7 @@ import numpy as np
 from lab.synth.art import TRAINING_PACKS, Image, get_pack, varied
 from lab.synth.camera import Photo, PhotoOptions, photograph, random_camera
 from lab.synth.games import get_artist
-from lab.synth.scene import CrowdingArtist, SyntheticBoard, make_board
+from lab.synth.scene import CrowdingArtist, LayingArtist, SyntheticBoard, make_board
 from vision.profile import BoardProfile, default_profile
 
 # Boards are drawn at this scale before the camera sees them: finer than any photo resolves them.
@@ -40,6 +40,9 @@ class RenderSpec:
     crowded: float = 0.0  # the share of boards drawn crowded (training; scene.CrowdingArtist)
     # A table's own copy of its game's board (another size, its grids elsewhere), drawn instead of the game's.
     reshaped: BoardProfile | None = None
+    # A folder of labelled photos of a game's real tiles: boards laid of them on the table (a kingdom) with
+    # places left empty, things of the same art beside them (scene.LayingArtist).
+    clutter: Path | None = None
 
     def __post_init__(self) -> None:
         if not self.games:
@@ -55,6 +58,12 @@ class RenderSpec:
             plain = [g for g in self.games if not isinstance(get_artist(g), CrowdingArtist)]
             if plain:
                 raise ValueError(f"no crowded boards are drawn for {', '.join(plain)}: draw them plain")
+        if self.clutter is not None:
+            printed = [g for g in self.games if not isinstance(get_artist(g), LayingArtist)]
+            if printed:
+                raise ValueError(
+                    f"{', '.join(printed)}: a printed board, not tiles laid among things of its art"
+                )
 
 
 def render_photo(spec: RenderSpec, index: int, view: int = 0) -> Photo:
@@ -63,6 +72,7 @@ def render_photo(spec: RenderSpec, index: int, view: int = 0) -> Photo:
     second photo of the table, from another side)."""
     rng = np.random.default_rng([spec.seed, index])
     boards: list[SyntheticBoard] = []
+    props: list[SyntheticBoard] = []
     for b in range(spec.boards):
         game = spec.games[int(rng.integers(len(spec.games)))]
         pack = get_pack(spec.packs[int(rng.integers(len(spec.packs)))])
@@ -82,12 +92,18 @@ def render_photo(spec: RenderSpec, index: int, view: int = 0) -> Photo:
         if spec.crowded and np.random.default_rng([spec.seed, index, 98, b]).random() < spec.crowded:
             assert isinstance(artist, CrowdingArtist), "checked when the spec was made"
             state = artist.crowded_state(profile, rng)
-        boards.append(make_board(artist, profile, pack, rng, DRAW_PX_PER_MM, state))
+        if spec.clutter is not None:
+            assert isinstance(artist, LayingArtist), "checked when the spec was made"
+            board, laid = artist.laid(profile, pack, rng, DRAW_PX_PER_MM, spec.clutter)
+            boards.append(board)
+            props.extend(laid)
+        else:
+            boards.append(make_board(artist, profile, pack, rng, DRAW_PX_PER_MM, state))
     # One camera (one calibration) takes every view; drawn as photograph() would draw it, so view 0 stays the
     # photo it always was.
     model = random_camera(rng, spec.options.size_wh)
     camera_rng = np.random.default_rng([spec.seed, index, 97, view]) if view else rng
-    photo = photograph(boards, camera_rng, spec.options, model)
+    photo = photograph(boards, camera_rng, spec.options, model, props)
     photo.truth = {"seed": spec.seed, "index": index, **({"view": view} if view else {}), **photo.truth}
     return photo
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
 import cv2
@@ -56,6 +57,9 @@ class BoardDrawing:
     px_per_mm: float
     pieces: tuple[Piece, ...] = ()
     marks: tuple[Mark, ...] = ()
+    # Where the board is, 0-255 a pixel (tiles laid on the table, the table showing between them and where
+    # none lies); None: the whole rectangle, a printed board with cut edges.
+    cover: Image | None = None
 
 
 @dataclass(frozen=True)
@@ -87,6 +91,25 @@ class Artist(Protocol):
         px_per_mm: float,
     ) -> BoardDrawing:
         """The board with ``state`` on it, in ``pack``'s art."""
+        ...
+
+
+@runtime_checkable
+class LayingArtist(Artist, Protocol):
+    """An artist whose boards are tiles laid on the table (a kingdom: no printed board beneath), printed in an
+    art that also shows on other things on the table (``RenderSpec.clutter``)."""
+
+    def laid(
+        self,
+        profile: BoardProfile,
+        pack: ArtPack,
+        rng: np.random.Generator,
+        px_per_mm: float,
+        tiles: Path,
+    ) -> tuple[SyntheticBoard, list[SyntheticBoard]]:
+        """A board of real tiles (cut from the photos in ``tiles``) laid with some of its places left empty
+        (its drawing's ``cover``), and the things of the same art laid beside it: what a photo shows but is
+        no board to score."""
         ...
 
 

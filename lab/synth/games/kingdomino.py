@@ -8,15 +8,22 @@ and crowns as small yellow icons near a square's edge, wherever they lie.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping
+from dataclasses import replace
+from functools import cache
+from pathlib import Path
 from typing import Any
 
+import cv2
 import numpy as np
 
 from lab.synth.art import ArtPack, Colour, Image, disc, paper, polygon, regular_polygon, stroke
-from lab.synth.scene import BoardDrawing, Piece, piece_top
+from lab.synth.scene import BoardDrawing, Piece, SyntheticBoard, make_board, piece_top
 from scoring import kingdomino as rules
+from scoring.core import StateError
 from vision.geometry import BoardFrame, cell_rect_mm
+from vision.image_io import read_image
 from vision.profile import BoardProfile
 
 GAME = rules.GAME
@@ -50,6 +57,12 @@ CROWN_ODDS: Mapping[str, tuple[float, float, float]] = {
     "mine": (0.3, 0.25, 0.1),
 }
 CASTLE_PIECE_MM = (28.0, 30.0)  # diameter, height
+CARD: Colour = (225, 235, 240)
+# A laid kingdom (``KingdominoArtist.laid``): at most this many of its squares left empty, and this many loose
+# dominoes beside it (the draw line, a discard), with one card printed with the tiles' art.
+MOST_EMPTY = 8
+LOOSE_DOMINOES = (2, 4)
+GAP = 0.015  # tiles lie loosely, a hairline of table between them (a share of a square's side)
 PLAYER_COLOURS: tuple[Colour, ...] = ((40, 40, 200), (190, 110, 40), (40, 200, 230), (60, 160, 60))
 
 
@@ -149,13 +162,185 @@ class KingdominoArtist:
                     pieces.append(Piece((x0 + x1) / 2, (y0 + y1) / 2, diameter, height, top, colour))
         return BoardDrawing(image, px_per_mm, tuple(pieces))
 
+    def laid(
+        self,
+        profile: BoardProfile,
+        pack: ArtPack,
+        rng: np.random.Generator,
+        px_per_mm: float,
+        tiles: Path,
+    ) -> tuple[SyntheticBoard, list[SyntheticBoard]]:
+        """A kingdom of real tiles (squares cut from the labelled photos in ``tiles``, :func:`real_squares`)
+        laid on the table, 0 to :data:`MOST_EMPTY` of its squares left empty anywhere (corners too; each side
+        of its frame keeps a tile, so that the frame is the kingdom's); beside it a card printed with the
+        same art and loose dominoes."""
+        squares = real_squares(tiles)
+        state = self.random_state(profile, rng)
+        cells = [list(row) for row in state["cells"]]
+        empty = sum(row.count(rules.EMPTY) for row in cells)
+        want = int(rng.integers(MOST_EMPTY + 1))
+        laid = [
+            (r, c)
+            for r, row in enumerate(cells)
+            for c, cell in enumerate(row)
+            if cell not in (rules.CASTLE, rules.EMPTY)
+        ]
+        for k in rng.permutation(len(laid)):
+            if empty >= want:
+                break
+            r, c = laid[k]
+            was, cells[r][c] = cells[r][c], rules.EMPTY
+            if _frame_kept(cells):
+                empty += 1
+            else:
+                cells[r][c] = was
+        # Each square a real one of its label (or, where the photos show none, of its terrain): the truth
+        # is what the square shows.
+        faces: dict[tuple[int, int], Image] = {}
+        for r, row in enumerate(cells):
+            for c, cell in enumerate(row):
+                if cell != rules.EMPTY:
+                    cells[r][c], faces[r, c] = _real_square(squares, cell, rng)
+        state = rules.dump_board(rules.parse_board({**state, "cells": cells}))
+        board = make_board(self, profile, pack, rng, px_per_mm, state)
+        image = board.drawing.image_bgr.copy()
+        region = profile.region("grid")
+        for (r, c), face in faces.items():
+            _paste(image, tuple(v * px_per_mm for v in cell_rect_mm(region, r, c)), face)
+        drawing = replace(board.drawing, image_bgr=image, cover=_cover(profile, cells, px_per_mm))
+        dominoes = [
+            _loose_domino(profile, squares, rng, px_per_mm)
+            for _ in range(int(rng.integers(LOOSE_DOMINOES[0], LOOSE_DOMINOES[1] + 1)))
+        ]
+        return replace(board, drawing=drawing), [_card(profile, pack, squares, rng, px_per_mm), *dominoes]
+
+
+@cache
+def real_squares(folder: Path) -> Mapping[str, tuple[Image, ...]]:
+    """Every square of the real kingdoms photographed from straight above in ``folder`` (``NN.jpg``, the
+    kingdom filling it, with ``NN.json``, its cells' labels), by label; empty places left out."""
+    out: dict[str, list[Image]] = {}
+    for labels in sorted(folder.glob("*.json")):
+        photo = labels.with_suffix(".jpg")
+        if not photo.exists():
+            continue  # the folder's manifest
+        image = read_image(str(photo))
+        cells = json.loads(labels.read_text())["cells"]
+        side = image.shape[0] // len(cells)
+        for r, row in enumerate(cells):
+            for c, label in enumerate(row):
+                if label != rules.EMPTY:
+                    out.setdefault(label, []).append(
+                        image[r * side : (r + 1) * side, c * side : (c + 1) * side]
+                    )
+    if not out:
+        raise StateError(
+            f"{folder}: no labelled photos of real kingdoms there, to lay kingdoms of their tiles"
+        )
+    return {label: tuple(faces) for label, faces in out.items()}
+
+
+def _real_square(
+    squares: Mapping[str, tuple[Image, ...]], label: str, rng: np.random.Generator
+) -> tuple[str, Image]:
+    """A real square of ``label`` (else of its terrain, else any), turned any quarter as tiles are laid;
+    with the label it shows."""
+    terrain = label.partition(":")[0]
+    pool = [label] if label in squares else [k for k in squares if k.partition(":")[0] == terrain]
+    chosen = str(rng.choice(pool or sorted(squares)))
+    faces = squares[chosen]
+    face = np.rot90(faces[int(rng.integers(len(faces)))], int(rng.integers(4)))
+    return chosen, np.ascontiguousarray(face)
+
+
+def _paste(image: Image, box: tuple[float, ...], face: Image) -> None:
+    """``face`` over the square ``box`` (pixels), a hairline in from its edges as a laid tile lies."""
+    x0, y0, x1, y1 = box
+    gap = (x1 - x0) * GAP
+    a, b = round(x0 + gap), round(y0 + gap)
+    w, h = round(x1 - gap) - a, round(y1 - gap) - b
+    image[b : b + h, a : a + w] = cv2.resize(face, (w, h), interpolation=cv2.INTER_CUBIC)
+
+
+def _frame_kept(cells: list[list[str]]) -> bool:
+    """Each side of the frame holds a tile: the kingdom's outer squares still span it."""
+    sides = (cells[0], cells[-1], [row[0] for row in cells], [row[-1] for row in cells])
+    return all(any(cell != rules.EMPTY for cell in side) for side in sides)
+
+
+def _cover(profile: BoardProfile, cells: list[list[str]], px_per_mm: float) -> Image:
+    """Where the kingdom's tiles lie: every square but the empty ones, a hairline apart."""
+    frame = BoardFrame(profile, px_per_mm)
+    cover = np.zeros(frame.size_wh[::-1], np.uint8)
+    region = profile.region("grid")
+    for r, c in region.cells():
+        if cells[r][c] == rules.EMPTY:
+            continue
+        x0, y0, x1, y1 = (v * px_per_mm for v in cell_rect_mm(region, r, c))
+        gap = (x1 - x0) * GAP
+        top_left = (round(x0 + gap), round(y0 + gap))
+        cv2.rectangle(cover, top_left, (round(x1 - gap) - 1, round(y1 - gap) - 1), 255, -1)
+    return cover
+
+
+def _prop(
+    profile: BoardProfile, name: str, size_mm: tuple[float, float], drawing: BoardDrawing
+) -> SyntheticBoard:
+    # Not a board: its profile gives the camera its size alone, and the truth never lists it.
+    return SyntheticBoard(replace(profile, name=name, size_mm=size_mm), "", {}, {}, drawing)
+
+
+def _any_square(squares: Mapping[str, tuple[Image, ...]], rng: np.random.Generator) -> Image:
+    return _real_square(squares, str(rng.choice(sorted(squares))), rng)[1]
+
+
+def _loose_domino(
+    profile: BoardProfile,
+    squares: Mapping[str, tuple[Image, ...]],
+    rng: np.random.Generator,
+    px_per_mm: float,
+) -> SyntheticBoard:
+    """A domino of two squares as large as the kingdom's, lying apart (the draw line, a discard)."""
+    side = profile.region("grid").cell_mm[0]
+    h = round(side * px_per_mm)
+    image = np.concatenate(
+        [cv2.resize(_any_square(squares, rng), (h, h), interpolation=cv2.INTER_CUBIC) for _ in range(2)],
+        axis=1,
+    )
+    cover = np.zeros(image.shape[:2], np.uint8)
+    gap = round(h * GAP)
+    cv2.rectangle(cover, (gap, gap), (2 * h - gap - 1, h - gap - 1), 255, -1)
+    return _prop(profile, "loose domino", (2 * side, side), BoardDrawing(image, px_per_mm, cover=cover))
+
+
+def _card(
+    profile: BoardProfile,
+    pack: ArtPack,
+    squares: Mapping[str, tuple[Image, ...]],
+    rng: np.random.Generator,
+    px_per_mm: float,
+) -> SyntheticBoard:
+    """A card printed with the tiles' art (a score reference, the rules' cover): rows of small squares on
+    pale card."""
+    cols, rows = int(rng.integers(2, 4)), int(rng.integers(2, 5))
+    side = rng.uniform(0.4, 0.7) * profile.region("grid").cell_mm[0]
+    margin = side * 0.3
+    w_mm, h_mm = cols * side + 2 * margin, rows * side * 1.3 + 2 * margin
+    image = paper((round(w_mm * px_per_mm), round(h_mm * px_per_mm)), pack.colour(CARD), pack.grain, rng)
+    s = side * px_per_mm
+    for r in range(rows):
+        for c in range(cols):
+            x0, y0 = (margin + c * side) * px_per_mm, (margin + r * side * 1.3) * px_per_mm
+            _paste(image, (x0, y0, x0 + s, y0 + s), _any_square(squares, rng))
+    return _prop(profile, "reference card", (w_mm, h_mm), BoardDrawing(image, px_per_mm))
+
 
 def _square(
     image: Image, box: tuple[float, ...], square: rules.Square, pack: ArtPack, rng: np.random.Generator
 ) -> None:
     x0, y0, x1, y1 = box
     side = x1 - x0
-    gap = side * 0.015  # tiles lie loosely, a hairline of table between them
+    gap = side * GAP
     polygon(
         image,
         [(x0 + gap, y0 + gap), (x1 - gap, y0 + gap), (x1 - gap, y1 - gap), (x0 + gap, y1 - gap)],
@@ -238,7 +423,7 @@ def _crown(image: Image, centre: tuple[float, float], size: float, pack: ArtPack
 def _castle_tile(image: Image, box: tuple[float, ...], pack: ArtPack) -> None:
     x0, y0, x1, y1 = box
     side = x1 - x0
-    gap = side * 0.015
+    gap = side * GAP
     polygon(
         image,
         [(x0 + gap, y0 + gap), (x1 - gap, y0 + gap), (x1 - gap, y1 - gap), (x0 + gap, y1 - gap)],
