@@ -374,16 +374,21 @@ def aspect_error(
     either way round; ``focal_known`` false: ``matrix`` is a guess, and its focal length is any of
     :data:`FOCAL_GUESSES`."""
     ordered = clockwise(quad)
-    ratios = [aspect(ordered, matrix)]
-    if not focal_known:
-        width = 2.0 * float(matrix[0, 2])  # a guessed matrix centres the photo
-        ratios = [aspect(ordered, _with_focal(matrix, f * width)) for f in FOCAL_GUESSES]
+    ratios = [aspect(ordered, m) for m in lenses(matrix, focal_known)]
     return min(abs(float(np.log(r / a))) for r in ratios for asp in aspects for a in (asp, 1 / asp))
 
 
-def _with_focal(matrix: NDArray[np.float64], focal: float) -> NDArray[np.float64]:
-    out = matrix.copy()
-    out[0, 0] = out[1, 1] = focal
+def lenses(matrix: NDArray[np.float64], focal_known: bool) -> list[NDArray[np.float64]]:
+    """The camera matrices a photo may have been taken through: ``matrix`` where its focal length is known,
+    else ``matrix`` (a guess, centred on the photo) at each of :data:`FOCAL_GUESSES`."""
+    if focal_known:
+        return [matrix]
+    width = 2.0 * float(matrix[0, 2])
+    out = []
+    for focal in FOCAL_GUESSES:
+        guess = matrix.copy()
+        guess[0, 0] = guess[1, 1] = focal * width
+        out.append(guess)
     return out
 
 

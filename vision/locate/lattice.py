@@ -43,6 +43,7 @@ from vision.locate.edges import (
     Picker,
     SideEdge,
     clockwise,
+    lenses,
     outward_normal,
     photo_mapper,
     pick_sides,
@@ -536,14 +537,20 @@ def _grown(
     return wider.score(settled), settled, wider
 
 
-def _misshapen(grid: NDArray[np.float64], cells: tuple[int, int], matrix: NDArray[np.float64]) -> float:
-    """How far from a rectangle of ``cells`` square cells the camera (``matrix``) sees the grid: the larger
-    of its corners' skew (a cosine) and its width over height's |log| error. A grid on hatched art's lines,
-    or on part of a board, is no such rectangle."""
+def _misshapen(
+    grid: NDArray[np.float64], cells: tuple[int, int], matrix: NDArray[np.float64], focal_known: bool
+) -> float:
+    """How far from a rectangle of ``cells`` square cells the camera (``matrix``; with ``focal_known``
+    false, at whichever focal length a lens may have, :func:`vision.locate.edges.lenses`) sees the grid:
+    the larger of its corners' skew (a cosine) and its width over height's |log| error. A grid on hatched
+    art's lines, or on part of a board, is no such rectangle."""
     nx, ny = cells
     quad = _project(grid, np.array([(0.0, 0.0), (nx, 0.0), (nx, ny), (0.0, ny)]))
     with np.errstate(all="ignore"):
-        error = max(skew(quad, matrix), abs(np.log(aspect(quad, matrix) * ny / nx)))
+        errors = [
+            max(skew(quad, m), abs(np.log(aspect(quad, m) * ny / nx))) for m in lenses(matrix, focal_known)
+        ]
+    error = min(errors)
     return float(error) if np.isfinite(error) else np.inf
 
 
@@ -740,21 +747,39 @@ def find_lattices(
             break
         hull = places[0]
         tried.append(hull)
-        quad = _lattice(image_bgr, cells, art, camera, likeness, ends, hull, larger)
-        if quad is None:
-            # Two boards laid edge to edge are one patch, twice a board across: a grid of a board's size
-            # is looked for at up to half the patch's spacing too.
-            quad = _lattice(image_bgr, cells, art, camera, likeness, ends, hull, larger, boards=2)
-            if quad is not None:
-                crowded.append(hull)
-        if quad is not None and any(point_inside(quad.corners_xy.mean(axis=0), p) for p in crowded):
-            # Boards of such a patch, this one and the next found in it: their sides may have snapped to
-            # the neighbour's edge across the gap. Shown, not scored.
-            quad = replace(quad, doubt=SIDE_BY_SIDE)
+        single = _grids(image_bgr, cells, camera, likeness, ends, hull)
+        # Two boards laid edge to edge are one patch, twice a board across: a grid of a board's size is
+        # looked for at up to half the patch's spacing too. A grid the camera's matrix sees as a board's
+        # shape comes first; one only some other lens would see so, after (a wide lens' board with no
+        # calibration), so that no board found before gives way to it.
+        double = {} if True in single else _grids(image_bgr, cells, camera, likeness, ends, hull, boards=2)
+        quad = None
+        for known, grids, two in (
+            (True, single, False),
+            (True, double, True),
+            (False, single, False),
+            (False, double, True),
+        ):
+            if known in grids:
+                quad = _board(image_bgr, cells, art, camera, likeness, grids[known], known, larger)
+                if two:
+                    crowded.append(hull)
+                break
         # Boards never lie on each other: a grid laid partly over a board found is dominoes beside it.
         if quad is not None and not any(_shared(quad.corners_xy, q.corners_xy) > OVERLAP for q in found):
             found.append(quad)
-    return found
+
+    # Boards of a patch that held two or more side by side: their sides may have snapped to the neighbour's
+    # edge across the gap. Shown, not scored. A board alone in its patch (a card or loose dominoes of the
+    # same art made the patch too large for one board) is scored.
+    def together(quad: Quad) -> bool:
+        return any(
+            point_inside(quad.corners_xy.mean(axis=0), hull)
+            and sum(point_inside(q.corners_xy.mean(axis=0), hull) for q in found) > 1
+            for hull in crowded
+        )
+
+    return [replace(q, doubt=SIDE_BY_SIDE) if together(q) else q for q in found]
 
 
 def _shared(a: Points, b: Points) -> float:
@@ -774,19 +799,23 @@ def _tried(place: Points, tried: Sequence[Points]) -> bool:
     return any(point_inside(middle, hull) and _area(hull) <= 1.5 * area for hull in tried)
 
 
-def _lattice(
+_Grid = tuple[float, NDArray[np.float64], _Fit]
+
+
+def _grids(
     image_bgr: NDArray[np.uint8],
     cells: tuple[int, int],
-    art: ArtColours,
     camera: CameraModel | None,
     likeness: _Likeness,
     photo_ends: NDArray[np.float64],
     hull: Points,
-    larger: Sequence[tuple[int, int]] = (),
     boards: int = 1,
-) -> Quad | None:
-    """The board of ``cells`` square tiles about one rough place (``hull``, photo pixels), or ``None``;
-    ``boards``: how many boards side by side the place may hold (see :func:`_combs`)."""
+) -> dict[bool, _Grid]:
+    """The best grid of ``cells`` square tiles about one rough place (``hull``, photo pixels) that a camera
+    sees as a board's shape, with its score: under True, through the camera's matrix (a guess, with no
+    calibration); under False, with no calibration, through any lens' (:func:`_misshapen`). Only grids
+    scoring at least :data:`MIN_SCORE`. ``boards``: how many boards side by side the place may hold (see
+    :func:`_combs`)."""
     if camera is not None:
         hull = camera.undistort_px(hull)
     to_photo = photo_mapper(camera)
@@ -794,8 +823,9 @@ def _lattice(
     # Which family runs across the board and which down is unknown: a board of unequal sides tries both.
     options: Sequence[tuple[int, int]] = [cells] if cells[0] == cells[1] else [cells, cells[::-1]]
     matrix = matrix_or_guess(camera, (image_bgr.shape[1], image_bgr.shape[0]))
-    limit = SHAPE_LIMIT[is_calibrated(camera)]
-    best: tuple[float, NDArray[np.float64], _Fit] | None = None
+    calibrated = is_calibrated(camera)
+    limit = SHAPE_LIMIT[calibrated]
+    best: dict[bool, _Grid] = {}
     for segments, vanishing in _pairs(_near(photo_ends, hull), rng):
         rectify = _rectifier(vanishing, hull, segments)
         for shape in options:
@@ -803,17 +833,39 @@ def _lattice(
             for first in _first_grids(fit, rectify, hull, boards):
                 grid = _settled(fit, first)
                 score = fit.score(grid)
-                if _misshapen(grid, shape, matrix) > limit:
-                    continue
-                if best is None or score > best[0]:
-                    best = (score, grid, fit)
-    if best is None or best[0] < MIN_SCORE:
-        return None
-    score, grid, fit = best
+                for known in {True, calibrated}:
+                    if (
+                        _misshapen(grid, shape, matrix, known) <= limit
+                        and score > best.get(known, (-1.0,))[0]
+                    ):
+                        best[known] = (score, grid, fit)
+    return {known: found for known, found in best.items() if found[0] >= MIN_SCORE}
+
+
+def _board(
+    image_bgr: NDArray[np.uint8],
+    cells: tuple[int, int],
+    art: ArtColours,
+    camera: CameraModel | None,
+    likeness: _Likeness,
+    found: _Grid,
+    focal_known: bool,
+    larger: Sequence[tuple[int, int]] = (),
+) -> Quad:
+    """The board a grid (:func:`_grids`, found through a lens of known focal length or not) is: a larger
+    board round it where that explains the photo better, its corners its corner tiles'."""
+    to_photo = photo_mapper(camera)
+    matrix = matrix_or_guess(camera, (image_bgr.shape[1], image_bgr.shape[0]))
+    limit = SHAPE_LIMIT[is_calibrated(camera)]
+    score, grid, fit = found
     wanted = cells  # the board's (across, down), whichever way the grid's families run
     for board in larger:
         grown = _grown(fit, grid, board)
-        if grown is not None and grown[0] > score and _misshapen(grown[1], grown[2].cells, matrix) <= limit:
+        if (
+            grown is not None
+            and grown[0] > score
+            and _misshapen(grown[1], grown[2].cells, matrix, focal_known) <= limit
+        ):
             (score, grid, fit), wanted = grown, board
     nx, ny = fit.cells
     cells_xy = np.array([(0.0, 0.0), (nx, 0.0), (nx, ny), (0.0, ny)])

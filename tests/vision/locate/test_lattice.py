@@ -58,11 +58,16 @@ def _photo(board: np.ndarray, tilt_deg: float, spin_deg: float, seed: int) -> tu
 
 
 def _photo_of(
-    boards: list[tuple[np.ndarray, tuple[float, float], float]], tilt_deg: float, seed: int
+    boards: list[tuple[np.ndarray, tuple[float, float], float]],
+    tilt_deg: float,
+    seed: int,
+    matrix: np.ndarray = MATRIX,
+    distance_mm: float = 400.0,
 ) -> tuple[np.ndarray, list[np.ndarray]]:
     """Drawings laid on the table, each with its middle at (x, y) mm from the table's and turned by its
-    spin (degrees), photographed by a camera ``tilt_deg`` off straight down; the photo and each drawing's
-    corners in it. A drawing's pure black (0, 0, 0) is no tile: the table shows there."""
+    spin (degrees), photographed by a camera (``matrix``) ``distance_mm`` away, ``tilt_deg`` off straight
+    down; the photo and each drawing's corners in it. A drawing's pure black (0, 0, 0) is no tile: the table
+    shows there."""
     rotation, _ = cv2.Rodrigues(np.array([np.radians(tilt_deg), 0.0, 0.0]))
     photo = _table(seed)
     outlines = []
@@ -74,7 +79,7 @@ def _photo_of(
         turned = flat @ np.array([[np.cos(spin), -np.sin(spin)], [np.sin(spin), np.cos(spin)]]).T + (x, y)
         points = np.hstack([turned, np.zeros((4, 1))])
         pictured, _ = cv2.projectPoints(
-            points, cv2.Rodrigues(rotation)[0], np.array([0.0, 0.0, 400.0]), MATRIX, None
+            points, cv2.Rodrigues(rotation)[0], np.array([0.0, 0.0, distance_mm]), matrix, None
         )
         corners = np.asarray(pictured, np.float64).reshape(4, 2)
         homography = cv2.getPerspectiveTransform(
@@ -106,6 +111,17 @@ def test_a_kingdom_is_found_by_its_grid_on_a_wooden_table(tilt: float, spin: flo
     assert _error(quad.corners_xy, truth) < 0.02
     # The white sheet is as unlike the table as the board is, and no grid: it is never taken for the board.
     assert quad.corners_xy[:, 0].max() < 1100
+
+
+def test_a_kingdom_seen_through_a_wide_lens_is_found_with_no_calibration() -> None:
+    # A phone's wide lens (a focal length of 0.4 of the photo's width), far across the table: through the
+    # focal length a phone's main camera has (the guess), the grid is seen 0.64 off a square; through the
+    # wide lens' own, square. With no calibration, a grid is a board's shape at any focal length a lens has.
+    wide = MATRIX.copy()
+    wide[0, 0] = wide[1, 1] = 0.4 * SIZE_WH[0]
+    photo, (truth,) = _photo_of([(_tiles(5, 5, seed=1), (0.0, 0.0), 10.0)], 60.0, 2, wide, 170.0)
+    (quad,) = find_lattices(photo, (5, 5), ArtColours.learn([_tiles(5, 5, seed=3)]))
+    assert _error(quad.corners_xy, truth) < 0.02
 
 
 def _laid(cell: int, shift: int, empty: tuple[int, int] | None = None, table: int = 60) -> np.ndarray:
@@ -324,7 +340,9 @@ def test_a_board_found_over_a_board_found_before_is_not_a_second_board(
         corners = next(grids)
         return Quad(corners, corners, True, 1.0, method="grid", cells=(5, 5))
 
-    monkeypatch.setattr(lattice, "_lattice", laid_grid)
+    # Each place holds a grid the camera sees as a board; the boards they are, one after the other.
+    monkeypatch.setattr(lattice, "_grids", lambda *_, **__: {True: (1.0, np.eye(3), None)})
+    monkeypatch.setattr(lattice, "_board", laid_grid)
     quads = find_lattices(photo, (5, 5), ArtColours.learn([_tiles(5, 5, seed=3)]))
     # The first kept, the second (sharing 49 % of it) dropped, the third (apart) kept.
     assert [q.corners_xy[0, 0] for q in quads] == [100.0, 700.0]
@@ -344,3 +362,20 @@ def test_kingdoms_laid_edge_to_edge_are_both_found_and_shown_not_scored(apart_mm
     for truth in truths:
         assert min(_error(q.corners_xy, truth) for q in quads) < 0.06
     assert [q.doubt for q in quads] == [lattice.SIDE_BY_SIDE] * 2
+
+
+def test_a_board_alone_in_a_patch_too_large_for_one_board_is_scored(monkeypatch: pytest.MonkeyPatch) -> None:
+    # A card or loose dominoes of the same art beside a kingdom make one patch too large for one board: the
+    # kingdom's grid is found by the two-boards search. No second board found there: it is scored.
+    photo, (truth,) = _photo_of([(_tiles(5, 5, seed=1), (0.0, 0.0), 10.0)], 30.0, seed=2)
+
+    def grids(*args: object, boards: int = 1) -> dict[bool, object]:
+        return {True: (1.0, np.eye(3), None)} if boards == 2 else {}
+
+    def board(*_: object) -> Quad:
+        return Quad(truth, truth, True, 1.0, method="grid", cells=(5, 5))
+
+    monkeypatch.setattr(lattice, "_grids", grids)
+    monkeypatch.setattr(lattice, "_board", board)
+    (quad,) = find_lattices(photo, (5, 5), ArtColours.learn([_tiles(5, 5, seed=3)]))
+    assert quad.doubt == ""
