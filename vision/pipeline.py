@@ -78,6 +78,10 @@ UNLIKE = (
     "{unsure} of its {cells} cells look like nothing of {title}: this may be another game's board, or none; "
     "not scored"
 )
+SPARSE = (
+    "only {laid} of its {cells} places hold a tile: this looks like bare table or loose tiles, not a board "
+    "of {title}; not scored"
+)
 DOUBTFUL_TURN = "which way up the board lies is uncertain: check the reading or turn the board"
 # How a board read before, where nothing has moved since, is placed (``Quad.method``).
 KNOWN = "known"
@@ -369,13 +373,20 @@ def _concluded(
     state = reader.assemble(profile, readings, entered)
     flags.extend(reader.notes(profile, readings))
     # A copy of its own no model learnt reads unsure until taught: its owner is asked to check each cell.
+    title = get_entry(profile.game).rules.title
     unlike = len(unsure) > UNLIKE_SHARE * len(confidences) and not own_printing(profile)
     if unlike:
-        title = get_entry(profile.game).rules.title
         flags.append(UNLIKE.format(unsure=len(unsure), cells=len(confidences), title=title))
+    sparse = False
+    if reader.edge_bare is not None and reader.fewest_laid:
+        head, absent = reader.edge_bare
+        laid = sum(reading[head][0] != absent for reading in readings.values() if head in reading)
+        sparse = laid < reader.fewest_laid
+        if sparse:
+            flags.append(SPARSE.format(laid=laid, cells=len(readings), title=title))
     return replace(
         view,
-        trusted=view.trusted and not unlike,
+        trusted=view.trusted and not unlike and not sparse,
         state=state,
         confidence=min(confidences.values(), default=0.0),
         low_confidence=low,

@@ -242,6 +242,9 @@ class Reader(Protocol):
     # a square shows the table, and one read otherwise that looks like the table beyond it is flagged
     # (vision.read.bare). None: the board is printed whole.
     edge_bare: tuple[str, str] | None
+    # Such a board read with fewer tiles than this (squares not ``edge_bare``'s class) is none: an outline on
+    # bare table or on a few loose tiles. 0: any.
+    fewest_laid: int
     # What the board's facts rule out, in its game's words: said where a cell read surely alone is read
     # otherwise with the rest of the board.
     ruled_out: str
@@ -315,6 +318,7 @@ class ReaderBase:
     turns_freely: bool = False
     bare: str | None = None
     edge_bare: tuple[str, str] | None = None
+    fewest_laid: int = 0
     ruled_out: str = (
         "a piece seen twice, one nobody owns, more or fewer than the cards say, against the printing"
     )

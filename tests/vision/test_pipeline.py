@@ -15,7 +15,7 @@ from models import orient_model_path
 from scoring.core import ScoreBreakdown, StateError
 from scoring.registry import read_state
 from tests.fakes import TruthClassifier
-from tests.support import SHARED
+from tests.support import EXAMPLES, SHARED
 from vision.camera_model import CameraModel, matrix_or_guess
 from vision.geometry import apply_homography, quad_size
 from vision.image_io import read_image
@@ -532,3 +532,20 @@ def test_a_second_castle_seen_surely_is_ruled_out_in_the_kingdoms_own_words() ->
         "1 cell read surely as something the rest of the board rules out (a kingdom has one castle): "
         "check them"
     )
+
+
+def test_an_outline_on_bare_table_and_two_loose_squares_is_no_kingdom() -> None:
+    # Found (or placed) where a kingdom is not: the table reads empty square by square, the one castle the
+    # reader must place read unsure. Such a kingdom scored 0 with one cell to check; it is no kingdom.
+    rng = np.random.default_rng(1)
+    table = np.full((900, 1200, 3), (60, 100, 150), np.float32) + rng.normal(0, 6, (900, 1200, 3))
+    image = np.clip(table, 0, 255).astype(np.uint8)
+    cv2.rectangle(image, (300, 300), (390, 390), (40, 200, 230), -1)
+    cv2.rectangle(image, (392, 300), (482, 390), (40, 110, 50), -1)
+    corners = np.array([(250, 200), (750, 200), (750, 700), (250, 700)], np.float64)
+    (board,) = score_image(image, "kingdomino", {}, corners_xy=corners)
+    assert board.breakdown is None and not board.reading.trusted
+    assert any(f.startswith("only ") and "of its 25 places hold a tile" in f for f in board.flags)
+    # A real kingdom's 17-25 squares are far from it: the bundled one is scored.
+    (kingdom,) = score_image(read_image(str(EXAMPLES / "photos" / "kingdomino.jpg")), "kingdomino", {})
+    assert kingdom.breakdown is not None

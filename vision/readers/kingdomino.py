@@ -48,6 +48,8 @@ class KingdominoReader(ReaderBase):
     turns_freely: bool = True
     # A square left empty at the kingdom's edge shows the table: on a cloth of a terrain's colour, flagged.
     edge_bare: tuple[str, str] | None = ("terrain", kingdomino.EMPTY)
+    # A kingdom holds 8 to 25 squares (issue #60): fewer read is bare table or loose dominoes outlined.
+    fewest_laid: int = 8
     ruled_out: str = "a kingdom has one castle"
     # The model learnt both heads from crops turned by quarters at random (the recipe's turned_heads).
     turned_look: TurnedLook | None = TurnedLook("terrain", kingdomino.EMPTY, unturned=("terrain", "crowns"))
