@@ -60,8 +60,8 @@ OTHER_BOARD_SHARE = 0.2
 
 
 UNSURE_OUTLINE = (
-    "the board's outline is unsure (no camera calibration, and its shape only roughly a board's); not "
-    "scored: calibrate the camera, or give its corners"
+    "the board's outline is unsure (its shape only roughly a board's, seen with no camera calibration); not "
+    "scored: take the photo more from above, or give its corners (the table's own camera: calibrate it)"
 )
 
 
