@@ -294,42 +294,32 @@ def _over(
 
 
 def _warp_board(
-    colour: NDArray[np.float32], alpha: NDArray[np.float32], image: Image, homography: Matrix
-) -> None:
+    colour: NDArray[np.float32],
+    alpha: NDArray[np.float32],
+    image: Image,
+    homography: Matrix,
+    cover: Image | None = None,
+) -> NDArray[np.float32]:
+    """The board drawn over the scene where it lies (``cover``: where its tiles are; None, all of it);
+    returns that coverage."""
     w, h = colour.shape[1], colour.shape[0]
     # Replicated borders: the coverage mask alone decides how much of an edge pixel is board.
     warped = cv2.warpPerspective(
         image, homography, (w, h), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE
     )
-    mask = (
-        cv2.warpPerspective(
-            np.full(image.shape[:2], 255, np.uint8), homography, (w, h), flags=cv2.INTER_LINEAR
-        ).astype(np.float32)
-        / 255.0
-    )
+    where = np.full(image.shape[:2], 255, np.uint8) if cover is None else cover
+    seen = cv2.warpPerspective(where, homography, (w, h), flags=cv2.INTER_LINEAR)
+    mask = np.asarray(seen, np.float32) / np.float32(255.0)
     _over(colour, alpha, warped.astype(np.float32), mask)
+    return mask
 
 
-def _lay_tiles(
-    colour: NDArray[np.float32],
-    alpha: NDArray[np.float32],
-    shade: NDArray[np.float32],
-    image: Image,
-    cover: Image,
-    homography: Matrix,
-    rng: np.random.Generator,
-) -> None:
-    """Tiles laid on the table (``cover``: where they are): the table shows between them and where none
-    lies, and each casts its own shadow."""
-    w, h = colour.shape[1], colour.shape[0]
-    warped = cv2.warpPerspective(
-        image, homography, (w, h), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE
-    )
-    mask = cv2.warpPerspective(cover, homography, (w, h), flags=cv2.INTER_LINEAR).astype(np.float32) / 255.0
+def _tile_shadows(shade: NDArray[np.float32], tiles: NDArray[np.float32], rng: np.random.Generator) -> None:
+    """Each tile laid on the table (``tiles``: where they are, in the scene) casts its own soft shadow."""
+    h, w = shade.shape
     dx, dy = rng.normal(0, 3, 2)
-    moved = cv2.warpAffine(mask, np.array([[1.0, 0, dx], [0, 1.0, dy]]), (w, h))
+    moved = cv2.warpAffine(tiles, np.array([[1.0, 0, dx], [0, 1.0, dy]]), (w, h))
     shade *= 1 - 0.3 * _soft(np.asarray(moved, np.float32), 3)
-    _over(colour, alpha, warped.astype(np.float32), mask)
 
 
 def with_stickers(board: SyntheticBoard, index: int) -> SyntheticBoard:
@@ -633,7 +623,10 @@ def _draw_layers(
             _board_sides(colour, alpha, view, pose, placement, rng)
             _warp_board(colour, alpha, drawing.image_bgr, homography)
         else:
-            _lay_tiles(colour, alpha, shade, drawing.image_bgr, drawing.cover, homography, rng)
+            # Tiles laid on the table: it shows between them and where none lies.
+            _tile_shadows(
+                shade, _warp_board(colour, alpha, drawing.image_bgr, homography, drawing.cover), rng
+            )
     pieces = [(p, piece) for p in placements for piece in p.board.drawing.pieces]
     # Far pieces first, so near ones overlap them as they would.
     depth = [float(pose.to_camera(_world_points(p, [(pc.x_mm, pc.y_mm)]))[0, 2]) for p, pc in pieces]
