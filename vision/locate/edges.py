@@ -380,12 +380,15 @@ def aspect_error(
 
 def lenses(matrix: NDArray[np.float64], focal_known: bool) -> list[NDArray[np.float64]]:
     """The camera matrices a photo may have been taken through: ``matrix`` where its focal length is known,
-    else ``matrix`` (a guess, centred on the photo) at each of :data:`FOCAL_GUESSES`."""
+    else ``matrix`` (a guess, centred on the photo) and it at each other of :data:`FOCAL_GUESSES`: any
+    shape ``matrix`` sees, some lens does."""
     if focal_known:
         return [matrix]
     width = 2.0 * float(matrix[0, 2])
-    out = []
+    out = [matrix]
     for focal in FOCAL_GUESSES:
+        if np.isclose(focal * width, matrix[0, 0]):
+            continue
         guess = matrix.copy()
         guess[0, 0] = guess[1, 1] = focal * width
         out.append(guess)

@@ -833,11 +833,14 @@ def _grids(
             for first in _first_grids(fit, rectify, hull, boards):
                 grid = _settled(fit, first)
                 score = fit.score(grid)
-                for known in {True, calibrated}:
-                    if (
-                        _misshapen(grid, shape, matrix, known) <= limit
-                        and score > best.get(known, (-1.0,))[0]
-                    ):
+                # A shape the matrix sees, some lens does: the other lenses are looked through only where
+                # the matrix sees none (the hot path: every grid settled).
+                seen = _misshapen(grid, shape, matrix, True) <= limit
+                passes = {True: seen}
+                if not calibrated:
+                    passes[False] = seen or _misshapen(grid, shape, matrix, False) <= limit
+                for known, ok in passes.items():
+                    if ok and score > best.get(known, (-1.0,))[0]:
                         best[known] = (score, grid, fit)
     return {known: found for known, found in best.items() if found[0] >= MIN_SCORE}
 
