@@ -253,13 +253,18 @@ def _real_square(
     return chosen, np.ascontiguousarray(face)
 
 
-def _paste(image: Image, box: tuple[float, ...], face: Image) -> None:
-    """``face`` over the square ``box`` (pixels), a hairline in from its edges as a laid tile lies."""
+def _laid(box: tuple[float, ...]) -> tuple[int, int, int, int]:
+    """The pixels a tile laid in the square ``box`` covers, a hairline in from its edges (left, top, right,
+    bottom; right and bottom not included)."""
     x0, y0, x1, y1 = box
     gap = (x1 - x0) * GAP
-    a, b = round(x0 + gap), round(y0 + gap)
-    w, h = round(x1 - gap) - a, round(y1 - gap) - b
-    image[b : b + h, a : a + w] = cv2.resize(face, (w, h), interpolation=cv2.INTER_CUBIC)
+    return round(x0 + gap), round(y0 + gap), round(x1 - gap), round(y1 - gap)
+
+
+def _paste(image: Image, box: tuple[float, ...], face: Image) -> None:
+    """``face`` laid over the square ``box`` (pixels)."""
+    a, b, c, d = _laid(box)
+    image[b:d, a:c] = cv2.resize(face, (c - a, d - b), interpolation=cv2.INTER_CUBIC)
 
 
 def _frame_kept(cells: list[list[str]]) -> bool:
@@ -276,10 +281,8 @@ def _cover(profile: BoardProfile, cells: list[list[str]], px_per_mm: float) -> I
     for r, c in region.cells():
         if cells[r][c] == rules.EMPTY:
             continue
-        x0, y0, x1, y1 = (v * px_per_mm for v in cell_rect_mm(region, r, c))
-        gap = (x1 - x0) * GAP
-        top_left = (round(x0 + gap), round(y0 + gap))
-        cv2.rectangle(cover, top_left, (round(x1 - gap) - 1, round(y1 - gap) - 1), 255, -1)
+        left, top, right, bottom = _laid(tuple(v * px_per_mm for v in cell_rect_mm(region, r, c)))
+        cover[top:bottom, left:right] = 255
     return cover
 
 
