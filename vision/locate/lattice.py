@@ -35,7 +35,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from vision.camera_model import CameraModel, camera_centre, is_calibrated, matrix_or_guess
-from vision.geometry import Points, as_points
+from vision.geometry import Points, as_points, homography_from_points
 from vision.locate.art import ArtColours
 from vision.locate.board import Quad, in_frame, point_inside
 from vision.locate.edges import (
@@ -100,6 +100,14 @@ OVERLAP = 0.1
 # Patches of the art this many smoothing sizes apart are one place when the places joined readily hold no
 # board: two kingdoms laid a tile apart.
 TIGHT_JOIN = 0.4
+
+# One set's tiles are one size: a grid of squares this much smaller across, measured on the table's plane,
+# than a board found beside it is a card's or a box's print, not a board. On the clutter bench (seed
+# 20261130), the score cards found beside kingdoms measured 0.25-0.69 of them; grids of a kingdom's own
+# squares found beside it, 0.94-1.10.
+SAME_TILES = 0.8
+# Boards this many of the larger's sizes apart (middle to middle) are beside each other.
+BESIDE = 2.0
 
 # How a board this module found says so (``Quad.method``).
 METHOD = "grid"
@@ -769,6 +777,8 @@ def find_lattices(
         if quad is not None and not any(_shared(quad.corners_xy, q.corners_xy) > OVERLAP for q in found):
             found.append(quad)
 
+    found = [q for q in found if not any(_smaller_tiles(q, other) for other in found)]
+
     # Boards of a patch that held two or more side by side: their sides may have snapped to the neighbour's
     # edge across the gap. Shown, not scored. A board alone in its patch (a card or loose dominoes of the
     # same art made the patch too large for one board) is scored.
@@ -780,6 +790,23 @@ def find_lattices(
         )
 
     return [replace(q, doubt=SIDE_BY_SIDE) if together(q) else q for q in found]
+
+
+def _smaller_tiles(quad: Quad, other: Quad) -> bool:
+    """Whether ``quad``'s squares are smaller than ``other``'s beside it (:data:`SAME_TILES`), measured on
+    the table's plane as ``other``'s grid maps it."""
+    size = np.sqrt(_area(other.ideal_xy))
+    near = np.linalg.norm(quad.ideal_xy.mean(axis=0) - other.ideal_xy.mean(axis=0)) <= BESIDE * size
+    if quad is other or not near or quad.cells is None or other.cells is None:
+        return False
+    nx, ny = other.cells
+    to_cells = homography_from_points(other.ideal_xy, [(0, 0), (nx, 0), (nx, ny), (0, ny)])
+    ends = np.hstack([quad.ideal_xy, np.ones((4, 1))]) @ to_cells.T
+    if not (ends[:, 2] > 0).all() and not (ends[:, 2] < 0).all():
+        return False  # it runs past other's horizon: a grid too far off to say
+    seen = ends[:, :2] / ends[:, 2:]
+    tile = np.sqrt(_area(seen) / (quad.cells[0] * quad.cells[1]))
+    return bool(tile < SAME_TILES)
 
 
 def _shared(a: Points, b: Points) -> float:

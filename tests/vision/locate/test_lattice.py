@@ -379,3 +379,15 @@ def test_a_board_alone_in_a_patch_too_large_for_one_board_is_scored(monkeypatch:
     monkeypatch.setattr(lattice, "_board", board)
     (quad,) = find_lattices(photo, (5, 5), ArtColours.learn([_tiles(5, 5, seed=3)]))
     assert quad.doubt == ""
+
+
+def test_a_card_of_smaller_squares_of_the_art_beside_a_kingdom_is_no_board() -> None:
+    # A score card printed with the kingdom's art in squares half a tile across, laid a few millimetres from
+    # the kingdom: its grid is found too, but one set's tiles are one size. The kingdom alone, scored.
+    art = ArtColours.learn([_tiles(5, 5, seed=3)])
+    card = cv2.resize(_tiles(5, 5, seed=6), None, fx=0.5, fy=0.5, interpolation=cv2.INTER_AREA)
+    laid = [(_tiles(5, 5, seed=1), (-20.0, 0.0), 0.0), (card, (60.0, 0.0), 0.0)]
+    photo, (truth, _) = _photo_of(laid, 30.0, seed=2)
+    (quad,) = find_lattices(photo, (5, 5), art)
+    assert _error(quad.corners_xy, truth) < 0.02
+    assert quad.doubt == ""
