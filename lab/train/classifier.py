@@ -104,6 +104,11 @@ class TrainConfig:
     # 255), a phone on a home table 160-200, which that model read as grassland or the bare table.
     gain: tuple[float, float] = (0.8, 1.2)
     desaturate: float = 0.0
+    # A lamp's or a window's colour (:func:`augment`, red against blue by up to this share), and the share
+    # of crops washed out by glare, each as a whole (towards white by up to WASH_MOST): real kingdoms' squares
+    # misread under a warm lamp and under glare over a whole tile (docs/experiments.md).
+    warm: float = 0.0
+    wash: float = 0.0
     # Layouts of the real photos left out of training: a fold's, read after to measure the model.
     leave_out: tuple[str, ...] = ()
     # Real photos of boards on tables, at a slant (a folder of photos with their outlines marked, and a
@@ -147,8 +152,9 @@ GAME_CONFIG["four-gardens"] = {"photos": 1200, "epochs": 12, "stem_stride": 2, "
 # Kingdomino: real photos of finished kingdoms (the shared data's, 45 of 23 layouts) beside the synthetic
 # ones, whose painted terrains the synthetic art only suggests; a square has no up, so half of each batch is
 # turned by quarters for both heads. Those photos are from straight above: each is also seen at a slant,
-# and the 14 phone photos of kingdoms on home tables (labelled in lab/truth) are learnt from too; left out a
-# game at a time, each game's photos read better (62 -> 30 squares misread of 350, docs/experiments.md).
+# and the 14 phone photos of kingdoms on home tables (labelled in lab/truth) are learnt from too, and crops
+# lit by a warm lamp or a cool window and washed out whole by glare; left out a game at a time, each game's
+# photos read better (62 -> 30 -> 22 squares misread of 350, docs/experiments.md).
 GAME_CONFIG["kingdomino"] = {
     "real": "../shared/data/kingdomino-aau",
     "real_views": 8,
@@ -159,6 +165,8 @@ GAME_CONFIG["kingdomino"] = {
     "stem_stride": 2,
     "gain": (0.75, 1.5),
     "desaturate": 0.45,
+    "warm": 0.2,
+    "wash": 0.25,
 }
 GAME_CONFIG["sanssouci"] = {
     "photos": 1900,
@@ -319,13 +327,24 @@ def _train_orientation(data: CellSet, val: CellSet, config: TrainConfig, log: An
     return net, error
 
 
+# Glare washes a crop towards white by at most this share (:func:`augment`).
+WASH_MOST = 0.6
+
+
 def augment(
-    batch: Any, generator: Any, gain: tuple[float, float] = (0.8, 1.2), desaturate: float = 0.0
+    batch: Any,
+    generator: Any,
+    gain: tuple[float, float] = (0.8, 1.2),
+    desaturate: float = 0.0,
+    warm: float = 0.0,
+    wash: float = 0.0,
 ) -> Any:
     import torch
 
     # Photometric jitter the camera simulator's lighting does not already cover: gain and per-channel cast,
-    # and where asked the colours pulled towards grey (drawn only then: other recipes' streams stay as built).
+    # and where asked the colours pulled towards grey, a lamp's warmth or a window's coolness (red against
+    # blue), and glare washing a whole crop towards white (each drawn only where asked: other recipes'
+    # streams stay as built).
     n = batch.shape[0]
     low, high = gain
     out = batch * (low + (high - low) * torch.rand(n, 1, 1, 1, generator=generator))
@@ -333,6 +352,14 @@ def augment(
     if desaturate:
         grey = out.mean(dim=1, keepdim=True)
         out = grey + (1 - desaturate * torch.rand(n, 1, 1, 1, generator=generator)) * (out - grey)
+    if warm:
+        tilt = warm * (2 * torch.rand(n, 1, 1, 1, generator=generator) - 1)
+        # BGR crops: blue down and red up by the same share, or the other way round.
+        out = out * torch.cat([1 - tilt, torch.ones_like(tilt), 1 + tilt], dim=1)
+    if wash:
+        washed = torch.rand(n, 1, 1, 1, generator=generator) < wash
+        amount = WASH_MOST * torch.rand(n, 1, 1, 1, generator=generator) * washed
+        out = out + amount * (1 - out)
     return out.clamp(0, 1)
 
 
@@ -677,7 +704,7 @@ def train(game: str, config: TrainConfig, out: Path | None = None, log: Any = pr
         config.bf16,
         focus,
         config.weight_decay,
-        partial(augment, gain=config.gain, desaturate=config.desaturate),
+        partial(augment, gain=config.gain, desaturate=config.desaturate, warm=config.warm, wash=config.wash),
     )
     metrics: dict[str, Any] = {
         "validation": _evaluate(net, val, reader),
@@ -793,6 +820,8 @@ def _export(
             "shift_px": config.shift_px,
             "gain": list(config.gain),
             "desaturate": config.desaturate,
+            "warm": config.warm,
+            "wash": config.wash,
             "turned_heads": list(config.turned_heads),
             "epochs": config.epochs,
             "hard_from": config.hard_from,
@@ -837,6 +866,12 @@ def _write_card(path: Path, info: dict[str, Any], size: int) -> None:
             f", lit {t['gain'][0]:g}-{t['gain'][1]:g} times as bright and its colours pulled up to "
             f"{t['desaturate']:.0%} towards grey"
             if t.get("desaturate")
+            else ""
+        )
+        + (f", its red and blue tilted against each other by up to {t['warm']:.0%}" if t.get("warm") else "")
+        + (
+            f", {t['wash']:.0%} of its crops washed towards white by up to {WASH_MOST:.0%}"
+            if t.get("wash")
             else ""
         )
         + (

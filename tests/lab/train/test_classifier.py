@@ -329,3 +329,22 @@ def test_photometric_jitter_keeps_its_stream_and_pulls_colours_to_grey_only_when
 
     assert spread(grey) < spread(plain)
     torch.testing.assert_close(grey.mean(dim=1), plain.mean(dim=1))
+
+
+def test_a_lamps_warmth_tilts_red_against_blue_and_glare_washes_a_whole_crop_towards_white() -> None:
+    torch = pytest.importorskip("torch")
+    from lab.train.classifier import augment
+
+    dim = torch.rand(400, 3, 4, 4, generator=torch.Generator().manual_seed(0)) / 2
+    plain = augment(dim, torch.Generator().manual_seed(3), (1.0, 1.0))
+    warmed = augment(dim, torch.Generator().manual_seed(3), (1.0, 1.0), warm=0.2)
+    # BGR: where red rose, blue fell by the same share, green as it was.
+    red, blue = warmed[:, 2] / plain[:, 2] - 1, warmed[:, 0] / plain[:, 0] - 1
+    torch.testing.assert_close(red, -blue)
+    torch.testing.assert_close(warmed[:, 1], plain[:, 1])
+    assert float(red.abs().max()) <= 0.2 + 1e-6
+    washed = augment(dim, torch.Generator().manual_seed(3), (1.0, 1.0), wash=0.25)
+    lighter = (washed - plain).flatten(1).min(dim=1).values > 1e-6
+    # About a quarter of the crops, each brighter in every pixel; the rest as they were.
+    assert 0.15 < float(lighter.float().mean()) < 0.35
+    torch.testing.assert_close(washed[~lighter], plain[~lighter])
