@@ -106,7 +106,7 @@ TIGHT_JOIN = 0.4
 # 20261130), the score cards found beside kingdoms measured 0.25-0.69 of them; grids of a kingdom's own
 # squares found beside it, 0.94-1.10.
 SAME_TILES = 0.8
-# Boards this many of the larger's sizes apart (middle to middle) are beside each other.
+# Boards this many of a board's sizes from it (middle to middle) lie beside it.
 BESIDE = 2.0
 
 # How a board this module found says so (``Quad.method``).
