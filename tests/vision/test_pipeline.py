@@ -19,6 +19,7 @@ from tests.support import EXAMPLES, SHARED
 from vision.camera_model import CameraModel, matrix_or_guess
 from vision.geometry import apply_homography, quad_size
 from vision.image_io import read_image
+from vision.locate import board as board_module
 from vision.locate.art import ArtColours
 from vision.locate.board import Quad, find_quads, locate
 from vision.locate.edges import ASPECT_TOLERANCE, aspect_error
@@ -84,6 +85,26 @@ def test_boards_laid_a_finger_apart_are_found_apart() -> None:
         target = np.array(board["corners_xy"])
         best = min(_corner_error(np.roll(q.corners_xy, k, axis=0), target) for q in quads for k in range(4))
         assert best < 0.02 * quad_size(target)
+
+
+def test_a_board_found_well_inside_its_blob_is_found_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    # The edges fitted inside the blob (a 5 x 5 kingdom's middle looked for as a 7 x 7's outline): the ring
+    # of the blob left round it has the blob's outline, so it was searched again and the same board found
+    # again, for ever.
+    image, _, camera = _photo("alices-garden", 1)
+    calls = []
+
+    def inner(image_bgr: np.ndarray, corners: np.ndarray, *args: Any, **kwargs: Any) -> Quad:
+        calls.append(corners)
+        assert len(calls) < 20, "the same blob searched again and again"
+        middle = corners.mean(axis=0)
+        inside = (corners - middle) * 0.5 + middle
+        return Quad(inside, inside, True, 1.0)
+
+    monkeypatch.setattr(board_module, "refine_quad", inner)
+    (quad,) = find_quads(image, camera)
+    # Searched once, and once more as the ring it left, which holds it again: one board.
+    assert len(calls) == 2 and quad_size(quad.corners_xy) < 0.6 * quad_size(calls[0])
 
 
 @pytest.mark.parametrize(("game", "seed"), [("alices-garden", 1), ("alices-garden", 2), ("zen-garden", 3)])

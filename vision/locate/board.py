@@ -281,6 +281,10 @@ def find_quads(
             # Boards laid close together merge into one blob that is no board's shape: pull them apart.
             pending += [(part, cut) for part in _split(blob, raw, area_min)]
             continue
+        if any(overlap(quad.ideal_xy, q.ideal_xy) for q in quads):
+            # Found again from what its blob left round it (a ring's outline is the blob's): nothing new, and
+            # searched again it would be found again, for ever.
+            continue
         # A board found in a blob much larger than itself may have a neighbour merged into that blob.
         left = blob.copy()
         outline = np.round(quad.corners_xy * scale).astype(np.int32)
