@@ -678,7 +678,7 @@ def build_parser() -> argparse.ArgumentParser:
         default=[],
         metavar="PHOTO",
         help="another photo of the same board from another side, read with the first (repeatable): what "
-        "miniatures hide in one, another shows",
+        "miniatures or a lamp's glare hide in one, another shows (a kingdom may be turned in it)",
     )
     p.add_argument("--json", action="store_true", help="print JSON")
     p.set_defaults(func=cmd_score)

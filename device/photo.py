@@ -314,8 +314,8 @@ def score_image(
         else orienters
     )
 
-    def read(photo: NDArray[np.uint8], number: int, **where: Any) -> list[BoardReading]:
-        readings = read_photo(
+    def read(photo: NDArray[np.uint8], **where: Any) -> list[BoardReading]:
+        return read_photo(
             photo,
             profiles,
             classifiers,
@@ -329,24 +329,25 @@ def score_image(
             pictures=pictures,
             **where,
         )
-        if also and len(readings) > 1:
-            raise ValueError(
-                f"photo {number} shows {len(readings)} boards: photos read together must each show the "
-                "one board alone"
-            )
-        return readings
 
-    readings = read(image, 1, corners_xy=corners_xy, known_boards=known_boards)
+    alone = "photos read together must each show the one board alone"
+    readings = read(image, corners_xy=corners_xy, known_boards=known_boards)
     if also:
-        # One board each: read() refuses photos of several.
+        if len(readings) > 1:
+            raise ValueError(f"photo 1 shows {len(readings)} boards: {alone}")
         views, unread = {1: readings[0]}, []
         # Taken by index: no name (nor an iterator) holds a photo while the next is taken.
         for number in range(2, len(also) + 2):
+            # The board is read all the same, from the photos that show it alone.
             try:
-                (views[number],) = read(also[number - 2], number)
+                seen = read(also[number - 2])
             except NoBoardError as exc:
-                # The board is read all the same, from the photos that show it.
                 unread.append(f"photo {number} was not read: {exc}")
+                continue
+            if len(seen) > 1:
+                unread.append(f"photo {number} was left out: it shows {len(seen)} boards, and {alone}")
+            else:
+                views[number] = seen[0]
         together = read_together(views, hand)
         readings = [replace(together, flags=(*together.flags, *unread))]
     if get_entry(game).kind is Kind.TABLE:

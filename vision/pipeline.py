@@ -36,6 +36,7 @@ from vision.read.classify import (
     look_turned,
     sure_disagreements,
     together,
+    turned_to,
 )
 from vision.read.colour import BoardColour, normalise
 from vision.read.gridlines import line_contrast
@@ -398,20 +399,22 @@ def _concluded(
 
 def read_together(views: Mapping[int, BoardReading], hand: Mapping[str, Any] | None = None) -> BoardReading:
     """One board read from several photos of it, each taken from another side (``views``: each photo's
-    reading by the photo's number, the first photo's first; one profile): a piece one photo sees hidden
+    reading by the photo's number, the first photo's first; one game): a piece one photo sees hidden
     behind a miniature, or lost in a glare, is read where another shows it
-    (:func:`vision.read.classify.together`).
+    (:func:`vision.read.classify.together`); a board with no top (a kingdom) is turned to read as in the
+    first (:func:`vision.read.classify.turned_to`).
 
     Only views read whole and trusted are put together, as an unclear one's corners or orientation may be
-    wrong, and of those only the ones that read the first such view's cells alike, as another's may be of
-    another board (:data:`OTHER_BOARD_SHARE`); each photo left out is named in the flags. With fewer than
+    wrong, and of those only the ones read with the first such view's profile (a kingdom of no size set may
+    be found at another size) and that read its cells alike, as another's may be of another board
+    (:data:`OTHER_BOARD_SHARE`); each photo left out is named in the flags. With fewer than
     two views to put together, the first such (else the first photo's) reading stands alone. The reading is
     the first such view's (its corners, its rectified board) with the cells of all, and flagged as taken at
     a slant only where every view put together was."""
     if not views:
         raise ValueError("no photo of the board to read")
     readings = list(views.values())
-    if any(v.profile != readings[0].profile for v in readings):
+    if any(v.profile.game != readings[0].profile.game for v in readings):
         raise ValueError("the photos show different boards: give photos of one board only")
     whole = {n: v for n, v in views.items() if v.trusted and v.in_frame}
     if not whole:
@@ -421,16 +424,29 @@ def read_together(views: Mapping[int, BoardReading], hand: Mapping[str, Any] | N
     left_out = [
         f"photo {n} was left out: its board is cut off or unclear there" for n in views if n not in whole
     ]
+    turns_freely = reader_for(base.profile).turns_freely
+    base_number = next(iter(whole))
     kept = []
     for number, view in whole.items():
-        differ = sure_disagreements(base.predictions, view.predictions, LOW_CONFIDENCE)
+        aligned = turned_to(base.predictions, view.predictions, turns_freely)
+        # A kingdom of no size set may be found 7 x 7 in one photo, 5 x 5 in another: the first's stands.
+        if view.profile != base.profile or aligned is None:
+            seen, first_seen = _cells(view.profile), _cells(base.profile)
+            why = (
+                f"its board was read as {seen}, photo {base_number}'s as {first_seen}"
+                if seen != first_seen
+                else "it seems to show another board"
+            )
+            left_out.append(f"photo {number} was left out: {why}")
+            continue
+        differ = sure_disagreements(base.predictions, aligned, LOW_CONFIDENCE)
         if differ > OTHER_BOARD_SHARE * cells:
             left_out.append(
                 f"photo {number} was left out: it seems to show another board ({differ} of {cells} cells "
                 "read surely otherwise)"
             )
         else:
-            kept.append(view)
+            kept.append(replace(view, predictions=aligned))
     slants = [s for v in kept if (s := v.rectified.slant_deg()) is not None]
     timings: dict[str, float] = {}
     for v in kept:
@@ -441,6 +457,11 @@ def read_together(views: Mapping[int, BoardReading], hand: Mapping[str, Any] | N
     predictions = together([v.predictions for v in kept]) if len(kept) > 1 else base.predictions
     (reading,) = read_apart([_concluded(first, predictions, min(slants) if slants else None, hand)], hand)
     return reading
+
+
+def _cells(profile: BoardProfile) -> str:
+    """A board's cells in words: its regions' rows by columns."""
+    return " and ".join(f"{r.rows} x {r.cols} cells" for r in profile.regions)
 
 
 def read_apart(readings: Sequence[BoardReading], hand: Mapping[str, Any] | None = None) -> list[BoardReading]:

@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from device.photo import score_image
-from examples import example_views
+from examples import example_photos, example_views
 from lab.bench import _exact, _render, format_table, run_bench, truth_slant_deg
 from lab.synth.art import TRAINING_PACKS
 from lab.synth.camera import Photo, PhotoOptions
@@ -22,8 +22,8 @@ from vision.geometry import quad_size
 from vision.image_io import read_image
 from vision.pipeline import BoardReading, read_together
 from vision.profile import default_profile
-from vision.read.classify import CellPredictions, sure_disagreements, together
-from vision.readers import Head
+from vision.read.classify import CellPredictions, sure_disagreements, together, turned_to
+from vision.readers import Head, sized_for
 
 GAME = "tang-garden"
 HEAD = Head("bird", ("no", "yes"))
@@ -207,3 +207,83 @@ def test_the_bench_takes_the_further_photos_from_above_when_asked(capsys: pytest
     assert "the others from at most 5 degrees off straight above" in format_table([table])
     code, _, err = run_lab(capsys, "bench", "--game", GAME, "--count", "1", "--views-from-above", "5")
     assert code == 2 and "--views 2 or more" in err
+
+
+def _grid(rows: int, cols: int, classes: list[int]) -> CellPredictions:
+    """A grid's cells, each read surely as its class (row by row), one head of four classes."""
+    keys = tuple(("grid", r, c) for r in range(rows) for c in range(cols))
+    sure = np.full((len(keys), 4), 0.01, np.float32)
+    sure[np.arange(len(keys)), classes] = 0.97
+    head = Head("terrain", ("a", "b", "c", "d"))
+    return CellPredictions(keys, (head,), {"terrain": sure}, np.arange(len(keys), dtype=np.float32)[:, None])
+
+
+def _classes(predictions: CellPredictions) -> list[int]:
+    return [int(i) for i in predictions.probabilities["terrain"].argmax(axis=1)]
+
+
+def test_a_board_with_no_top_photographed_from_another_side_is_read_turned_back() -> None:
+    # A 3 x 3 kingdom, and the same read from a photo taken a quarter turn round the table.
+    grid = np.array([[0, 1, 2], [3, 0, 1], [2, 3, 3]])
+    first = _grid(3, 3, grid.ravel().tolist())
+    quarter = _grid(3, 3, np.rot90(grid, -1).ravel().tolist())
+    turned = turned_to(first, quarter, turns_freely=True)
+    assert turned is not None and turned.keys == first.keys
+    assert _classes(turned) == _classes(first)
+    # The embedding follows its cells: the first's top-left cell is the quarter turn's top-right (2).
+    assert turned.embedding[:, 0].tolist() == [2, 5, 8, 1, 4, 7, 0, 3, 6]
+    # A board with a top is read as each photo's reading says.
+    kept = turned_to(first, quarter, turns_freely=False)
+    assert kept is not None and _classes(kept) == _classes(quarter)
+    # A grid of unequal sides turns only by halves.
+    wide = np.array([[0, 1, 2], [3, 3, 0]])
+    half = turned_to(_grid(2, 3, wide.ravel().tolist()), _grid(2, 3, wide[::-1, ::-1].ravel().tolist()), True)
+    assert half is not None and _classes(half) == wide.ravel().tolist()
+    # Other cells are another board.
+    assert turned_to(first, _grid(2, 3, wide.ravel().tolist()), turns_freely=True) is None
+
+
+def test_a_kingdom_photographed_from_each_side_of_the_table_is_read_together() -> None:
+    # The bundled kingdom's photo, and it turned half round (the photo of a player across the table): each
+    # read alone gives the same score; read together, neither is taken for another board.
+    photo = read_image(str(next(p for p in example_photos() if p.stem == "kingdomino")))
+    (alone,) = score_image(photo, "kingdomino")
+    across = np.ascontiguousarray(photo[::-1, ::-1])
+    (other,) = score_image(across, "kingdomino")
+    assert other.breakdown is not None and alone.breakdown is not None
+    assert other.breakdown.total == alone.breakdown.total and other.state != alone.state
+    (both,) = score_image(photo, "kingdomino", also=[across])
+    assert not any("left out" in f for f in both.flags)
+    assert both.state == alone.state and both.breakdown == alone.breakdown
+
+
+def test_a_photo_of_a_kingdom_found_at_another_size_is_left_out_not_refused() -> None:
+    # With no size set, one photo may find a kingdom 5 x 5 and another 7 x 7: the first photo's stands.
+    photo = read_image(str(next(p for p in example_photos() if p.stem == "kingdomino")))
+    (alone,) = score_image(photo, "kingdomino")
+    seven = sized_for(alone.reading.profile, {"setup": {"size": 7}})
+    assert seven.regions[0].rows == 7
+    larger = replace(alone.reading, profile=seven)
+    together = read_together({1: alone.reading, 2: larger})
+    assert together.state == alone.reading.state
+    assert "photo 2 was left out: its board was read as 7 x 7 cells, photo 1's as 5 x 5 cells" in (
+        together.flags
+    )
+
+
+def test_a_further_photo_of_several_boards_is_left_out_and_named() -> None:
+    (first,), board = _views(0, 1)
+    several = render_photo(replace(SPEC, boards=2), 3)
+    (alone,) = score_image(first.decode(), GAME, board["state"], first.camera())
+    (scored,) = score_image(
+        first.decode(), GAME, board["state"], first.camera(), also=[several.decode(), first.decode()]
+    )
+    assert scored.state == alone.state
+    assert (
+        "photo 2 was left out: it shows 2 boards, and photos read together must each show the one board alone"
+        in scored.flags
+    )
+    assert not any(f.startswith("photo 3") for f in scored.flags)
+    # A first photo of several boards read with others: which board is meant is not known.
+    with pytest.raises(ValueError, match="photo 1 shows 2 boards"):
+        score_image(several.decode(), GAME, board["state"], several.camera(), also=[first.decode()])

@@ -82,6 +82,41 @@ def together(views: Sequence[CellPredictions]) -> CellPredictions:
     return CellPredictions(first.keys, first.heads, probabilities, first.embedding)
 
 
+def turned_to(first: CellPredictions, other: CellPredictions, turns_freely: bool) -> CellPredictions | None:
+    """``other`` read as ``first`` reads its board (its cells in ``first``'s order), or None where it reads
+    other cells. A board that reads alike whichever way up it lies (``turns_freely``: a kingdom) is read
+    from whichever corner each photo met first, so a photo from another side of the table reads it turned:
+    of the turns its grid allows (quarter turns of a square grid, half turns of another), the one under
+    which the two photos read the cells most alike (the likelihood that both read each head's same class)."""
+    if set(other.keys) != set(first.keys) or other.heads != first.heads:
+        return None
+    index = {key: i for i, key in enumerate(other.keys)}
+    rows = 1 + max(r for _, r, _ in first.keys)
+    cols = 1 + max(c for _, _, c in first.keys)
+
+    def seen(r: int, c: int, turn: int) -> tuple[int, int]:
+        """Where ``other`` sees ``first``'s cell (r, c): not turned, half, a quarter either way."""
+        return ((r, c), (rows - 1 - r, cols - 1 - c), (cols - 1 - c, r), (c, rows - 1 - r))[turn]
+
+    allowed = (4 if rows == cols else 2) if turns_freely else 1
+    best: tuple[float, CellPredictions] | None = None
+    for turn in range(allowed):
+        order = [index.get((region, *seen(r, c, turn)), -1) for region, r, c in first.keys]
+        if min(order) < 0:
+            continue
+        turned = CellPredictions(
+            first.keys,
+            first.heads,
+            {name: p[order] for name, p in other.probabilities.items()},
+            other.embedding[order],
+        )
+        both = [(first.probabilities[h] * turned.probabilities[h]).sum(axis=1) for h in first.probabilities]
+        alike = sum(float(np.log(np.maximum(same, PROBABILITY_FLOOR)).sum()) for same in both)
+        if best is None or alike > best[0]:
+            best = (alike, turned)
+    return None if best is None else best[1]
+
+
 def sure_disagreements(first: CellPredictions, other: CellPredictions, sure: float) -> int:
     """How many cells the two readings (of the same cells and heads) each read at least ``sure`` as
     different classes on some head."""

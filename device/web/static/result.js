@@ -623,8 +623,8 @@ async function load() {
   }
   if (result.more_photos > 0) {
     document.getElementById("more-hint").textContent =
-      `Read together with the photos it was read from: what the standing pieces hide in one, another ` +
-      `shows. Up to ${result.more_photos} more.`;
+      `Read together with the photos it was read from: what standing pieces or a lamp's glare hide in ` +
+      `one, another shows. Up to ${result.more_photos} more.`;
     document.getElementById("more").hidden = false;
   }
   try {
