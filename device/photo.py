@@ -331,7 +331,12 @@ def score_image(
         )
 
     alone = "photos read together must each show the one board alone"
-    readings = read(image, corners_xy=corners_xy, known_boards=known_boards)
+    try:
+        readings = read(image, corners_xy=corners_xy, known_boards=known_boards)
+    except NoBoardError as exc:
+        if not also:
+            raise
+        raise NoBoardError(f"photo 1: {exc}") from None  # of several photos, which one
     if also:
         if len(readings) > 1:
             raise ValueError(f"photo 1 shows {len(readings)} boards: {alone}")

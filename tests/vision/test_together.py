@@ -174,7 +174,7 @@ def test_score_reads_the_example_photos_of_one_board_together(
     assert any(f.startswith("photo 2 was not read: no board found") for f in alone["flags"])
     # A first photo with no board is an error that names it.
     code, _, err = run_cli(capsys, "score", str(blank), "--also", str(views[1]), *common)
-    assert code == 2 and "no board found" in err
+    assert code == 2 and "photo 1: no board found" in err
 
 
 def test_the_bench_reads_each_board_from_as_many_photos_as_asked() -> None:
