@@ -653,10 +653,17 @@ def read_photo(
             # Beside a board its picture found, an outline nothing can orient is left out, not refused.
             quads = [q for q in quads if q.picture_of or _orientable(profiles, orienters)]
     quads = quads[:max_boards]
+    # A board of the set-up's size not found by its grid where one of another size is (a Mighty Duel set
+    # for the game before): the set-up is said to be the likely fault.
+    searched = corners_xy is None and not known_boards
+    other_size = None
+    if searched and not any(q.method == lattice.METHOD for q in quads):
+        other_size = _other_size_seen(image, profiles, hand or {}, art or {}, camera)
     locate_ms = (time.perf_counter() - t) * 1000
     if not quads:
         raise NoBoardError(
-            "no board found in the photo: make sure the whole board is in view, on a plain table, and lit"
+            other_size
+            or "no board found in the photo: make sure the whole board is in view, on a plain table, and lit"
         )
     readings = []
     for quad in quads:
@@ -694,4 +701,38 @@ def read_photo(
         readings.append(
             BoardReading(**{**reading.__dict__, "timings_ms": {"locate": locate_ms, **reading.timings_ms}})
         )
-    return read_apart(readings, hand)
+    read = read_apart(readings, hand)
+    return [replace(r, flags=(*r.flags, other_size)) for r in read] if other_size else read
+
+
+def _other_size_seen(
+    image: NDArray[np.uint8],
+    profiles: Sequence[BoardProfile],
+    hand: Mapping[str, Any],
+    art: Mapping[str, ArtColours],
+    camera: CameraModel | None,
+) -> str | None:
+    """What to tell where the set-up fixes a grid of tiles' size (a Mighty Duel's 7 x 7 kingdom) and a grid
+    of one of the game's other sizes lies in the photo, not grown to the set size; else None."""
+    for profile in profiles:
+        colours = art.get(_key(profile))
+        sizes = other_sizes(profile, {})  # every size, as though the set-up said none
+        if colours is None or not profile.tiles_only or not sizes or other_sizes(profile, hand):
+            continue
+        grid = profile.regions[0]
+        for other in sizes:
+            seen = other.regions[0]
+            cells = (seen.cols, seen.rows)
+            larger = [
+                (o.regions[0].cols, o.regions[0].rows)
+                for o in (profile, *sizes)
+                if o.regions[0].cols > seen.cols
+            ]
+            if any(
+                q.cells == cells for q in find_lattices(image, cells, colours, camera, most=1, larger=larger)
+            ):
+                return (
+                    f"the game's set-up says a board of {grid.rows} x {grid.cols} squares, but the photo "
+                    f"shows one of {seen.rows} x {seen.cols}: change the set-up, then score it again"
+                )
+    return None

@@ -502,6 +502,18 @@ def test_a_kingdoms_size_the_set_up_names_is_the_one_read() -> None:
     assert any("low confidence" in f for f in board.flags)
 
 
+def test_a_kingdom_of_the_other_size_than_the_set_up_says_is_told() -> None:
+    # A Mighty Duel set up for the game before, and a 5 x 5 kingdom photographed: no 7 x 7 grid is found,
+    # but a 5 x 5 one is, and the player is told to change the set-up.
+    photo = read_image(str(EXAMPLES / "photos" / "kingdomino.jpg"))
+    told = "the game's set-up says a board of 7 x 7 squares, but the photo shows one of 5 x 5"
+    (board,) = score_image(photo, "kingdomino", {"setup": {"size": 7}})
+    assert any(f.startswith(told) for f in board.flags)
+    for hand in ({"setup": {"size": 5}}, {}):
+        (right,) = score_image(photo, "kingdomino", hand)
+        assert not any("set-up says" in f for f in right.flags) and right.state["setup"]["size"] == 5
+
+
 def test_a_kingdom_of_a_size_the_game_has_not_is_refused_in_words() -> None:
     image, _ = _kingdom7(3)
     with pytest.raises(StateError, match="5 x 5 squares, or 7 x 7 in the Mighty Duel"):
