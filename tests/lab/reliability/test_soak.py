@@ -53,8 +53,11 @@ def test_memory_stays_flat(soak: dict[str, Any]) -> None:
     rss = soak["rss_mb"]
     # Measured at all (the allocator may hand warm-up's memory back, so warm may lie below start).
     assert rss["start"] > 0 and rss["warm"] > 0
-    # Five cycles after warm-up; a leak of a frame (4 MB) per cycle would show.
-    assert rss["end"] - rss["warm"] < 12
+    # Five cycles after warm-up: a leak of a frame (4 MB) a cycle grows every cycle. The allocator may take
+    # a larger block once or twice (steps of 8 MB seen, on a loaded machine two): no leak, and not judged.
+    after = [mb for tick, mb in rss["samples"] if tick >= CYCLE]
+    assert len(after) == 6 and float(np.median(np.diff(after))) < 2
+    assert rss["end"] - rss["warm"] < 30
     assert soak["threads"]["end"] == soak["threads"]["start"]
 
 
