@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import json
 import logging
+import queue
 import threading
 import time
 import uuid
@@ -68,6 +69,11 @@ class Publisher:
         self._score_in_flight: int | None = None
         self._score_waiting: bytes | None = None
         self._live: tuple[int, Played] | None = None  # the live camera's game in progress: (game id, scores)
+        # paho calls on_publish holding a lock that its publish() takes too, and a publish here holds ours:
+        # acknowledgements are taken on a thread of ours, so that paho's never waits for our lock (both
+        # threads stood still, each holding the lock the other wanted: CI, 2026-11-30).
+        self._acks: queue.SimpleQueue[tuple[int, bool] | None] = queue.SimpleQueue()
+        self._acker = threading.Thread(target=self._take_acks, name="mqtt-acks", daemon=True)
         self.problem: str | None = None
         """What keeps the table's messages from the broker, in words (None: nothing known)."""
         self.client = client if client is not None else self._new_client()
@@ -98,6 +104,7 @@ class Publisher:
 
     def start(self) -> None:
         """Connects in the background: the scorer starts at once, broker or not."""
+        self._acker.start()
         self.client.connect_async(self.settings.host, self.settings.port, KEEPALIVE_S)
         self.client.loop_start()
 
@@ -111,6 +118,9 @@ class Publisher:
                 logger.warning("the broker did not take 'offline' before the scorer stopped")
         self.client.disconnect()
         self.client.loop_stop()
+        self._acks.put(None)
+        if self._acker.is_alive():
+            self._acker.join(GOODBYE_S)
 
     def recorded(self, record: GameRecord, replaces: int | None) -> None:
         """The history stored ``record`` (in place of game ``replaces``): its scores go out, and a finished
@@ -260,6 +270,19 @@ class Publisher:
                 f"table {self.table}; name the table as its user, or change the broker's ACL"
             )
             logger.error("the broker %s refused a message: %s", self.settings.where(), self.problem)
+        self._acks.put((mid, refused))
+
+    def _take_acks(self) -> None:
+        """The broker's acknowledgements, in turn, until :meth:`stop`: a result acknowledged leaves the
+        outbox, and the newest score waiting goes out. A mid is recorded under the lock before its
+        acknowledgement can be taken here."""
+        while (ack := self._acks.get()) is not None:
+            try:
+                self._acknowledged(*ack)
+            except Exception:
+                logger.exception("an acknowledgement from the broker was not taken")
+
+    def _acknowledged(self, mid: int, refused: bool) -> None:
         with self._lock:
             outbox_id = self._in_flight.pop(mid, None)
             following = None

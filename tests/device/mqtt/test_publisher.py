@@ -8,8 +8,10 @@ import os
 import signal
 import subprocess
 import sys
+import threading
 from collections.abc import Iterator
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 import httpx
@@ -281,3 +283,37 @@ def test_a_game_photographed_board_by_board_is_one_result(
         assert seats(without) == [("Bo", 38)] and without["replaces"] == corrected["result_id"]
     finally:
         publisher.stop()
+
+
+def test_an_acknowledgement_taken_while_a_result_is_handed_over_stops_neither(tmp_path: Path) -> None:
+    # paho's network thread calls on_publish holding a lock that publish() takes too; a result was handed
+    # over holding the publisher's lock, which on_publish wanted: each thread stood waiting for the other.
+    class Client:
+        def __init__(self) -> None:
+            self.mutex = threading.Lock()
+            self.in_publish, self.acking = threading.Event(), threading.Event()
+
+        def publish(self, name: str, payload: bytes, qos: int = 0, retain: bool = False) -> Any:
+            self.in_publish.set()
+            self.acking.wait(WAIT_S)  # paho's thread holds its lock, calling on_publish
+            with self.mutex:
+                return SimpleNamespace(mid=7)
+
+    client = Client()
+    settings = MqttSettings.from_url("mqtt://127.0.0.1:1")
+    publisher = Publisher(settings, "t1", Outbox(tmp_path / FILE), "test", client=client)
+
+    def acknowledge() -> None:
+        with client.mutex:
+            client.acking.set()
+            publisher._on_publish(client, None, 3, SimpleNamespace(is_failure=False), None)
+
+    sender = threading.Thread(target=publisher._send, args=(1, "garden-scorer/t1/result", b"{}"), daemon=True)
+    sender.start()
+    assert client.in_publish.wait(WAIT_S)
+    network = threading.Thread(target=acknowledge, daemon=True)
+    network.start()
+    network.join(WAIT_S)
+    sender.join(WAIT_S)
+    assert not network.is_alive() and not sender.is_alive()
+    assert publisher._in_flight == {7: 1}
