@@ -17,7 +17,7 @@ from numpy.typing import NDArray
 from scoring.registry import get_entry
 from scoring.words import counted
 from vision.camera_model import CameraModel
-from vision.geometry import CellKey, Points
+from vision.geometry import CellKey, Points, snapped
 from vision.locate import lattice
 from vision.locate.art import ArtColours
 from vision.locate.board import Quad, locate, overlap, quad_from_corners
@@ -44,7 +44,7 @@ from vision.read.orient import OrientationModel, as_seen, rotations
 from vision.read.reconstruct import apart, settle
 from vision.read.rectify import Rectified, board_homography, rectify
 from vision.read.upright import weigh_turns
-from vision.reader_api import LOW_CONFIDENCE, Reading
+from vision.reader_api import LOW_CONFIDENCE, Landmark, Reading
 from vision.readers import other_sizes, reader_for, sized_for
 
 # Below this share of the four rotations, the board's layout did not quite settle which way is up (a board
@@ -78,6 +78,15 @@ UNLIKE_SHARE = 0.8
 UNLIKE = (
     "{unsure} of its {cells} cells look like nothing of {title}: this may be another game's board, or none; "
     "not scored"
+)
+# The piece a board holds once (its reader's ``landmark``) read at least this surely, alone, on LANDMARKS_MANY
+# or more of its cells: no board of the game. Two are not enough: a real kingdom's glared square or swamp can
+# read as a second castle (docs/experiments.md, 2026-11-30, another game's board read as a kingdom).
+LANDMARK_SURE = 0.7
+LANDMARKS_MANY = 3
+MANY_LANDMARKS = (
+    "{seen} of its cells look surely like the {present}, which a board of {title} holds once: this may be "
+    "another game's board; not scored"
 )
 SPARSE = (
     "only {laid} of its {cells} places hold a tile: this looks like bare table or loose tiles, not a board "
@@ -212,6 +221,7 @@ def read_board(
     timings: dict[str, float] = {}
     flags: list[str] = []
     trusted = quad.in_frame
+    quad = replace(quad, corners_xy=snapped(quad.corners_xy), ideal_xy=snapped(quad.ideal_xy))
     corners = quad.ideal_xy
     reader = reader_for(profile)
     if not quad.oriented and reader.turns_freely:
@@ -328,6 +338,13 @@ def _bare_edges(
     ]
 
 
+def _landmarks_seen(predictions: CellPredictions, landmark: Landmark) -> int:
+    """How many cells are each read as ``landmark``'s piece, alone, at :data:`LANDMARK_SURE` or more."""
+    head = next(h for h in predictions.heads if h.name == landmark.head)
+    chances = predictions.probabilities[head.name][:, head.classes.index(landmark.present)]
+    return int(np.sum(chances >= LANDMARK_SURE))
+
+
 def _concluded(
     view: BoardReading, predictions: CellPredictions, slant: float | None, hand: Mapping[str, Any] | None
 ) -> BoardReading:
@@ -385,9 +402,14 @@ def _concluded(
         sparse = laid < reader.fewest_laid
         if sparse:
             flags.append(SPARSE.format(laid=laid, cells=len(readings), title=title))
+    seen = 0 if reader.landmark is None else _landmarks_seen(predictions, reader.landmark)
+    many = seen >= LANDMARKS_MANY
+    if many:
+        assert reader.landmark is not None
+        flags.append(MANY_LANDMARKS.format(seen=seen, present=reader.landmark.present, title=title))
     return replace(
         view,
-        trusted=view.trusted and not unlike and not sparse,
+        trusted=view.trusted and not unlike and not sparse and not many,
         state=state,
         confidence=min(confidences.values(), default=0.0),
         low_confidence=low,

@@ -107,6 +107,16 @@ class Counted:
 
 
 @dataclass(frozen=True)
+class Landmark:
+    """A piece every board of the game holds exactly once (a kingdom's castle): a board on which several cells
+    are each read surely as it, alone, is no board of the game (another game's board, read as one), and is
+    not scored (:data:`vision.pipeline.LANDMARKS_MANY`)."""
+
+    head: str
+    present: str
+
+
+@dataclass(frozen=True)
 class Summed:
     """A fact of the pieces, not of a cell: on each of ``keys`` the numbers ``heads`` read (their classes
     are counts) add up to one of ``totals``, as a Tang Garden landscape tile shows as many icons as the
@@ -245,6 +255,8 @@ class Reader(Protocol):
     # Such a board read with fewer tiles than this (squares not ``edge_bare``'s class) is none: an outline on
     # bare table or on a few loose tiles. 0: any.
     fewest_laid: int
+    # The piece each board holds once (None: none): several cells read surely as it are no board of its game.
+    landmark: Landmark | None
     # What the board's facts rule out, in its game's words: said where a cell read surely alone is read
     # otherwise with the rest of the board.
     ruled_out: str
@@ -319,6 +331,7 @@ class ReaderBase:
     bare: str | None = None
     edge_bare: tuple[str, str] | None = None
     fewest_laid: int = 0
+    landmark: Landmark | None = None
     ruled_out: str = (
         "a piece seen twice, one nobody owns, more or fewer than the cards say, against the printing"
     )

@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 import cv2
@@ -7,7 +8,7 @@ import numpy as np
 import pytest
 
 from calibration.profiles import custom_profile
-from device.photo import load_segmenter, score_image, shipped_art
+from device.photo import load_classifier, load_orienter, load_segmenter, score_image, shipped_art
 from lab.bench_locate import FOUND_WITHIN, corner_error, load_outlines
 from lab.synth.camera import PhotoOptions
 from lab.synth.render import RenderSpec, render_photo
@@ -17,7 +18,7 @@ from scoring.registry import read_state
 from tests.fakes import TruthClassifier
 from tests.support import EXAMPLES, SHARED
 from vision.camera_model import CameraModel, matrix_or_guess
-from vision.geometry import apply_homography, quad_size
+from vision.geometry import SNAP_PER_PX, apply_homography, quad_size
 from vision.image_io import read_image
 from vision.locate import board as board_module
 from vision.locate.art import ArtColours
@@ -560,6 +561,8 @@ def test_a_second_castle_seen_surely_is_ruled_out_in_the_kingdoms_own_words() ->
     fake = _SecondCastle(profile, board["cells"], ("grid", r + 1 if r < 4 else r - 1, c))
     reading = read_board(image, quad, profile, fake, None, camera)
     assert reading.state["cells"] == board["state"]["cells"]
+    # One square misread as a second castle (glare, a swamp's cobbles) is a kingdom's to check, still scored.
+    assert reading.trusted
     (flag,) = [f for f in reading.flags if "rules out" in f]
     assert flag == (
         "1 cell read surely as something the rest of the board rules out (a kingdom has one castle): "
@@ -582,3 +585,42 @@ def test_an_outline_on_bare_table_and_two_loose_squares_is_no_kingdom() -> None:
     # A real kingdom's 17-25 squares are far from it: the bundled one is scored.
     (kingdom,) = score_image(read_image(str(EXAMPLES / "photos" / "kingdomino.jpg")), "kingdomino", {})
     assert kingdom.breakdown is not None
+
+
+def test_corners_a_thousandth_of_a_pixel_apart_read_the_same_pixels_and_cells() -> None:
+    # An arm64 machine located this photo's corners 0.001 px from x86's: 2 of its cells' confidences crossed
+    # the check line. Rounded to steps of a pixel, both read the very same rectified board.
+    image, _, camera, quad = _placed("tang-garden", 2)
+    profile = default_profile("tang-garden")
+    classifier, orienter = load_classifier("tang-garden"), load_orienter("tang-garden")
+    middle = np.floor(quad.ideal_xy * SNAP_PER_PX) / SNAP_PER_PX + 0.4 / SNAP_PER_PX  # inside a step
+    readings = [
+        read_board(image, replace(quad, ideal_xy=middle + shift), profile, classifier, orienter, camera)
+        for shift in (0.0, 1e-3, -1e-3)
+    ]
+    first = readings[0]
+    for other in readings[1:]:
+        assert np.array_equal(other.rectified.image_bgr, first.rectified.image_bgr)
+        assert other.flags == first.flags and other.state == first.state
+        for head, chances in first.predictions.probabilities.items():
+            assert np.array_equal(other.predictions.probabilities[head], chances)
+    # A step is an eighth of a pixel: the corners read are within a sixteenth of those given.
+    assert np.max(np.abs(first.corners_xy - camera.distort_px(middle))) <= 1 / 16 + 1e-3
+
+
+def test_another_games_board_read_as_a_kingdom_shows_castles_all_over_and_is_not_scored() -> None:
+    # A Sanssouci board photographed and scored as Kingdomino was given 79 points with "19 cells read with
+    # low confidence": its printed squares read as castles on 7 cells, surely. A kingdom holds one.
+    others = ("alices-garden", "sanssouci", "zen-garden", "four-gardens", "tang-garden")
+    photo = render_photo(RenderSpec(others, 7), 19)
+    assert photo.truth["boards"][0]["state"]["game"] == "sanssouci"
+    (board,) = score_image(photo.decode(), "kingdomino", {})
+    assert board.breakdown is None and not board.reading.trusted
+    (flag,) = [f for f in board.flags if "look surely like the castle" in f]
+    assert flag.endswith(
+        "of its cells look surely like the castle, which a board of Kingdomino holds once: this may be "
+        "another game's board; not scored"
+    )
+    # A kingdom's one castle is no such sign: the bundled kingdom is scored.
+    (kingdom,) = score_image(read_image(str(EXAMPLES / "photos" / "kingdomino.jpg")), "kingdomino", {})
+    assert kingdom.breakdown is not None and not any("look surely like" in f for f in kingdom.flags)
