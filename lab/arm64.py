@@ -6,7 +6,8 @@ goes in as a Pi installs it, from aarch64 wheels only: fetched on this machine (
 ... --only-binary :all:``, pinned to the versions of this machine's venv) and installed in the root with no
 index, so the root needs no network for pip. Then every bundled photo (and, unless ``quick``, drawn photos
 of every game) is scored with ``score --json`` on both sides, and the demo run on both: totals, states and
-flags must be the same; confidences and corners are reported with their largest differences.
+flags must be the same; confidences (the demo's printed ones too) and corners are reported with their largest
+differences.
 
 Under qemu, onnxruntime's CPU detection crashes on the x86 ``/proc/cpuinfo`` the emulator shows programs: a
 Pi 5's own (Cortex-A76) is bound over it in the root while the check runs (an artefact of emulation, never
@@ -16,6 +17,7 @@ needed on a Pi).
 from __future__ import annotations
 
 import contextlib
+import itertools
 import json
 import os
 import platform
@@ -277,7 +279,25 @@ def compare(
     return rows
 
 
-def summary(rows: Sequence[Mapping[str, Any]], demo_same: bool | None) -> dict[str, Any]:
+# A confidence as the demo prints it: reported with its largest move, as the photos' are, not compared.
+PRINTED_CONFIDENCE = re.compile(r"confidence (\d+\.\d+)")
+
+
+def compare_demo(here: str, there: str) -> dict[str, Any]:
+    """The demo's printed output on both machines: whether it is the same but for the confidences it prints
+    (``same``), their largest move, and the first lines that differ otherwise (``- here`` / ``+ there``)."""
+    mine, theirs = here.splitlines(), there.splitlines()
+    moves = [
+        abs(float(a) - float(b))
+        for x, y in zip(mine, theirs, strict=False)
+        for a, b in zip(PRINTED_CONFIDENCE.findall(x), PRINTED_CONFIDENCE.findall(y), strict=False)
+    ]
+    masked = [[PRINTED_CONFIDENCE.sub("confidence ?", line) for line in lines] for lines in (mine, theirs)]
+    differ = [f"- {x}\n+ {y}" for x, y in itertools.zip_longest(*masked, fillvalue="(no line)") if x != y]
+    return {"same": not differ, "confidence": max(moves, default=0.0), "differ": differ[:5]}
+
+
+def summary(rows: Sequence[Mapping[str, Any]], demo: Mapping[str, Any] | None) -> dict[str, Any]:
     games: dict[str, dict[str, Any]] = {}
     for row in rows:
         g = games.setdefault(row["game"], {"photos": 0, "same": 0, "confidence": 0.0, "corners_px": 0.0})
@@ -285,7 +305,7 @@ def summary(rows: Sequence[Mapping[str, Any]], demo_same: bool | None) -> dict[s
         g["same"] += bool(row["same"])
         g["confidence"] = max(g["confidence"], row["confidence"])
         g["corners_px"] = max(g["corners_px"], row["corners_px"])
-    return {"games": games, "demo_same": demo_same, "rows": list(rows)}
+    return {"games": games, "demo": demo, "rows": list(rows)}
 
 
 def format_summary(result: Mapping[str, Any]) -> str:
@@ -297,9 +317,13 @@ def format_summary(result: Mapping[str, Any]) -> str:
         lines.append(
             f"| {game} | {g['photos']} | {g['same']} | {g['confidence']:.4f} | {g['corners_px']:.2f} |"
         )
-    demo = result["demo_same"]
-    said = "not run" if demo is None else "the same output" if demo else "DIFFERENT output"
-    lines += ["", f"demo: {said}"]
+    demo = result["demo"]
+    if demo is None:
+        lines += ["", "demo: not run"]
+    else:
+        said = "the same output" if demo["same"] else "DIFFERENT output"
+        lines += ["", f"demo: {said} (its printed confidences moved by at most {demo['confidence']:.3f})"]
+        lines += demo["differ"]
     differ = [r["photo"] for r in result["rows"] if not r["same"]]
     if differ:
         lines.append("differ: " + ", ".join(differ))
@@ -346,7 +370,9 @@ def run_check(
         demo_there = subprocess.run(demo, capture_output=True, text=True, check=True).stdout
     here = json.loads((work / "here.json").read_text())
     there = json.loads((work / "arm64.json").read_text())
-    result = summary(compare(here, there), demo_here == demo_there)
+    (work / "demo-here.txt").write_text(demo_here)
+    (work / "demo-arm64.txt").write_text(demo_there)
+    result = summary(compare(here, there), compare_demo(demo_here, demo_there))
     if installer:
         result["install"] = install_check(root, project, report)
     return result

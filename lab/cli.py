@@ -410,7 +410,7 @@ def cmd_arm64(args: argparse.Namespace) -> int:
         print(f"JSON: {args.json}")
     install = result.get("install", {"installed": True, "unit_verified": True, "demo_ran": True})
     installed = install["installed"] and install["unit_verified"] and install["demo_ran"]
-    same = all(g["same"] == g["photos"] for g in result["games"].values()) and result["demo_same"]
+    same = all(g["same"] == g["photos"] for g in result["games"].values()) and result["demo"]["same"]
     return 0 if same and installed else 1
 
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import copy
 from typing import Any
 
-from lab.arm64 import _pins, compare, format_summary, summary
+from lab.arm64 import _pins, compare, compare_demo, format_summary, summary
 
 
 def _answer(total: int, corners: list[list[float]], confidence: float = 0.95) -> dict[str, Any]:
@@ -31,7 +31,7 @@ def test_answers_alike_but_for_confidence_and_corners_are_the_same_with_their_mo
     rows = compare(here, there)
     assert [r["same"] for r in rows] == [True, True]
     assert rows[0]["corners_px"] == 0.5 and abs(rows[0]["confidence"] - 0.01) < 1e-9
-    result = summary(rows, demo_same=True)
+    result = summary(rows, compare_demo("Total 28\n", "Total 28\n"))
     assert result["games"]["alices-garden"] == {"photos": 1, "same": 1, "confidence": 0.0, "corners_px": 0.0}
     assert "demo: the same output" in format_summary(result)
 
@@ -46,8 +46,19 @@ def test_a_state_flag_or_exit_that_differs_is_named() -> None:
     rows = compare(here, there)
     assert not any(r["same"] for r in rows)
     assert {r["game"] for r in rows} == {"kingdomino", "tang-garden"}
-    said = format_summary(summary(rows, demo_same=False))
-    assert "demo: DIFFERENT output" in said and "differ: kingdomino, tang-garden-views" in said
+    said = format_summary(summary(rows, compare_demo("Total 28\n", "Total 29\n")))
+    assert "demo: DIFFERENT output" in said and "- Total 28\n+ Total 29" in said
+    assert "differ: kingdomino, tang-garden-views" in said
+
+
+def test_the_demo_is_the_same_where_only_its_printed_confidences_moved() -> None:
+    here = "Photo k.jpg: Kingdomino, read with confidence 0.900\nTotal 28\n"
+    moved = compare_demo(here, here.replace("0.900", "0.906"))
+    assert moved["same"] and abs(moved["confidence"] - 0.006) < 1e-9 and moved["differ"] == []
+    flagged = compare_demo(here, here.replace("Total 28", "  ! 1 cell read with low confidence\nTotal 28"))
+    assert not flagged["same"] and flagged["differ"][0].startswith("- Total 28\n+   ! 1 cell")
+    shorter = compare_demo(here, "Photo k.jpg: Kingdomino, read with confidence 0.900\n")
+    assert shorter["differ"] == ["- Total 28\n+ (no line)"]
 
 
 def test_the_root_takes_this_machines_versions_of_the_products_dependencies() -> None:
