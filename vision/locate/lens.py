@@ -113,6 +113,10 @@ def estimate_lens(image_bgr: NDArray[np.uint8], corners_xy: Points) -> CameraMod
     corners = np.asarray(corners_xy, np.float64)
     if min(np.hypot(*(corners[(i + 1) % 4] - corners[i])) for i in range(4)) < MIN_SIDE_PX:
         return None
+    # An outline whose corners lie far beyond the photo (a grid's guessed perspective run away) shows no
+    # sides to straighten.
+    if (corners < -0.5 * np.array([w, h])).any() or (corners > 1.5 * np.array([w, h])).any():
+        return None
     grey = cv2.GaussianBlur(cv2.cvtColor(image_bgr, cv2.COLOR_BGR2GRAY), (0, 0), 1.5).astype(np.float32)
     # A side half hidden (a hand, a box against it) is left out; three sides tell the bend.
     found = [_edge_points(grey, corners[i], corners[(i + 1) % 4]) for i in range(4)]

@@ -77,3 +77,14 @@ def test_a_flat_lens_gives_no_camera() -> None:
 def test_a_board_too_small_to_tell_gives_no_camera() -> None:
     photo, _ = _photo(_lens(-0.3))
     assert estimate_lens(photo, np.array([[10.0, 10], [60, 10], [60, 60], [10, 60]])) is None
+
+
+def test_an_outline_run_far_beyond_the_photo_gives_no_camera_not_an_error() -> None:
+    # A grid's guessed perspective run away gave a corner 300 000 px off: looking for its sides' edges had
+    # OpenCV's remap refuse a strip longer than 32767 px, and `score` stopped with a traceback.
+    image, corners = _photo(_lens(-0.3))
+    far = corners.copy()
+    far[2] = (300_000.0, 240_000.0)
+    assert estimate_lens(image, far) is None
+    # Within the photo, the same board's bend is still read.
+    assert estimate_lens(image, corners) is not None
