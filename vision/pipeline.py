@@ -34,11 +34,13 @@ from vision.read.classify import (
     look_along_lean,
     look_shifted,
     look_turned,
+    reordered,
     sure_disagreements,
     together,
-    turned_to,
+    turn_order,
 )
 from vision.read.colour import BoardColour, normalise
+from vision.read.glare import washed_out
 from vision.read.gridlines import line_contrast
 from vision.read.orient import OrientationModel, as_seen, rotations
 from vision.read.reconstruct import apart, settle
@@ -58,6 +60,8 @@ NO_ORIENTATION = 0.9
 # cells, 1 of Four Gardens' 48 and none of Alice's Garden's 48 (40, 15 and 15 pairs), two photos of two
 # boards on at least 73, 15 and 36.
 OTHER_BOARD_SHARE = 0.2
+# How much less a cell all washed out by a glare weighs in a reading of several photos than one with none.
+WASH_DISCOUNT = 0.95
 
 
 UNSURE_OUTLINE = (
@@ -87,6 +91,16 @@ LANDMARKS_MANY = 3
 MANY_LANDMARKS = (
     "{seen} of its cells look surely like the {present}, which a board of {title} holds once: this may be "
     "another game's board; not scored"
+)
+# The piece nowhere read even this likely, alone, and no cell's mark seen: nothing of the game on the board.
+# Outlines scored 0 on bare table or on part of another game's board read a castle below 0.5 on 15 of 23
+# (docs/experiments.md, 2026-11-30). A castle alone would not do: real kingdoms under glare read theirs down
+# to 0.39 (with models that never saw them), kingdoms laid of real squares with a drawn castle lower still;
+# all show crowns.
+LANDMARK_SEEN = 0.5
+NOTHING_SEEN = (
+    "neither a {present} nor a {mark} seen on it: this looks like bare table or another game's board, not a "
+    "board of {title}; not scored"
 )
 SPARSE = (
     "only {laid} of its {cells} places hold a tile: this looks like bare table or loose tiles, not a board "
@@ -345,6 +359,19 @@ def _landmarks_seen(predictions: CellPredictions, landmark: Landmark) -> int:
     return int(np.sum(chances >= LANDMARK_SURE))
 
 
+def _nothing_seen(
+    predictions: CellPredictions, readings: Mapping[CellKey, Reading], landmark: Landmark
+) -> bool:
+    """Whether ``landmark``'s piece is nowhere read, alone, at :data:`LANDMARK_SEEN` or more, and no cell
+    shows its mark."""
+    head = next(h for h in predictions.heads if h.name == landmark.head)
+    chances = predictions.probabilities[head.name][:, head.classes.index(landmark.present)]
+    unmarked = all(
+        r[landmark.marks][0] == landmark.unmarked for r in readings.values() if landmark.marks in r
+    )
+    return float(chances.max(initial=0.0)) < LANDMARK_SEEN and unmarked
+
+
 def _concluded(
     view: BoardReading, predictions: CellPredictions, slant: float | None, hand: Mapping[str, Any] | None
 ) -> BoardReading:
@@ -402,14 +429,17 @@ def _concluded(
         sparse = laid < reader.fewest_laid
         if sparse:
             flags.append(SPARSE.format(laid=laid, cells=len(readings), title=title))
-    seen = 0 if reader.landmark is None else _landmarks_seen(predictions, reader.landmark)
+    landmark = reader.landmark
+    seen = 0 if landmark is None else _landmarks_seen(predictions, landmark)
     many = seen >= LANDMARKS_MANY
-    if many:
-        assert reader.landmark is not None
-        flags.append(MANY_LANDMARKS.format(seen=seen, present=reader.landmark.present, title=title))
+    nothing = landmark is not None and _nothing_seen(predictions, readings, landmark)
+    if landmark is not None and many:
+        flags.append(MANY_LANDMARKS.format(seen=seen, present=landmark.present, title=title))
+    elif landmark is not None and nothing and not (unlike or sparse):
+        flags.append(NOTHING_SEEN.format(present=landmark.present, mark=landmark.mark, title=title))
     return replace(
         view,
-        trusted=view.trusted and not unlike and not sparse and not many,
+        trusted=view.trusted and not unlike and not sparse and not many and not nothing,
         state=state,
         confidence=min(confidences.values(), default=0.0),
         low_confidence=low,
@@ -449,10 +479,11 @@ def read_together(views: Mapping[int, BoardReading], hand: Mapping[str, Any] | N
     turns_freely = reader_for(base.profile).turns_freely
     base_number = next(iter(whole))
     kept = []
+    weights: list[NDArray[np.float64]] = []
     for number, view in whole.items():
-        aligned = turned_to(base.predictions, view.predictions, turns_freely)
+        order = turn_order(base.predictions, view.predictions, turns_freely)
         # A kingdom of no size set may be found 7 x 7 in one photo, 5 x 5 in another: the first's stands.
-        if view.profile != base.profile or aligned is None:
+        if view.profile != base.profile or order is None:
             seen, first_seen = _cells(view.profile), _cells(base.profile)
             why = (
                 f"its board was read as {seen}, photo {base_number}'s as {first_seen}"
@@ -461,6 +492,7 @@ def read_together(views: Mapping[int, BoardReading], hand: Mapping[str, Any] | N
             )
             left_out.append(f"photo {number} was left out: {why}")
             continue
+        aligned = reordered(view.predictions, base.predictions.keys, order)
         differ = sure_disagreements(base.predictions, aligned, LOW_CONFIDENCE)
         if differ > OTHER_BOARD_SHARE * cells:
             left_out.append(
@@ -469,6 +501,8 @@ def read_together(views: Mapping[int, BoardReading], hand: Mapping[str, Any] | N
             )
         else:
             kept.append(replace(view, predictions=aligned))
+            # Each cell weighs as little as a glare washes it out in this photo (its own cells, turned too).
+            weights.append(1.0 - washed_out(view.rectified, view.predictions.keys)[order] * WASH_DISCOUNT)
     slants = [s for v in kept if (s := v.rectified.slant_deg()) is not None]
     timings: dict[str, float] = {}
     for v in kept:
@@ -476,7 +510,7 @@ def read_together(views: Mapping[int, BoardReading], hand: Mapping[str, Any] | N
             timings[stage] = timings.get(stage, 0.0) + ms
     photo_flags = (*dict.fromkeys(f for v in kept for f in v.photo_flags), *left_out)
     first = replace(base, photo_flags=photo_flags, timings_ms=timings)
-    predictions = together([v.predictions for v in kept]) if len(kept) > 1 else base.predictions
+    predictions = together([v.predictions for v in kept], weights) if len(kept) > 1 else base.predictions
     (reading,) = read_apart([_concluded(first, predictions, min(slants) if slants else None, hand)], hand)
     return reading
 

@@ -108,12 +108,18 @@ class Counted:
 
 @dataclass(frozen=True)
 class Landmark:
-    """A piece every board of the game holds exactly once (a kingdom's castle): a board on which several cells
-    are each read surely as it, alone, is no board of the game (another game's board, read as one), and is
-    not scored (:data:`vision.pipeline.LANDMARKS_MANY`)."""
+    """A piece every board of the game holds exactly once (a kingdom's castle), read as ``present`` on
+    ``head``, and a mark every real board shows somewhere (a crown), absent where a cell reads ``unmarked``
+    on ``marks``. A board on which several cells are each read surely as the piece, alone, is no board of
+    the game (another game's board, read as one); nor is one on which the piece is nowhere seen and no cell
+    shows a mark (an outline on bare table, or on part of another game's board). Neither is scored
+    (:data:`vision.pipeline.LANDMARKS_MANY`, :data:`vision.pipeline.LANDMARK_SEEN`)."""
 
     head: str
     present: str
+    marks: str
+    unmarked: str
+    mark: str  # the mark in the players' words
 
 
 @dataclass(frozen=True)

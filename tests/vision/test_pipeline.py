@@ -570,6 +570,33 @@ def test_a_second_castle_seen_surely_is_ruled_out_in_the_kingdoms_own_words() ->
     )
 
 
+def test_an_outline_showing_neither_castle_nor_crown_is_no_kingdom() -> None:
+    # Outlines on bare planks, or on part of another game's board, read tiles enough but were scored 0 with
+    # only "N cells read with low confidence": no castle seen anywhere and not one crown.
+    image, board, camera, quad = _placed("kingdomino", 3)
+    profile = default_profile("kingdomino")
+
+    def without(crowns: bool) -> dict[str, Any]:
+        """The truth with the castle's square read as grassland, and with or without its crowns."""
+
+        def cell(text: str) -> str:
+            if text == "castle":
+                return "grassland:0"
+            return text if crowns or ":" not in text else text.split(":", maxsplit=1)[0] + ":0"
+
+        return {"grid": [[cell(text) for text in row] for row in board["cells"]["grid"]]}
+
+    plain = read_board(image, quad, profile, TruthClassifier(profile, without(crowns=False)), None, camera)
+    assert not plain.trusted
+    assert (
+        "neither a castle nor a crown seen on it: this looks like bare table or another game's board, not a "
+        "board of Kingdomino; not scored"
+    ) in plain.flags
+    # A kingdom whose castle a hand or a glare hides still shows its crowns: read, its castle to check.
+    hidden = read_board(image, quad, profile, TruthClassifier(profile, without(crowns=True)), None, camera)
+    assert hidden.trusted and not any("neither a castle" in f for f in hidden.flags)
+
+
 def test_an_outline_on_bare_table_and_two_loose_squares_is_no_kingdom() -> None:
     # Found (or placed) where a kingdom is not: the table reads empty square by square, the one castle the
     # reader must place read unsure. Such a kingdom scored 0 with one cell to check; it is no kingdom.

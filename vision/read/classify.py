@@ -63,31 +63,39 @@ class CellPredictions:
         }
 
 
-def together(views: Sequence[CellPredictions]) -> CellPredictions:
+def together(
+    views: Sequence[CellPredictions], weights: Sequence[NDArray[np.float64]] | None = None
+) -> CellPredictions:
     """One board's cells as several photos of it read them (the same cells, heads and classes in each):
     per head, the geometric mean of the photos' probabilities, normalised. A photo that sees a piece
     plainly outweighs one to which it is hidden and which reads every cell near alike: of 436 Tang Garden
     boards photographed twice from anywhere (up to 45 degrees off straight above), 427 were scored exactly
     with both read so, against 406 from the first photo alone; the mean of the probabilities did as well,
-    and no board read right from the first photo was read wrong from both. The embedding is the first's."""
+    and no board read right from the first photo was read wrong from both. ``weights``: per photo, how much
+    each of its cells counts (a cell a glare washes out, less); equal where not given. The embedding is the
+    first's."""
     first = views[0]
     for view in views[1:]:
         if view.keys != first.keys or view.heads != first.heads:
             raise ValueError("the photos' readings are of different cells or heads: read one board's photos")
+    w = np.ones((len(views), len(first.keys))) if weights is None else np.asarray(weights, np.float64)
+    w = (w / w.sum(axis=0, keepdims=True))[:, :, None]
     probabilities = {}
     for head in first.heads:
-        logs = np.mean([np.log(np.maximum(v.probabilities[head.name], PROBABILITY_FLOOR)) for v in views], 0)
-        p = np.exp(logs - logs.max(axis=1, keepdims=True))
+        logs = np.log(np.maximum([v.probabilities[head.name] for v in views], PROBABILITY_FLOOR))
+        mean = (w * logs).sum(axis=0)
+        p = np.exp(mean - mean.max(axis=1, keepdims=True))
         probabilities[head.name] = (p / p.sum(axis=1, keepdims=True)).astype(np.float32)
     return CellPredictions(first.keys, first.heads, probabilities, first.embedding)
 
 
-def turned_to(first: CellPredictions, other: CellPredictions, turns_freely: bool) -> CellPredictions | None:
-    """``other`` read as ``first`` reads its board (its cells in ``first``'s order), or None where it reads
-    other cells. A board that reads alike whichever way up it lies (``turns_freely``: a kingdom) is read
-    from whichever corner each photo met first, so a photo from another side of the table reads it turned:
-    of the turns its grid allows (quarter turns of a square grid, half turns of another), the one under
-    which the two photos read the cells most alike (the likelihood that both read each head's same class)."""
+def turn_order(first: CellPredictions, other: CellPredictions, turns_freely: bool) -> list[int] | None:
+    """Which of ``other``'s cells is each of ``first``'s, ``other`` read as ``first`` reads its board, or
+    None where it reads other cells. A board that reads alike whichever way up it lies (``turns_freely``: a
+    kingdom) is read from whichever corner each photo met first, so a photo from another side of the table
+    reads it turned: of the turns its grid allows (quarter turns of a square grid, half turns of another),
+    the one under which the two photos read the cells most alike (the likelihood that both read each head's
+    same class)."""
     if set(other.keys) != set(first.keys) or other.heads != first.heads:
         return None
     index = {key: i for i, key in enumerate(other.keys)}
@@ -99,22 +107,34 @@ def turned_to(first: CellPredictions, other: CellPredictions, turns_freely: bool
         return ((r, c), (rows - 1 - r, cols - 1 - c), (cols - 1 - c, r), (c, rows - 1 - r))[turn]
 
     allowed = (4 if rows == cols else 2) if turns_freely else 1
-    best: tuple[float, CellPredictions] | None = None
+    best: tuple[float, list[int]] | None = None
     for turn in range(allowed):
         order = [index.get((region, *seen(r, c, turn)), -1) for region, r, c in first.keys]
         if min(order) < 0:
             continue
-        turned = CellPredictions(
-            first.keys,
-            first.heads,
-            {name: p[order] for name, p in other.probabilities.items()},
-            other.embedding[order],
-        )
+        turned = reordered(other, first.keys, order)
         both = [(first.probabilities[h] * turned.probabilities[h]).sum(axis=1) for h in first.probabilities]
         alike = sum(float(np.log(np.maximum(same, PROBABILITY_FLOOR)).sum()) for same in both)
         if best is None or alike > best[0]:
-            best = (alike, turned)
+            best = (alike, order)
     return None if best is None else best[1]
+
+
+def reordered(predictions: CellPredictions, keys: tuple[CellKey, ...], order: list[int]) -> CellPredictions:
+    """``predictions``' cells ``order`` (indices), named ``keys``."""
+    return CellPredictions(
+        keys,
+        predictions.heads,
+        {name: p[order] for name, p in predictions.probabilities.items()},
+        predictions.embedding[order],
+    )
+
+
+def turned_to(first: CellPredictions, other: CellPredictions, turns_freely: bool) -> CellPredictions | None:
+    """``other`` read as ``first`` reads its board (its cells in ``first``'s order; :func:`turn_order`), or
+    None where it reads other cells."""
+    order = turn_order(first, other, turns_freely)
+    return None if order is None else reordered(other, first.keys, order)
 
 
 def sure_disagreements(first: CellPredictions, other: CellPredictions, sure: float) -> int:

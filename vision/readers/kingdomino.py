@@ -51,8 +51,9 @@ class KingdominoReader(ReaderBase):
     edge_bare: tuple[str, str] | None = ("terrain", kingdomino.EMPTY)
     # A kingdom holds 8 to 25 squares (issue #60): fewer read is bare table or loose dominoes outlined.
     fewest_laid: int = 8
-    # Another game's board read as a kingdom shows castles all over it, each square unlike a terrain.
-    landmark: Landmark | None = Landmark("terrain", kingdomino.CASTLE)
+    # Another game's board read as a kingdom shows castles all over it, each square unlike a terrain; an
+    # outline on bare table shows neither a castle nor a crown.
+    landmark: Landmark | None = Landmark("terrain", kingdomino.CASTLE, "crowns", "0", "crown")
     ruled_out: str = "a kingdom has one castle"
     # The model learnt both heads from crops turned by quarters at random (the recipe's turned_heads).
     turned_look: TurnedLook | None = TurnedLook("terrain", kingdomino.EMPTY, unturned=("terrain", "crowns"))
