@@ -53,6 +53,15 @@ def snapped(pts: object) -> Points:
     return np.round(as_points(pts) * SNAP_PER_PX) / SNAP_PER_PX
 
 
+def is_convex(pts: object) -> bool:
+    """Whether the polygon (its corners in order, either way round) turns one way at every corner: no side
+    crosses another and none folds in."""
+    p = as_points(pts)
+    edges = np.roll(p, -1, axis=0) - p
+    turns = edges[:, 0] * np.roll(edges, -1, axis=0)[:, 1] - edges[:, 1] * np.roll(edges, -1, axis=0)[:, 0]
+    return bool((turns > 0).all() or (turns < 0).all())
+
+
 def homography_from_points(src: object, dst: object) -> NDArray[np.float64]:
     """The homography taking 4+ ``src`` points onto ``dst`` (least squares, normalised DLT)."""
     s, d = as_points(src), as_points(dst)

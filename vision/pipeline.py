@@ -17,7 +17,7 @@ from numpy.typing import NDArray
 from scoring.registry import get_entry
 from scoring.words import counted
 from vision.camera_model import CameraModel
-from vision.geometry import CellKey, Points, snapped
+from vision.geometry import CellKey, Points, is_convex, snapped
 from vision.locate import lattice
 from vision.locate.art import ArtColours
 from vision.locate.board import Quad, locate, overlap, quad_from_corners
@@ -67,6 +67,12 @@ WASH_DISCOUNT = 0.95
 UNSURE_OUTLINE = (
     "the board's outline is unsure (its shape only roughly a board's, seen with no camera calibration); not "
     "scored: take the photo more from above, or give its corners (the table's own camera: calibrate it)"
+)
+
+
+FOLDED_OUTLINE = (
+    "the board's outline folds in on itself (its corners were not found where a board's are); not scored: "
+    "give its corners"
 )
 
 
@@ -303,6 +309,10 @@ def read_board(
     if quad.doubt:
         trusted = False
         flags.append(quad.doubt)
+    if not is_convex(quad.ideal_xy):
+        # Sides that cross or fold in (a grid's perspective fitted wrong): no board's outline, read as it may.
+        trusted = False
+        flags.append(FOLDED_OUTLINE)
     corners_xy = camera.distort_px(corners) if camera is not None else corners
     view = BoardReading(
         game=profile.game,

@@ -597,6 +597,20 @@ def test_an_outline_showing_neither_castle_nor_crown_is_no_kingdom() -> None:
     assert hidden.trusted and not any("neither a castle" in f for f in hidden.flags)
 
 
+def test_an_outline_whose_sides_cross_is_never_scored() -> None:
+    # A kingdom's grid whose perspective was fitted wrong gave corners whose sides cross (a real table photo
+    # under a lamp's glare): it was scored 52 for 92, flagged only for its cells.
+    image, board, camera, quad = _placed("kingdomino", 3)
+    profile = default_profile("kingdomino")
+    fake = TruthClassifier(profile, board["cells"], crop_px=96)
+    assert read_board(image, quad, profile, fake, None, camera).trusted
+    crossed = quad.ideal_xy[[0, 2, 1, 3]]  # TL, BR, TR, BL: two sides cross in the middle
+    bowtie = replace(quad, corners_xy=camera.distort_px(crossed), ideal_xy=crossed)
+    reading = read_board(image, bowtie, profile, fake, None, camera)
+    assert not reading.trusted
+    assert any(f.startswith("the board's outline folds in on itself") for f in reading.flags)
+
+
 def test_an_outline_on_bare_table_and_two_loose_squares_is_no_kingdom() -> None:
     # Found (or placed) where a kingdom is not: the table reads empty square by square, the one castle the
     # reader must place read unsure. Such a kingdom scored 0 with one cell to check; it is no kingdom.

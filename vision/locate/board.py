@@ -24,7 +24,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from vision.camera_model import CameraModel, is_calibrated, matrix_or_guess
-from vision.geometry import Points, as_points, quad_size
+from vision.geometry import Points, as_points, is_convex, quad_size
 from vision.locate.edges import (
     ASPECT_TOLERANCE,
     EdgeImage,
@@ -243,7 +243,7 @@ def quad_from_corners(
     if corners.shape != (4, 2):
         raise ValueError(f"give exactly 4 corners (TL, TR, BR, BL), got {len(corners)}")
     ideal = camera.undistort_px(corners) if camera is not None else corners
-    if cv2.contourArea(ideal.astype(np.float32)) < 100:
+    if cv2.contourArea(ideal.astype(np.float32)) < 100 or not is_convex(ideal):
         raise ValueError("the 4 corners enclose no board: give them as TL, TR, BR, BL around the board")
     # A corner a player puts on the photo's very edge (a crop the board fills) is in the photo.
     inside = in_frame(corners, size_wh, margin=-1.0)

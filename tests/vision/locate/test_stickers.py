@@ -50,3 +50,6 @@ def test_given_corners_make_an_oriented_quad() -> None:
         quad_from_corners([(0, 0), (1, 1)], (640, 480))
     with pytest.raises(ValueError, match="enclose no board"):
         quad_from_corners([(0, 0), (1, 0), (1, 1), (0, 1)], (640, 480))
+    # Given out of turn (TL, BR, TR, BL), the sides cross: no board's outline, and said so before reading.
+    with pytest.raises(ValueError, match="give them as TL, TR, BR, BL around the board"):
+        quad_from_corners([(10, 10), (205, 190), (200, 12), (8, 185)], (640, 480))
