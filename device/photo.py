@@ -272,6 +272,32 @@ UNTAUGHT_OWN_GAME = (
 )
 
 
+# Below this many pixels on its short side a photo holds no board that could be read (a kingdom's crown is a
+# sixth of a square; on 64 px, a 5 x 5 kingdom's crowns are 2 px).
+SMALLEST_PHOTO_SIDE = 64
+# Pixels whose channels differ by more than this are coloured; a photo with hardly one in a hundred so is
+# black and white.
+GREY_SPREAD = 6
+
+
+def readable(image: NDArray[np.uint8]) -> None:
+    """StateError, in the player's words, for a photo no board can be read from: too small, or in black and
+    white (tiles and pieces are told apart by their colours)."""
+    h, w = image.shape[:2]
+    if min(h, w) < SMALLEST_PHOTO_SIDE:
+        raise StateError(
+            f"the photo is only {w} x {h} pixels, too small to read a board: send it at its full size"
+        )
+    step = max(1, min(h, w) // 200)  # a few tens of thousands of pixels tell
+    sample = image[::step, ::step].astype(np.int16)
+    spread = sample.max(axis=2) - sample.min(axis=2)
+    if np.percentile(spread, 99) <= GREY_SPREAD:
+        raise StateError(
+            "the photo has no colour (black and white): tiles and pieces are told apart by their colours, "
+            "so take or send it in colour"
+        )
+
+
 def score_image(
     image: NDArray[np.uint8],
     game: str,
@@ -315,6 +341,7 @@ def score_image(
     )
 
     def read(photo: NDArray[np.uint8], **where: Any) -> list[BoardReading]:
+        readable(photo)
         return read_photo(
             photo,
             profiles,

@@ -60,8 +60,12 @@ NO_ORIENTATION = 0.9
 # cells, 1 of Four Gardens' 48 and none of Alice's Garden's 48 (40, 15 and 15 pairs), two photos of two
 # boards on at least 73, 15 and 36.
 OTHER_BOARD_SHARE = 0.2
-# How much less a cell all washed out by a glare weighs in a reading of several photos than one with none.
-WASH_DISCOUNT = 0.95
+# What a cell all washed out by a glare weighs in a reading of several photos, against 1 for one with none:
+# next to nothing, as its chances say nothing of the square; not nothing, so that a square washed out in every
+# photo is still read.
+WASHED_WEIGHT = 0.01
+# A cell at least this much washed out in either of two photos is not counted as read otherwise by them.
+WASHED_CELL = 0.5
 
 
 UNSURE_OUTLINE = (
@@ -488,6 +492,7 @@ def read_together(views: Mapping[int, BoardReading], hand: Mapping[str, Any] | N
     ]
     turns_freely = reader_for(base.profile).turns_freely
     base_number = next(iter(whole))
+    base_washed = washed_out(base.rectified, base.predictions.keys)
     kept = []
     weights: list[NDArray[np.float64]] = []
     for number, view in whole.items():
@@ -503,7 +508,10 @@ def read_together(views: Mapping[int, BoardReading], hand: Mapping[str, Any] | N
             left_out.append(f"photo {number} was left out: {why}")
             continue
         aligned = reordered(view.predictions, base.predictions.keys, order)
-        differ = sure_disagreements(base.predictions, aligned, LOW_CONFIDENCE)
+        washed = washed_out(view.rectified, view.predictions.keys)[order]
+        # A square a glare washes out in either photo is read surely and wrongly: no sign of another board.
+        clear = (washed < WASHED_CELL) & (base_washed < WASHED_CELL)
+        differ = sure_disagreements(base.predictions, aligned, LOW_CONFIDENCE, clear)
         if differ > OTHER_BOARD_SHARE * cells:
             left_out.append(
                 f"photo {number} was left out: it seems to show another board ({differ} of {cells} cells "
@@ -512,7 +520,7 @@ def read_together(views: Mapping[int, BoardReading], hand: Mapping[str, Any] | N
         else:
             kept.append(replace(view, predictions=aligned))
             # Each cell weighs as little as a glare washes it out in this photo (its own cells, turned too).
-            weights.append(1.0 - washed_out(view.rectified, view.predictions.keys)[order] * WASH_DISCOUNT)
+            weights.append(np.maximum(1.0 - washed, WASHED_WEIGHT))
     slants = [s for v in kept if (s := v.rectified.slant_deg()) is not None]
     timings: dict[str, float] = {}
     for v in kept:

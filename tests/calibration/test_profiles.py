@@ -304,7 +304,7 @@ def test_a_real_boards_size_and_grids_are_given_to_its_profile(
     from vision.read.cells import cut_cells
 
     models = profile_models(StateDir(state), "sanssouci", "real")
-    image = np.full((900, 1600, 3), 120, np.uint8)
+    image = np.full((900, 1600, 3), (100, 130, 160), np.uint8)  # a photo in colour: a grey one is refused
     corners = np.array([(400.0, 150.0), (1020.0, 150.0), (1020.0, 650.0), (400.0, 650.0)])
     (board,) = score_image(image, "sanssouci", {}, None, corners_xy=corners, **models)
     rect = board.reading.rectified

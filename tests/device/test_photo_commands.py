@@ -493,3 +493,25 @@ def test_a_table_game_photo_of_one_board_says_the_others_were_not_found() -> Non
     assert board.breakdown is None
     assert LONE_TABLE_BOARD in board.flags
     assert any("only 1 garden" in f for f in board.flags)
+
+
+def test_a_black_and_white_or_tiny_photo_is_refused_in_words(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    # The bundled kingdom in black and white was scored 0 for 28 (its terrains are its colours), and an
+    # 8 x 8 photo was "read with confidence 0.51 ... take the photo more from above".
+    photo = cv2.imread(str(ROOT / "examples" / "photos" / "kingdomino.jpg"))
+    grey = tmp_path / "grey.png"
+    cv2.imwrite(str(grey), cv2.cvtColor(photo, cv2.COLOR_BGR2GRAY))
+    code, out, err = _run(capsys, "score", str(grey), "--game", "kingdomino")
+    assert code == 2 and "Total" not in out
+    assert "the photo has no colour (black and white)" in err
+    tiny = tmp_path / "tiny.jpg"
+    cv2.imwrite(str(tiny), cv2.resize(photo, (8, 8), interpolation=cv2.INTER_AREA))
+    code, out, err = _run(capsys, "score", str(tiny), "--game", "kingdomino")
+    assert code == 2 and "the photo is only 8 x 8 pixels, too small to read a board" in err
+    # In colour and at its size, the same photo is scored.
+    code, out, _ = _run(
+        capsys, "score", str(ROOT / "examples" / "photos" / "kingdomino.jpg"), "--game", "kingdomino"
+    )
+    assert code == 0 and "Total" in out

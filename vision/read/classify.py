@@ -137,13 +137,17 @@ def turned_to(first: CellPredictions, other: CellPredictions, turns_freely: bool
     return None if order is None else reordered(other, first.keys, order)
 
 
-def sure_disagreements(first: CellPredictions, other: CellPredictions, sure: float) -> int:
-    """How many cells the two readings (of the same cells and heads) each read at least ``sure`` as
-    different classes on some head."""
+def sure_disagreements(
+    first: CellPredictions, other: CellPredictions, sure: float, among: NDArray[np.bool_] | None = None
+) -> int:
+    """How many cells (of ``among``, where given) the two readings (of the same cells and heads) each read
+    at least ``sure`` as different classes on some head."""
     differ = np.zeros(len(first.keys), bool)
     for head in first.heads:
         a, b = first.probabilities[head.name], other.probabilities[head.name]
         differ |= (a.argmax(axis=1) != b.argmax(axis=1)) & (a.max(axis=1) >= sure) & (b.max(axis=1) >= sure)
+    if among is not None:
+        differ &= np.asarray(among, bool)
     return int(differ.sum())
 
 
