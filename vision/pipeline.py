@@ -366,11 +366,10 @@ def _bare_edges(
     ]
 
 
-def _landmarks_seen(predictions: CellPredictions, landmark: Landmark) -> int:
-    """How many cells are each read as ``landmark``'s piece, alone, at :data:`LANDMARK_SURE` or more."""
+def _landmark_chances(predictions: CellPredictions, landmark: Landmark) -> NDArray[np.float32]:
+    """Each cell's chance, read alone, of showing ``landmark``'s piece."""
     head = next(h for h in predictions.heads if h.name == landmark.head)
-    chances = predictions.probabilities[head.name][:, head.classes.index(landmark.present)]
-    return int(np.sum(chances >= LANDMARK_SURE))
+    return predictions.probabilities[head.name][:, head.classes.index(landmark.present)]
 
 
 def _nothing_seen(
@@ -378,12 +377,10 @@ def _nothing_seen(
 ) -> bool:
     """Whether ``landmark``'s piece is nowhere read, alone, at :data:`LANDMARK_SEEN` or more, and no cell
     shows its mark."""
-    head = next(h for h in predictions.heads if h.name == landmark.head)
-    chances = predictions.probabilities[head.name][:, head.classes.index(landmark.present)]
     unmarked = all(
         r[landmark.marks][0] == landmark.unmarked for r in readings.values() if landmark.marks in r
     )
-    return float(chances.max(initial=0.0)) < LANDMARK_SEEN and unmarked
+    return float(_landmark_chances(predictions, landmark).max(initial=0.0)) < LANDMARK_SEEN and unmarked
 
 
 def _concluded(
@@ -444,7 +441,7 @@ def _concluded(
         if sparse:
             flags.append(SPARSE.format(laid=laid, cells=len(readings), title=title))
     landmark = reader.landmark
-    seen = 0 if landmark is None else _landmarks_seen(predictions, landmark)
+    seen = 0 if landmark is None else int(np.sum(_landmark_chances(predictions, landmark) >= LANDMARK_SURE))
     many = seen >= LANDMARKS_MANY
     nothing = landmark is not None and _nothing_seen(predictions, readings, landmark)
     if landmark is not None and many:
@@ -468,7 +465,7 @@ def read_together(views: Mapping[int, BoardReading], hand: Mapping[str, Any] | N
     reading by the photo's number, the first photo's first; one game): a piece one photo sees hidden
     behind a miniature, or lost in a glare, is read where another shows it
     (:func:`vision.read.classify.together`); a board with no top (a kingdom) is turned to read as in the
-    first (:func:`vision.read.classify.turned_to`).
+    first (:func:`vision.read.classify.turn_order`).
 
     Only views read whole and trusted are put together, as an unclear one's corners or orientation may be
     wrong, and of those only the ones read with the first such view's profile (a kingdom of no size set may

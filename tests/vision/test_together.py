@@ -22,7 +22,7 @@ from vision.geometry import cell_rect_mm, quad_size
 from vision.image_io import read_image
 from vision.pipeline import BoardReading, read_together
 from vision.profile import default_profile
-from vision.read.classify import CellPredictions, sure_disagreements, together, turned_to
+from vision.read.classify import CellPredictions, reordered, sure_disagreements, together, turn_order
 from vision.readers import Head, sized_for
 
 GAME = "tang-garden"
@@ -222,25 +222,32 @@ def _classes(predictions: CellPredictions) -> list[int]:
     return [int(i) for i in predictions.probabilities["terrain"].argmax(axis=1)]
 
 
+def _turned_to(first: CellPredictions, other: CellPredictions, turns_freely: bool) -> CellPredictions | None:
+    """``other``'s cells in ``first``'s order, as :func:`vision.pipeline.read_together` reads them."""
+    order = turn_order(first, other, turns_freely)
+    return None if order is None else reordered(other, first.keys, order)
+
+
 def test_a_board_with_no_top_photographed_from_another_side_is_read_turned_back() -> None:
     # A 3 x 3 kingdom, and the same read from a photo taken a quarter turn round the table.
     grid = np.array([[0, 1, 2], [3, 0, 1], [2, 3, 3]])
     first = _grid(3, 3, grid.ravel().tolist())
     quarter = _grid(3, 3, np.rot90(grid, -1).ravel().tolist())
-    turned = turned_to(first, quarter, turns_freely=True)
+    turned = _turned_to(first, quarter, turns_freely=True)
     assert turned is not None and turned.keys == first.keys
     assert _classes(turned) == _classes(first)
     # The embedding follows its cells: the first's top-left cell is the quarter turn's top-right (2).
     assert turned.embedding[:, 0].tolist() == [2, 5, 8, 1, 4, 7, 0, 3, 6]
     # A board with a top is read as each photo's reading says.
-    kept = turned_to(first, quarter, turns_freely=False)
+    kept = _turned_to(first, quarter, turns_freely=False)
     assert kept is not None and _classes(kept) == _classes(quarter)
     # A grid of unequal sides turns only by halves.
     wide = np.array([[0, 1, 2], [3, 3, 0]])
-    half = turned_to(_grid(2, 3, wide.ravel().tolist()), _grid(2, 3, wide[::-1, ::-1].ravel().tolist()), True)
+    flipped = _grid(2, 3, wide[::-1, ::-1].ravel().tolist())
+    half = _turned_to(_grid(2, 3, wide.ravel().tolist()), flipped, True)
     assert half is not None and _classes(half) == wide.ravel().tolist()
     # Other cells are another board.
-    assert turned_to(first, _grid(2, 3, wide.ravel().tolist()), turns_freely=True) is None
+    assert _turned_to(first, _grid(2, 3, wide.ravel().tolist()), turns_freely=True) is None
 
 
 def test_a_kingdom_photographed_from_each_side_of_the_table_is_read_together() -> None:

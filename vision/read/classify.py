@@ -130,13 +130,6 @@ def reordered(predictions: CellPredictions, keys: tuple[CellKey, ...], order: li
     )
 
 
-def turned_to(first: CellPredictions, other: CellPredictions, turns_freely: bool) -> CellPredictions | None:
-    """``other`` read as ``first`` reads its board (its cells in ``first``'s order; :func:`turn_order`), or
-    None where it reads other cells."""
-    order = turn_order(first, other, turns_freely)
-    return None if order is None else reordered(other, first.keys, order)
-
-
 def sure_disagreements(
     first: CellPredictions, other: CellPredictions, sure: float, among: NDArray[np.bool_] | None = None
 ) -> int:
