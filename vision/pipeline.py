@@ -20,7 +20,7 @@ from vision.camera_model import CameraModel
 from vision.geometry import CellKey, Points, is_convex, snapped
 from vision.locate import lattice
 from vision.locate.art import ArtColours
-from vision.locate.board import Quad, locate, overlap, quad_from_corners
+from vision.locate.board import PLACED, Quad, locate, overlap, quad_from_corners
 from vision.locate.lattice import find_lattices
 from vision.locate.lens import estimate_lens
 from vision.locate.mask import BoardSegmenter
@@ -245,7 +245,8 @@ def read_board(
     timings: dict[str, float] = {}
     flags: list[str] = []
     trusted = quad.in_frame
-    quad = replace(quad, corners_xy=snapped(quad.corners_xy), ideal_xy=snapped(quad.ideal_xy))
+    if quad.method != PLACED:  # corners a player placed are the same numbers on every machine: read as given
+        quad = replace(quad, corners_xy=snapped(quad.corners_xy), ideal_xy=snapped(quad.ideal_xy))
     corners = quad.ideal_xy
     reader = reader_for(profile)
     if not quad.oriented and reader.turns_freely:

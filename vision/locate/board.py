@@ -235,6 +235,10 @@ def in_frame(corners: Points, size_wh: tuple[int, int], margin: float = 2.0) -> 
     return bool(np.all((corners >= margin) & (corners <= [w - 1 - margin, h - 1 - margin])))
 
 
+# The method of a board whose corners the player placed.
+PLACED = "manual"
+
+
 def quad_from_corners(
     corners_xy: object, size_wh: tuple[int, int], camera: CameraModel | None = None
 ) -> Quad:
@@ -247,7 +251,7 @@ def quad_from_corners(
         raise ValueError("the 4 corners enclose no board: give them as TL, TR, BR, BL around the board")
     # A corner a player puts on the photo's very edge (a crop the board fills) is in the photo.
     inside = in_frame(corners, size_wh, margin=-1.0)
-    return Quad(corners, ideal, inside, 1.0, oriented=True, method="manual")
+    return Quad(corners, ideal, inside, 1.0, oriented=True, method=PLACED)
 
 
 def find_quads(
