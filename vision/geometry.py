@@ -58,7 +58,8 @@ def is_convex(pts: object) -> bool:
     crosses another and none folds in."""
     p = as_points(pts)
     edges = np.roll(p, -1, axis=0) - p
-    turns = edges[:, 0] * np.roll(edges, -1, axis=0)[:, 1] - edges[:, 1] * np.roll(edges, -1, axis=0)[:, 0]
+    following = np.roll(edges, -1, axis=0)
+    turns = edges[:, 0] * following[:, 1] - edges[:, 1] * following[:, 0]
     return bool((turns > 0).all() or (turns < 0).all())
 
 

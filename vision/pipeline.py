@@ -373,15 +373,9 @@ def _landmark_chances(predictions: CellPredictions, landmark: Landmark) -> NDArr
     return predictions.probabilities[head.name][:, head.classes.index(landmark.present)]
 
 
-def _nothing_seen(
-    predictions: CellPredictions, readings: Mapping[CellKey, Reading], landmark: Landmark
-) -> bool:
-    """Whether ``landmark``'s piece is nowhere read, alone, at :data:`LANDMARK_SEEN` or more, and no cell
-    shows its mark."""
-    unmarked = all(
-        r[landmark.marks][0] == landmark.unmarked for r in readings.values() if landmark.marks in r
-    )
-    return float(_landmark_chances(predictions, landmark).max(initial=0.0)) < LANDMARK_SEEN and unmarked
+def _unmarked(readings: Mapping[CellKey, Reading], landmark: Landmark) -> bool:
+    """Whether no cell shows ``landmark``'s mark (no crown on any square)."""
+    return all(r[landmark.marks][0] == landmark.unmarked for r in readings.values() if landmark.marks in r)
 
 
 def _concluded(
@@ -441,14 +435,17 @@ def _concluded(
         sparse = laid < reader.fewest_laid
         if sparse:
             flags.append(SPARSE.format(laid=laid, cells=len(readings), title=title))
-    landmark = reader.landmark
-    seen = 0 if landmark is None else int(np.sum(_landmark_chances(predictions, landmark) >= LANDMARK_SURE))
-    many = seen >= LANDMARKS_MANY
-    nothing = landmark is not None and _nothing_seen(predictions, readings, landmark)
-    if landmark is not None and many:
-        flags.append(MANY_LANDMARKS.format(seen=seen, present=landmark.present, title=title))
-    elif landmark is not None and nothing and not (unlike or sparse):
-        flags.append(NOTHING_SEEN.format(present=landmark.present, mark=landmark.mark, title=title))
+    landmark, many, nothing = reader.landmark, False, False
+    if landmark is not None:
+        chances = _landmark_chances(predictions, landmark)
+        seen = int(np.sum(chances >= LANDMARK_SURE))
+        many = seen >= LANDMARKS_MANY
+        # Nowhere seen and no mark: nothing of the game on the board.
+        nothing = float(chances.max(initial=0.0)) < LANDMARK_SEEN and _unmarked(readings, landmark)
+        if many:
+            flags.append(MANY_LANDMARKS.format(seen=seen, present=landmark.present, title=title))
+        elif nothing and not (unlike or sparse):
+            flags.append(NOTHING_SEEN.format(present=landmark.present, mark=landmark.mark, title=title))
     return replace(
         view,
         trusted=view.trusted and not unlike and not sparse and not many and not nothing,
@@ -506,7 +503,8 @@ def read_together(views: Mapping[int, BoardReading], hand: Mapping[str, Any] | N
             left_out.append(f"photo {number} was left out: {why}")
             continue
         aligned = reordered(view.predictions, base.predictions.keys, order)
-        washed = washed_out(view.rectified, view.predictions.keys)[order]
+        own = base_washed if view is base else washed_out(view.rectified, view.predictions.keys)
+        washed = own[order]
         # A square a glare washes out in either photo is read surely and wrongly: no sign of another board.
         clear = (washed < WASHED_CELL) & (base_washed < WASHED_CELL)
         differ = sure_disagreements(base.predictions, aligned, LOW_CONFIDENCE, clear)
