@@ -759,17 +759,16 @@ def find_lattices(
         # Two boards laid edge to edge are one patch, twice a board across: a grid of a board's size is
         # looked for at up to half the patch's spacing too. A grid the camera's matrix sees as a board's
         # shape comes first; one only some other lens would see so, after (a wide lens' board with no
-        # calibration), so that no board found before gives way to it.
+        # calibration), so that no board found before gives way to it. Of those, the one that explains the
+        # photo better: cards and loose tiles beside a board make its patch larger than the board, and a
+        # grid spaced for the patch may then run over every other tile's edge.
         double = {} if True in single else _grids(image_bgr, cells, camera, likeness, ends, hull, boards=2)
         quad = None
-        for known, grids, two in (
-            (True, single, False),
-            (True, double, True),
-            (False, single, False),
-            (False, double, True),
-        ):
-            if known in grids:
-                quad = _board(image_bgr, cells, art, camera, likeness, grids[known], known, larger)
+        for known in (True, False):
+            seen = [(grids[known], two) for grids, two in ((single, False), (double, True)) if known in grids]
+            if seen:
+                grid, two = max(seen, key=lambda s: s[0][0])
+                quad = _board(image_bgr, cells, art, camera, likeness, grid, known, larger)
                 if two:
                     crowded.append(hull)
                 break

@@ -391,3 +391,27 @@ def test_a_card_of_smaller_squares_of_the_art_beside_a_kingdom_is_no_board() -> 
     (quad,) = find_lattices(photo, (5, 5), art)
     assert _error(quad.corners_xy, truth) < 0.02
     assert quad.doubt == ""
+
+
+def test_of_grids_only_some_lens_sees_the_one_explaining_the_photo_better_is_the_board(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # With no calibration and no grid the guessed camera sees as a board, a grid spaced for the whole patch
+    # (cards and loose dominoes beside made it large: its lines on every other tile's edges) and one at half
+    # its spacing (each tile's edges) are both only some lens' board: the better-judged is taken.
+    photo, (truth,) = _photo_of([(_tiles(5, 5, seed=1), (0.0, 0.0), 10.0)], 30.0, seed=2)
+    patch_wide, tile_wide = np.eye(3), 2 * np.eye(3)
+
+    def grids(*args: object, boards: int = 1) -> dict[bool, object]:
+        return {False: (0.9, tile_wide, None) if boards == 2 else (0.7, patch_wide, None)}
+
+    taken = []
+
+    def board(*args: object) -> Quad:
+        taken.append(args[5][1])  # type: ignore[index]
+        return Quad(truth, truth, True, 1.0, method="grid", cells=(5, 5))
+
+    monkeypatch.setattr(lattice, "_grids", grids)
+    monkeypatch.setattr(lattice, "_board", board)
+    find_lattices(photo, (5, 5), ArtColours.learn([_tiles(5, 5, seed=3)]), most=1)
+    assert [grid is tile_wide for grid in taken] == [True]
