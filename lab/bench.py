@@ -75,9 +75,11 @@ class BenchResult:
     peak_rss_mb: float = 0.0
     calibrated: bool = True  # read with the camera's calibration (False: as a phone's upload, with none)
     reshaped: int | None = None  # the seed of the copy of the board drawn and read (reshaped_profile)
-    # Kingdoms laid among things of their art; 7 x 7 kingdoms read with no size given (run_bench's).
+    # Kingdoms laid among things of their art; 7 x 7 kingdoms, read with no size given or told the set-up's
+    # (run_bench's).
     clutter: bool = False
     mighty_duel: bool = False
+    size_told: bool = False
     # Per head, over the found boards' cells it applies to: [wrong, cells, wrong where something is there
     # (truth not the head's first class, e.g. a character, a marker), cells where something is there].
     heads: dict[str, list[int]] = field(default_factory=dict)
@@ -128,6 +130,7 @@ class BenchResult:
             "reshaped": self.reshaped,
             "clutter": self.clutter,
             "mighty_duel": self.mighty_duel,
+            "size_told": self.size_told,
             "boards": self.boards,
             "board_found_pct": pct(self.found, self.boards),
             "cell_error_pct": pct(self.cell_errors, self.cells),
@@ -430,6 +433,7 @@ def run_bench(
     reshaped: int | None = None,
     clutter: Path | None = None,
     mighty_duel: bool = False,
+    size_told: bool = False,
 ) -> BenchResult:
     """``calibrated``: the photos are read with their camera's calibration (as on a table after `calibrate
     camera`), else with none (as a phone's uploads are). ``views`` > 1: each board is photographed that many
@@ -439,7 +443,8 @@ def run_bench(
     ``clutter``: a folder of labelled photos of the game's real tiles; a kingdom of them laid on the table
     with squares left empty, a card and loose dominoes of the same art beside it, in a 12 MP phone photo
     taken 45-65 degrees off straight down (:class:`lab.synth.scene.LayingArtist`). ``mighty_duel``:
-    Kingdomino's 7 x 7 kingdoms, read with no size given, as a player who left the set-up as it was."""
+    Kingdomino's 7 x 7 kingdoms, read with no size given, as a player who left the set-up as it was; with
+    ``size_told``, as one who set the game up as a Mighty Duel (the set-up's size in the hand)."""
     reader = get_reader(game)
     classifier: CellClassifier = load_classifier(game)
     reshape = None if reshaped is None else reshaped_profile(game, reshaped)
@@ -481,6 +486,7 @@ def run_bench(
         reshaped=reshaped,
         clutter=clutter is not None,
         mighty_duel=mighty_duel,
+        size_told=mighty_duel and size_told,
     )
     tolerance = FOUND_TOLERANCE if calibrated else FOUND_TOLERANCE_UNCALIBRATED
     further = spec
@@ -506,13 +512,16 @@ def run_bench(
         limit = reader.slant_limit_deg
         within = limit is None or truth_slant_deg(profile, board, camera) <= limit
         result.within_slant += within
+        hand = _hand(game, board["state"])
+        if result.size_told:
+            hand = {**hand, "setup": board["state"]["setup"]}  # what the page's Game set-up sends
         started = time.perf_counter()
         refusal = ""
         try:
             scored = score_image(
                 image,
                 game,
-                _hand(game, board["state"]),
+                hand,
                 camera if calibrated else None,
                 [read_as],
                 {game: classifier},
@@ -602,7 +611,8 @@ def format_table(results: list[dict[str, Any]]) -> str:
                 f"beside, 12 MP photos {low:g}-{high:g} degrees off straight down"
             )
         if r.get("mighty_duel"):
-            rows.append(f"{'':<14} 7 x 7 kingdoms (the Mighty Duel), read with no size given")
+            told = "told the set-up's size" if r.get("size_told") else "read with no size given"
+            rows.append(f"{'':<14} 7 x 7 kingdoms (the Mighty Duel), {told}")
         if not r.get("calibrated", True):
             rows.append(f"{'':<14} read with no camera calibration, as a phone's uploads are")
         views = r.get("views", 1)

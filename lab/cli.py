@@ -309,6 +309,7 @@ def cmd_bench(args: argparse.Namespace) -> int:
             reshaped=args.reshaped,
             clutter=_real_tiles(game) if args.clutter else None,
             mighty_duel=args.mighty_duel,
+            size_told=args.size_told,
         )
         results.append(result.table())
     print(format_table(results))
@@ -488,6 +489,11 @@ def build_parser() -> argparse.ArgumentParser:
         "--mighty-duel",
         action="store_true",
         help="with --game kingdomino: 7 x 7 kingdoms (the Mighty Duel), read with no size given",
+    )
+    p.add_argument(
+        "--size-told",
+        action="store_true",
+        help="with --mighty-duel: read as set up for a Mighty Duel (the set-up's size given)",
     )
     p.add_argument("--live", action="store_true", help="frames per second of the live loop (--count frames)")
     p.add_argument("--camera", help="with --live: a camera spec to measure instead of replayed renders")

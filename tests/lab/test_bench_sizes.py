@@ -58,6 +58,20 @@ def test_the_bench_reads_a_mighty_duel_kingdom_with_no_size_given(monkeypatch: p
     assert "7 x 7 kingdoms (the Mighty Duel), read with no size given" in bench.format_table([result.table()])
 
 
+def test_the_bench_reads_a_mighty_duel_kingdom_told_its_size(monkeypatch: pytest.MonkeyPatch) -> None:
+    hands: list[object] = []
+
+    def scorer(image: object, game: str, hand: object, *_: object, **__: object) -> list[ScoredBoard]:
+        hands.append(hand)
+        return []
+
+    monkeypatch.setattr(bench, "score_image", scorer)
+    result = bench.run_bench("kingdomino", 1, 20261130, mighty_duel=True, size_told=True, workers=1)
+    # As a player who set the game up as a Mighty Duel on the page: the set-up's size sent with the photo.
+    assert [h["setup"]["size"] for h in hands] == [7]  # type: ignore[index]
+    assert "7 x 7 kingdoms (the Mighty Duel), told the set-up's size" in bench.format_table([result.table()])
+
+
 def test_the_bench_lays_kingdoms_among_things_of_their_art_in_phone_photos(
     monkeypatch: pytest.MonkeyPatch, real_tiles: Path
 ) -> None:
