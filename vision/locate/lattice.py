@@ -75,6 +75,12 @@ INNERMOST = 0.06
 # How far from a rectangle of square cells a found grid may be seen (see _misshapen), with a guessed camera
 # matrix and with the camera's own: the 14 real kingdoms found, a phone's matrix guessed, measure up to 0.2.
 SHAPE_LIMIT = {False: 0.3, True: 0.1}
+# A larger board round a grid found is taken, however it is judged, where the segments cover the sides of
+# its band beyond the grid at least this share as well as the grid's own: the lattice of tiles runs on (a
+# Mighty Duel kingdom with squares left empty at its edge judges worse than the 5 x 5 grid inside it). A
+# kingdom of 5 x 5 has table round it: 0.10 at most on the 14 real table photos and drawn kingdoms among
+# clutter; 7 x 7 kingdoms drawn among clutter 0.45-0.91 (docs/experiments.md).
+CONTINUED = 0.3
 SNAP_REACH = 0.015  # board sizes: the tiles' top edge is looked for this far either side of the grid's
 # A corner tile's edge is taken where it is at least this share as clear, per sample row, as its whole side's
 # (:func:`vision.locate.edges.side_edges`): a tile's contrast with the table may be half the side's average.
@@ -373,12 +379,12 @@ class _Fit:
             out.append((a[:, :2] / a[:, 2:3], b[:, :2] / b[:, 2:3]))
         return tuple(out)
 
-    def score(self, grid: NDArray[np.float64]) -> float:
-        """Share of the grid's (line, cell) sides a segment covers half of, plus the art's likeness inside
-        less that in the ring of cells around it."""
+    def covered(self, grid: NDArray[np.float64]) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+        """Per family, how much of each of the grid's (line, cell) sides segments cover, up to half of it
+        (1.0): family 0's (lines across y, cells along x), family 1's (lines across x, cells along y)."""
         nx, ny = self.cells
-        covered, sides = 0.0, 0
         coords = self._cell_coords(grid)
+        out = []
         for fam, axis in ((0, 1), (1, 0)):
             a, b = coords[fam]
             other = 1 - axis
@@ -389,9 +395,15 @@ class _Fit:
             # segments): their product, the length found along each (line, cell) side.
             on = (np.abs(a[:, axis] - lines) < NEAR_LINE) & (np.abs(b[:, axis] - lines) < NEAR_LINE)
             along = np.clip(np.minimum(hi, cells + 1) - np.maximum(lo, cells), 0, None)
-            found = on.astype(np.float64) @ along.T
-            covered += float(np.minimum(1.0, found / 0.5).sum())
-            sides += found.size
+            out.append(np.minimum(1.0, (on.astype(np.float64) @ along.T) / 0.5))
+        return out[0], out[1]
+
+    def score(self, grid: NDArray[np.float64]) -> float:
+        """Share of the grid's (line, cell) sides a segment covers half of, plus the art's likeness inside
+        less that in the ring of cells around it."""
+        nx, ny = self.cells
+        covered = self.covered(grid)
+        share = sum(float(c.sum()) for c in covered) / sum(c.size for c in covered)
         with np.errstate(all="ignore"):
             # A grid gone wild puts centres at infinity (or behind the camera): those see nothing.
             photo = self.to_photo(_project(grid, self._centres)) * self.scale
@@ -404,7 +416,7 @@ class _Fit:
         values = flat.reshape(ny + 2, nx + 2)
         inside = float(values[1:-1, 1:-1].mean())
         ring = float(np.concatenate([values[0], values[-1], values[1:-1, 0], values[1:-1, -1]]).mean())
-        return covered / sides + inside - ring
+        return share + inside - ring
 
     def refit(self, grid: NDArray[np.float64]) -> NDArray[np.float64]:
         """The homography fitted (linearly) to every segment end near a grid line, each on its line."""
@@ -543,6 +555,24 @@ def _grown(
     ]
     settled = _settled(wider, max(placed, key=wider.score))
     return wider.score(settled), settled, wider
+
+
+def _continued(fit: _Fit, grid: NDArray[np.float64], wider: _Fit, grown: NDArray[np.float64]) -> float:
+    """How well segments cover the sides of the larger board (``wider``'s cells, ``grown``) that lie beyond
+    the grid found (``fit``'s cells, ``grid``), over how well they cover those within it: near 0 where the
+    larger board's band lies on the table, near 1 where the tiles' lattice runs on through it."""
+    span = np.array([(0.0, 0.0), fit.cells], np.float64)
+    (x0, y0), (x1, y1) = np.round(_project(np.linalg.inv(grown) @ grid, span)).astype(np.intp)
+    x0, x1, y0, y1 = min(x0, x1), max(x0, x1), min(y0, y1), max(y0, y1)
+    across, down = wider.covered(grown)
+    within_across, within_down = np.zeros(across.shape, bool), np.zeros(down.shape, bool)
+    within_across[max(y0, 0) : y1 + 1, max(x0, 0) : x1] = True
+    within_down[max(x0, 0) : x1 + 1, max(y0, 0) : y1] = True
+    inner = np.concatenate([across[within_across], down[within_down]])
+    band = np.concatenate([across[~within_across], down[~within_down]])
+    if not inner.size or not band.size:
+        return 0.0
+    return float(band.mean() / max(float(inner.mean()), 1e-9))
 
 
 def _misshapen(
@@ -892,7 +922,7 @@ def _board(
         grown = _grown(fit, grid, board)
         if (
             grown is not None
-            and grown[0] > score
+            and (grown[0] > score or _continued(fit, grid, grown[2], grown[1]) >= CONTINUED)
             and _misshapen(grown[1], grown[2].cells, matrix, focal_known) <= limit
         ):
             (score, grid, fit), wanted = grown, board

@@ -415,3 +415,39 @@ def test_of_grids_only_some_lens_sees_the_one_explaining_the_photo_better_is_the
     monkeypatch.setattr(lattice, "_board", board)
     find_lattices(photo, (5, 5), ArtColours.learn([_tiles(5, 5, seed=3)]), most=1)
     assert [grid is tile_wide for grid in taken] == [True]
+
+
+def _lattice_segments(tiles: set[tuple[int, int]], cell: float = 10.0) -> lattice._Segments:
+    """Each tile's four sides (a little short of its corners), tiles at (column, row) of ``cell`` pixels:
+    family 0 the sides along x, family 1 those along y."""
+    ends, family = [], []
+    for x, y in sorted(tiles):
+        for k in (y, y + 1):
+            ends.append((x * cell + 1, k * cell, (x + 1) * cell - 1, k * cell))
+            family.append(0)
+        for k in (x, x + 1):
+            ends.append((k * cell, y * cell + 1, k * cell, (y + 1) * cell - 1))
+            family.append(1)
+    array = np.array(ends, np.float64)
+    lengths = np.hypot(array[:, 2] - array[:, 0], array[:, 3] - array[:, 1])
+    return lattice._Segments(array, lengths, np.array(family, np.intp))
+
+
+def test_a_larger_board_is_taken_where_the_lattice_of_tiles_runs_on_beyond_the_grid_found() -> None:
+    # A 5 x 5 grid found inside a Mighty Duel kingdom with 6 squares of its outer ring left empty: the
+    # tiles' sides run on through the 7 x 7 board's band. Round a 5 x 5 kingdom, only table.
+    band = [(0, 0), (3, 0), (6, 6), (0, 4), (6, 2), (2, 6)]
+    duel = {(x, y) for x in range(7) for y in range(7)} - set(band)
+    alone = {(x, y) for x in range(1, 6) for y in range(1, 6)}
+    found = np.array([[10.0, 0, 10], [0, 10, 10], [0, 0, 1]])  # cells (1..6) of the 7 x 7 frame
+    grown = np.array([[10.0, 0, 0], [0, 10, 0], [0, 0, 1]])
+    share = {}
+    for name, tiles in (("duel", duel), ("alone", alone)):
+        segments = _lattice_segments(tiles)
+        fits = [
+            lattice._Fit(segments, np.zeros((1, 1), np.float32), 1.0, n, lambda p: p)
+            for n in ((5, 5), (7, 7))
+        ]
+        share[name] = lattice._continued(fits[0], found, fits[1], grown)
+    assert share["duel"] >= lattice.CONTINUED > share["alone"]
+    assert share["alone"] == 0.0
