@@ -75,12 +75,14 @@ INNERMOST = 0.06
 # How far from a rectangle of square cells a found grid may be seen (see _misshapen), with a guessed camera
 # matrix and with the camera's own: the 14 real kingdoms found, a phone's matrix guessed, measure up to 0.2.
 SHAPE_LIMIT = {False: 0.3, True: 0.1}
-# A larger board round a grid found is taken, however it is judged, where the segments cover the sides of
-# its band beyond the grid at least this share as well as the grid's own: the lattice of tiles runs on (a
-# Mighty Duel kingdom with squares left empty at its edge judges worse than the 5 x 5 grid inside it). A
-# kingdom of 5 x 5 has table round it: 0.10 at most on the 14 real table photos and drawn kingdoms among
-# clutter; 7 x 7 kingdoms drawn among clutter 0.45-0.91 (docs/experiments.md).
+# A larger board round a grid found is taken, however it is judged, where the tiles' lattice runs on
+# through its band (a Mighty Duel kingdom with squares left empty at its edge judges worse than the 5 x 5
+# grid inside it): segments cover the band's sides at least this share as well as the grid's own (round a
+# 5 x 5 kingdom, table: at most 0.10 on the 14 real table photos and drawn kingdoms among clutter; 7 x 7
+# kingdoms among clutter 0.45-0.91), and its squares show the art at least this share as much (7 x 7 kingdoms
+# 0.70-1.02; a drawn 5 x 5 kingdom's grid found off it, its band over the kingdom's own lines, 0.15-0.27).
 CONTINUED = 0.3
+BAND_ART = 0.5
 SNAP_REACH = 0.015  # board sizes: the tiles' top edge is looked for this far either side of the grid's
 # A corner tile's edge is taken where it is at least this share as clear, per sample row, as its whole side's
 # (:func:`vision.locate.edges.side_edges`): a tile's contrast with the table may be half the side's average.
@@ -311,11 +313,12 @@ def _combs(
     extent: tuple[float, float],
     cells: int,
     boards: int = 1,
+    finest: int = 0,
 ) -> list[tuple[float, float]]:
     """The best few (first line, spacing) of ``cells + 1`` evenly spaced lines on the segments' positions
     (rectified, one family's): the most segment length on them, spacing within a cell and a half of the
     rough place's over ``cells`` (over ``boards * cells`` at the fine end: a place holding boards side by
-    side)."""
+    side; over ``boards * finest`` where a larger board of ``finest`` cells across may fill the place)."""
     lo, hi = extent
     span = hi - lo
     step = span / 400
@@ -325,7 +328,12 @@ def _combs(
     np.add.at(profile, index, weights)
     profile = np.convolve(profile, np.exp(-0.5 * (np.arange(-15, 16) / 4.0) ** 2), "same")
     found = []
-    for spacing in np.linspace(span / (boards * cells + 1.5), span / max(cells - 1.5, 0.5), 60 * boards):
+    spacings = np.linspace(span / (boards * cells + 1.5), span / max(cells - 1.5, 0.5), 60 * boards)
+    if finest > cells:
+        # Finer still, as many again: the spacings a board's own size calls for are tried as ever.
+        finer = np.linspace(span / (boards * finest + 1.5), spacings[0], 60 * boards, endpoint=False)
+        spacings = np.concatenate([spacings, finer])
+    for spacing in spacings:
         offsets = (np.arange(cells + 1) * spacing / step).astype(np.intp)
         starts = len(grid) - offsets[-1] - 1
         if starts <= 0:
@@ -398,12 +406,10 @@ class _Fit:
             out.append(np.minimum(1.0, (on.astype(np.float64) @ along.T) / 0.5))
         return out[0], out[1]
 
-    def score(self, grid: NDArray[np.float64]) -> float:
-        """Share of the grid's (line, cell) sides a segment covers half of, plus the art's likeness inside
-        less that in the ring of cells around it."""
+    def art(self, grid: NDArray[np.float64]) -> NDArray[np.float32]:
+        """The art's likeness at the middle of each of the grid's cells and of the ring of cells round it,
+        row by row ((rows + 2) x (columns + 2))."""
         nx, ny = self.cells
-        covered = self.covered(grid)
-        share = sum(float(c.sum()) for c in covered) / sum(c.size for c in covered)
         with np.errstate(all="ignore"):
             # A grid gone wild puts centres at infinity (or behind the camera): those see nothing.
             photo = self.to_photo(_project(grid, self._centres)) * self.scale
@@ -413,7 +419,14 @@ class _Fit:
         seen = finite & (at[:, 0] >= 0) & (at[:, 0] < w) & (at[:, 1] >= 0) & (at[:, 1] < h)
         flat = np.zeros(len(at), np.float32)
         flat[seen] = self.likeness[at[seen, 1], at[seen, 0]]
-        values = flat.reshape(ny + 2, nx + 2)
+        return flat.reshape(ny + 2, nx + 2)
+
+    def score(self, grid: NDArray[np.float64]) -> float:
+        """Share of the grid's (line, cell) sides a segment covers half of, plus the art's likeness inside
+        less that in the ring of cells around it."""
+        covered = self.covered(grid)
+        share = sum(float(c.sum()) for c in covered) / sum(c.size for c in covered)
+        values = self.art(grid)
         inside = float(values[1:-1, 1:-1].mean())
         ring = float(np.concatenate([values[0], values[-1], values[1:-1, 0], values[1:-1, -1]]).mean())
         return share + inside - ring
@@ -500,7 +513,7 @@ class _Fit:
 
 
 def _first_grids(
-    fit: _Fit, rectify: NDArray[np.float64], hull: Points, boards: int = 1
+    fit: _Fit, rectify: NDArray[np.float64], hull: Points, boards: int = 1, finest: int = 0
 ) -> list[NDArray[np.float64]]:
     """The best-judged few grids of evenly spaced lines found in the rectified photo, best first."""
     nx, ny = fit.cells
@@ -511,7 +524,7 @@ def _first_grids(
         middles = (_project(rectify, ends[:, :2]) + _project(rectify, ends[:, 2:])) / 2
         extent = (float(corners[:, axis].min()), float(corners[:, axis].max()))
         weights = fit.segments.lengths[fit.segments.family == fam]
-        combs.append(_combs(middles[:, axis], weights, extent, cells, boards))
+        combs.append(_combs(middles[:, axis], weights, extent, cells, boards, finest))
     to_photo = np.linalg.inv(rectify)
     grids = [
         to_photo @ np.array([[dx, 0, x0], [0, dy, y0], [0, 0, 1.0]])
@@ -557,22 +570,31 @@ def _grown(
     return wider.score(settled), settled, wider
 
 
-def _continued(fit: _Fit, grid: NDArray[np.float64], wider: _Fit, grown: NDArray[np.float64]) -> float:
-    """How well segments cover the sides of the larger board (``wider``'s cells, ``grown``) that lie beyond
-    the grid found (``fit``'s cells, ``grid``), over how well they cover those within it: near 0 where the
-    larger board's band lies on the table, near 1 where the tiles' lattice runs on through it."""
+def _continued(fit: _Fit, grid: NDArray[np.float64], wider: _Fit, grown: NDArray[np.float64]) -> bool:
+    """Whether the tiles' lattice runs on beyond the grid found (``fit``'s cells, ``grid``) through the band
+    of the larger board round it (``wider``'s cells, ``grown``): segments cover the band's sides at least
+    :data:`CONTINUED` as well as the grid's own, and its squares show the art at least :data:`BAND_ART` as
+    much. A band on the table has neither; one laid over the board's own printed art (a grid found off its
+    board) has lines but only part of the art."""
     span = np.array([(0.0, 0.0), fit.cells], np.float64)
     (x0, y0), (x1, y1) = np.round(_project(np.linalg.inv(grown) @ grid, span)).astype(np.intp)
-    x0, x1, y0, y1 = min(x0, x1), max(x0, x1), min(y0, y1), max(y0, y1)
+    x0, x1, y0, y1 = max(min(x0, x1), 0), max(x0, x1), max(min(y0, y1), 0), max(y0, y1)
     across, down = wider.covered(grown)
     within_across, within_down = np.zeros(across.shape, bool), np.zeros(down.shape, bool)
-    within_across[max(y0, 0) : y1 + 1, max(x0, 0) : x1] = True
-    within_down[max(x0, 0) : x1 + 1, max(y0, 0) : y1] = True
-    inner = np.concatenate([across[within_across], down[within_down]])
-    band = np.concatenate([across[~within_across], down[~within_down]])
-    if not inner.size or not band.size:
-        return 0.0
-    return float(band.mean() / max(float(inner.mean()), 1e-9))
+    within_across[y0 : y1 + 1, x0:x1] = True
+    within_down[x0 : x1 + 1, y0:y1] = True
+    squares = wider.art(grown)[1:-1, 1:-1]
+    within = np.zeros(squares.shape, bool)
+    within[y0:y1, x0:x1] = True
+    if within.all() or not within.any():
+        return False
+    sides = (
+        np.concatenate([across[~within_across], down[~within_down]]).mean(),
+        np.concatenate([across[within_across], down[within_down]]).mean(),
+    )
+    return bool(
+        sides[0] >= CONTINUED * sides[1] and squares[~within].mean() >= BAND_ART * squares[within].mean()
+    )
 
 
 def _misshapen(
@@ -785,14 +807,20 @@ def find_lattices(
             break
         hull = places[0]
         tried.append(hull)
-        single = _grids(image_bgr, cells, camera, likeness, ends, hull)
+        # Inside a larger board's place (a Mighty Duel kingdom's), a grid of ``cells`` at its tiles' spacing.
+        finest = max((max(size) for size in larger), default=0)
+        single = _grids(image_bgr, cells, camera, likeness, ends, hull, finest=finest)
         # Two boards laid edge to edge are one patch, twice a board across: a grid of a board's size is
         # looked for at up to half the patch's spacing too. A grid the camera's matrix sees as a board's
         # shape comes first; one only some other lens would see so, after (a wide lens' board with no
         # calibration), so that no board found before gives way to it. Of those, the one that explains the
         # photo better: cards and loose tiles beside a board make its patch larger than the board, and a
         # grid spaced for the patch may then run over every other tile's edge.
-        double = {} if True in single else _grids(image_bgr, cells, camera, likeness, ends, hull, boards=2)
+        double = (
+            {}
+            if True in single
+            else _grids(image_bgr, cells, camera, likeness, ends, hull, boards=2, finest=finest)
+        )
         quad = None
         for known in (True, False):
             seen = [(grids[known], two) for grids, two in ((single, False), (double, True)) if known in grids]
@@ -866,12 +894,13 @@ def _grids(
     photo_ends: NDArray[np.float64],
     hull: Points,
     boards: int = 1,
+    finest: int = 0,
 ) -> dict[bool, _Grid]:
     """The best grid of ``cells`` square tiles about one rough place (``hull``, photo pixels) that a camera
     sees as a board's shape, with its score: under True, through the camera's matrix (a guess, with no
     calibration); under False, with no calibration, through any lens' (:func:`_misshapen`). Only grids
-    scoring at least :data:`MIN_SCORE`. ``boards``: how many boards side by side the place may hold (see
-    :func:`_combs`)."""
+    scoring at least :data:`MIN_SCORE`. ``boards``: how many boards side by side the place may hold;
+    ``finest``: the most cells across a larger board of the same tiles may have (see :func:`_combs`)."""
     if camera is not None:
         hull = camera.undistort_px(hull)
     to_photo = photo_mapper(camera)
@@ -886,7 +915,7 @@ def _grids(
         rectify = _rectifier(vanishing, hull, segments)
         for shape in options:
             fit = _Fit(segments, likeness.smooth, likeness.scale, shape, to_photo)
-            for first in _first_grids(fit, rectify, hull, boards):
+            for first in _first_grids(fit, rectify, hull, boards, finest):
                 grid = _settled(fit, first)
                 score = fit.score(grid)
                 # A shape the matrix sees, some lens does: the other lenses are looked through only where
@@ -922,7 +951,7 @@ def _board(
         grown = _grown(fit, grid, board)
         if (
             grown is not None
-            and (grown[0] > score or _continued(fit, grid, grown[2], grown[1]) >= CONTINUED)
+            and (grown[0] > score or _continued(fit, grid, grown[2], grown[1]))
             and _misshapen(grown[1], grown[2].cells, matrix, focal_known) <= limit
         ):
             (score, grid, fit), wanted = grown, board
