@@ -80,7 +80,8 @@ SHAPE_LIMIT = {False: 0.3, True: 0.1}
 # grid inside it): segments cover the band's sides at least this share as well as the grid's own (round a
 # 5 x 5 kingdom, table: at most 0.10 on the 14 real table photos and drawn kingdoms among clutter; 7 x 7
 # kingdoms among clutter 0.45-0.91), and its squares show the art at least this share as much (7 x 7 kingdoms
-# 0.70-1.02; a drawn 5 x 5 kingdom's grid found off it, its band over the kingdom's own lines, 0.15-0.27).
+# 0.70-1.02; drawn 5 x 5 kingdoms' grids found off them, their bands over the kingdom's own lines, 0.15-0.27
+# and once 0.62, which grows: a misread, flagged).
 CONTINUED = 0.3
 BAND_ART = 0.5
 SNAP_REACH = 0.015  # board sizes: the tiles' top edge is looked for this far either side of the grid's
