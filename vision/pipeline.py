@@ -7,7 +7,7 @@ Scoring is not done here: a reading carries the assembled state for the device l
 from __future__ import annotations
 
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -119,6 +119,7 @@ SPARSE = (
 DOUBTFUL_TURN = "which way up the board lies is uncertain: check the reading or turn the board"
 # How a board read before, where nothing has moved since, is placed (``Quad.method``).
 KNOWN = "known"
+GRID = "grid"  # the region of a board's main grid of cells: flags name its cells by row and column
 NOT_HERE = (
     "nothing of this game's board is seen where its corners are: place them on the board's corners; "
     "not scored"
@@ -338,6 +339,14 @@ def read_board(
     return _concluded(view, predictions, rect.slant_deg(), hand)
 
 
+def _placed(keys: Iterable[CellKey]) -> str:
+    """Where the cells of a board's grid lie, as a player counts them (" (row 1, column 4; ...)"); "" where
+    some lie in another region (a terrace, a track: the page marks them)."""
+    if any(region != GRID for region, _, _ in keys):
+        return ""
+    return " (" + "; ".join(f"row {r + 1}, column {c + 1}" for _, r, c in sorted(keys)) + ")"
+
+
 def _bare_edges(
     image: NDArray[np.uint8],
     rect: Rectified,
@@ -359,11 +368,11 @@ def _bare_edges(
         found += like_the_table(image, rect, camera, region, tiles)
     if not found:
         return []
-    places = "; ".join(f"row {r + 1}, column {c + 1}" for _, r, c in found)
     one = len(found) == 1
+    it, look = ("it", "looks") if one else ("them", "look")
     return [
-        f"{counted(len(found), 'square')} at the edge ({places}) {'looks' if one else 'look'} like the table "
-        f"beside {'it' if one else 'them'}: if no tile lies there, set {'it' if one else 'them'} to {empty}"
+        f"{counted(len(found), 'square')} at the edge{_placed(found)} {look} like the table beside {it}: "
+        f"if no tile lies there, set {it} to {empty}"
     ]
 
 
@@ -416,9 +425,10 @@ def _concluded(
         if alone[key][head][0] != reading[head][0] and alone[key][head][1] >= LOW_CONFIDENCE
     }
     if overruled:
+        one = len(overruled) == 1
         flags.append(
-            f"{counted(len(overruled), 'cell')} read surely as something the rest of the board rules out "
-            f"({reader.ruled_out}): check them"
+            f"{counted(len(overruled), 'cell')}{_placed(overruled)} read surely as something the rest of the "
+            f"board rules out ({reader.ruled_out}): check {'it' if one else 'them'}"
         )
     low = tuple(sorted(unsure | overruled))
     state = reader.assemble(profile, readings, entered)

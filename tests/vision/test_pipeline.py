@@ -558,15 +558,17 @@ def test_a_second_castle_seen_surely_is_ruled_out_in_the_kingdoms_own_words() ->
     profile = default_profile("kingdomino")
     grid = board["cells"]["grid"]
     r, c = next((r, c) for r, row in enumerate(grid) for c, cell in enumerate(row) if cell == "castle")
-    fake = _SecondCastle(profile, board["cells"], ("grid", r + 1 if r < 4 else r - 1, c))
+    second = r + 1 if r < 4 else r - 1
+    fake = _SecondCastle(profile, board["cells"], ("grid", second, c))
     reading = read_board(image, quad, profile, fake, None, camera)
     assert reading.state["cells"] == board["state"]["cells"]
     # One square misread as a second castle (glare, a swamp's cobbles) is a kingdom's to check, still scored.
     assert reading.trusted
     (flag,) = [f for f in reading.flags if "rules out" in f]
+    # Named where it lies, as a player counts rows and columns.
     assert flag == (
-        "1 cell read surely as something the rest of the board rules out (a kingdom has one castle): "
-        "check them"
+        f"1 cell (row {second + 1}, column {c + 1}) read surely as something the rest of the board rules out "
+        "(a kingdom has one castle): check it"
     )
 
 
