@@ -81,7 +81,8 @@ SHAPE_LIMIT = {False: 0.3, True: 0.1}
 # 5 x 5 kingdom, table: at most 0.10 on the 14 real table photos and drawn kingdoms among clutter; 7 x 7
 # kingdoms among clutter 0.45-0.91), and its squares show the art at least this share as much (7 x 7 kingdoms
 # 0.70-1.02; drawn 5 x 5 kingdoms' grids found off them, their bands over the kingdom's own lines, 0.15-0.27
-# and once 0.62, which grows: a misread, flagged).
+# and once 0.62, which grows: a misread, flagged), in its columns and in its rows alike (loose dominoes laid
+# along a 5 x 5 kingdom's side grew it: docs/experiments.md).
 CONTINUED = 0.3
 BAND_ART = 0.5
 SNAP_REACH = 0.015  # board sizes: the tiles' top edge is looked for this far either side of the grid's
@@ -593,8 +594,14 @@ def _continued(fit: _Fit, grid: NDArray[np.float64], wider: _Fit, grown: NDArray
         np.concatenate([across[~within_across], down[~within_down]]).mean(),
         np.concatenate([across[within_across], down[within_down]]).mean(),
     )
+    # Both ways: a 5 x 5 grid inside a 7 x 7 board leaves it columns and rows to run on through, where a
+    # line of loose dominoes laid along one side runs on one way only.
+    columns, rows = ~within.any(axis=0), ~within.any(axis=1)
+    art = BAND_ART * squares[within].mean()
     return bool(
-        sides[0] >= CONTINUED * sides[1] and squares[~within].mean() >= BAND_ART * squares[within].mean()
+        sides[0] >= CONTINUED * sides[1]
+        and squares[:, columns].mean() >= art
+        and squares[rows, :].mean() >= art
     )
 
 

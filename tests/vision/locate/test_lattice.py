@@ -435,19 +435,27 @@ def _lattice_segments(tiles: set[tuple[int, int]], cell: float = 10.0) -> lattic
 
 def test_a_larger_board_is_taken_where_the_lattice_of_tiles_runs_on_beyond_the_grid_found() -> None:
     # A 5 x 5 grid found inside a Mighty Duel kingdom with 6 squares of its outer ring left empty: the
-    # tiles' sides and art run on through the 7 x 7 board's band. Round a 5 x 5 kingdom, only table; and
-    # where lines run on but over no art (a board's printing found off it), no larger board either.
+    # tiles' sides and art run on through the 7 x 7 board's band. Round a 5 x 5 kingdom, only table; where
+    # lines run on but over no art (a board's printing found off it), or one way only (lines of loose
+    # dominoes laid along two opposite sides), no larger board either.
     band = [(0, 0), (3, 0), (6, 6), (0, 4), (6, 2), (2, 6)]
     duel = {(x, y) for x in range(7) for y in range(7)} - set(band)
     alone = {(x, y) for x in range(1, 6) for y in range(1, 6)}
     found = np.array([[10.0, 0, 10], [0, 10, 10], [0, 0, 1]])  # cells (1..6) of the 7 x 7 frame
     grown = np.array([[10.0, 0, 0], [0, 10, 0], [0, 0, 1]])
     taken = {}
-    for name, lines, art in (("duel", duel, duel), ("alone", alone, alone), ("printed", duel, alone)):
+    drafted = alone | {(x, y) for x in (0, 6) for y in range(7)}  # along its left and right sides
+    laid = (
+        ("duel", duel, duel),
+        ("alone", alone, alone),
+        ("printed", duel, alone),
+        ("drafted", drafted, drafted),
+    )
+    for name, lines, art in laid:
         likeness = np.zeros((90, 90), np.float32)
         for x, y in art:
             likeness[y * 10 : (y + 1) * 10, x * 10 : (x + 1) * 10] = 1.0
         segments = _lattice_segments(lines)
         fits = [lattice._Fit(segments, likeness, 1.0, n, lambda p: p) for n in ((5, 5), (7, 7))]
         taken[name] = lattice._continued(fits[0], found, fits[1], grown)
-    assert taken == {"duel": True, "alone": False, "printed": False}
+    assert taken == {"duel": True, "alone": False, "printed": False, "drafted": False}
