@@ -119,6 +119,10 @@ SPARSE = (
 DOUBTFUL_TURN = "which way up the board lies is uncertain: check the reading or turn the board"
 # How a board read before, where nothing has moved since, is placed (``Quad.method``).
 KNOWN = "known"
+BEYOND = (
+    "squares in line with the board's grid lie just beyond its edge: check that the outline holds the whole "
+    "board and nothing else (a line of loose tiles laid against it can shift it a row)"
+)
 GRID = "grid"  # the region of a board's main grid of cells: flags name its cells by row and column
 NOT_HERE = (
     "nothing of this game's board is seen where its corners are: place them on the board's corners; "
@@ -315,6 +319,8 @@ def read_board(
     if quad.doubt:
         trusted = False
         flags.append(quad.doubt)
+    if quad.beyond:
+        flags.append(BEYOND)
     if not is_convex(quad.ideal_xy):
         # Sides that cross or fold in (a grid's perspective fitted wrong): no board's outline, read as it may.
         trusted = False

@@ -25,6 +25,7 @@ from vision.locate.art import ArtColours
 from vision.locate.board import Quad, find_quads, locate
 from vision.locate.edges import ASPECT_TOLERANCE, aspect_error
 from vision.pipeline import (
+    BEYOND,
     UNKNOWN_RUN,
     NoBoardError,
     cell_confidences,
@@ -177,6 +178,19 @@ def test_a_board_whose_corners_are_in_doubt_is_not_scored(doubt: str) -> None:
     reading = read_board(image, quad, profile, TruthClassifier(profile, board["cells"]), orienter, camera)
     assert reading.trusted is (not doubt)
     assert (doubt in reading.flags) is bool(doubt)
+
+
+@pytest.mark.parametrize("beyond", [False, True])
+def test_squares_in_line_beyond_a_grids_edge_are_said_and_the_board_still_scored(beyond: bool) -> None:
+    image, truth, camera = _photo("alices-garden", 4)
+    board = truth["boards"][0]
+    ideal = camera.undistort_px(np.array(board["corners_xy"]))
+    profile = default_profile("alices-garden")
+    quad = Quad(camera.distort_px(ideal), ideal, True, 1.0, beyond=beyond)
+    orienter = OrientationModel(orient_model_path("alices-garden"))
+    reading = read_board(image, quad, profile, TruthClassifier(profile, board["cells"]), orienter, camera)
+    assert reading.trusted
+    assert (BEYOND in reading.flags) is beyond
 
 
 class _SecondNobleman(TruthClassifier):

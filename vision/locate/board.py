@@ -113,6 +113,9 @@ class Quad:
     # The squares across and down of the grid of tiles it was found by (:mod:`vision.locate.lattice`): one of
     # the sizes looked for (a kingdom of 5 x 5 or 7 x 7); None where it was not found by a grid.
     cells: tuple[int, int] | None = None
+    # Squares in line with that grid lie just beyond one of its sides (loose tiles, or a larger board round
+    # it): scored, with that said.
+    beyond: bool = False
 
 
 def _table_distance(small: NDArray[np.uint8]) -> NDArray[np.float32]:

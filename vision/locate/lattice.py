@@ -605,6 +605,31 @@ def _continued(fit: _Fit, grid: NDArray[np.float64], wider: _Fit, grown: NDArray
     )
 
 
+def _runs_beyond(fit: _Fit, grid: NDArray[np.float64]) -> bool:
+    """Whether the tiles' lattice runs on across a side of the board found (``fit``'s cells, ``grid``): in
+    the strip of cells just beyond that side, segments cover the sides at least :data:`CONTINUED` as well as
+    the board's own and the squares show the art at least :data:`BAND_ART` as much. Loose tiles laid in
+    line with a kingdom, or a larger kingdom round the grid: the outline may be a row off."""
+    nx, ny = fit.cells
+    ring = _Fit(fit.segments, fit.likeness, fit.scale, (nx + 2, ny + 2), fit.to_photo)
+    around = grid @ np.array([[1.0, 0, -1], [0, 1, -1], [0, 0, 1]])
+    across, down = ring.covered(around)  # (ny + 3 lines, nx + 2 cells), (nx + 3 lines, ny + 2 cells)
+    squares = ring.art(around)[1:-1, 1:-1]
+    sides = np.concatenate([across[1 : ny + 2, 1 : nx + 1].ravel(), down[1 : nx + 2, 1 : ny + 1].ravel()])
+    art = float(squares[1:-1, 1:-1].mean())
+    strips = (  # each strip's outer line, the sides across it and its squares
+        (across[0, 1 : nx + 1], down[1 : nx + 2, 0], squares[0, 1:-1]),
+        (across[ny + 2, 1 : nx + 1], down[1 : nx + 2, ny + 1], squares[-1, 1:-1]),
+        (down[0, 1 : ny + 1], across[1 : ny + 2, 0], squares[1:-1, 0]),
+        (down[nx + 2, 1 : ny + 1], across[1 : ny + 2, nx + 1], squares[1:-1, -1]),
+    )
+    lines, tiles = CONTINUED * sides.mean(), BAND_ART * art
+    return any(
+        np.concatenate([outer, crossing]).mean() >= lines and cells.mean() >= tiles
+        for outer, crossing, cells in strips
+    )
+
+
 def _misshapen(
     grid: NDArray[np.float64], cells: tuple[int, int], matrix: NDArray[np.float64], focal_known: bool
 ) -> float:
@@ -984,4 +1009,5 @@ def _board(
         ideal = _corner_tiles(grid, cells_xy, sides, image, to_photo, pick, reach, art_at)
     corners = to_photo(ideal)
     h, w = image_bgr.shape[:2]
-    return Quad(corners, ideal, in_frame(corners, (w, h)), score, method=METHOD, cells=wanted)
+    beyond = _runs_beyond(fit, grid)
+    return Quad(corners, ideal, in_frame(corners, (w, h)), score, method=METHOD, cells=wanted, beyond=beyond)

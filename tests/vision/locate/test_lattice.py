@@ -459,3 +459,18 @@ def test_a_larger_board_is_taken_where_the_lattice_of_tiles_runs_on_beyond_the_g
         fits = [lattice._Fit(segments, likeness, 1.0, n, lambda p: p) for n in ((5, 5), (7, 7))]
         taken[name] = lattice._continued(fits[0], found, fits[1], grown)
     assert taken == {"duel": True, "alone": False, "printed": False, "drafted": False}
+
+
+def test_tiles_laid_in_line_just_beyond_a_boards_side_are_said() -> None:
+    # A line of loose dominoes laid against a kingdom's side, in line with its grid: the outline may be a row
+    # off, so the board says so (scored). With table all round, nothing is said.
+    kingdom = {(x, y) for x in range(1, 6) for y in range(1, 6)}
+    grid = np.array([[10.0, 0, 10], [0, 10, 10], [0, 0, 1]])
+    said = {}
+    for name, tiles in (("alone", kingdom), ("line beside", kingdom | {(6, y) for y in range(1, 6)})):
+        likeness = np.zeros((90, 90), np.float32)
+        for x, y in tiles:
+            likeness[y * 10 : (y + 1) * 10, x * 10 : (x + 1) * 10] = 1.0
+        fit = lattice._Fit(_lattice_segments(tiles), likeness, 1.0, (5, 5), lambda p: p)
+        said[name] = lattice._runs_beyond(fit, grid)
+    assert said == {"alone": False, "line beside": True}
