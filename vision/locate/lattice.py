@@ -85,6 +85,10 @@ SHAPE_LIMIT = {False: 0.3, True: 0.1}
 # along a 5 x 5 kingdom's side grew it: docs/experiments.md).
 CONTINUED = 0.3
 BAND_ART = 0.5
+# A strip of squares just beyond a board's side whose lines run on (:data:`CONTINUED`) is said with less of
+# the art: a single row of a kingdom's own squares reads 0.32-0.40 of its art (a grid slid onto loose squares
+# laid in line, its dropped row beyond it), and round the real kingdoms no strip's lines run on at all.
+BEYOND_ART = 0.25
 SNAP_REACH = 0.015  # board sizes: the tiles' top edge is looked for this far either side of the grid's
 # A corner tile's edge is taken where it is at least this share as clear, per sample row, as its whole side's
 # (:func:`vision.locate.edges.side_edges`): a tile's contrast with the table may be half the side's average.
@@ -608,7 +612,7 @@ def _continued(fit: _Fit, grid: NDArray[np.float64], wider: _Fit, grown: NDArray
 def _runs_beyond(fit: _Fit, grid: NDArray[np.float64]) -> bool:
     """Whether the tiles' lattice runs on across a side of the board found (``fit``'s cells, ``grid``): in
     the strip of cells just beyond that side, segments cover the sides at least :data:`CONTINUED` as well as
-    the board's own and the squares show the art at least :data:`BAND_ART` as much. Loose tiles laid in
+    the board's own and the squares show the art at least :data:`BEYOND_ART` as much. Loose tiles laid in
     line with a kingdom, or a larger kingdom round the grid: the outline may be a row off."""
     nx, ny = fit.cells
     ring = _Fit(fit.segments, fit.likeness, fit.scale, (nx + 2, ny + 2), fit.to_photo)
@@ -623,7 +627,7 @@ def _runs_beyond(fit: _Fit, grid: NDArray[np.float64]) -> bool:
         (down[0, 1 : ny + 1], across[1 : ny + 2, 0], squares[1:-1, 0]),
         (down[nx + 2, 1 : ny + 1], across[1 : ny + 2, nx + 1], squares[1:-1, -1]),
     )
-    lines, tiles = CONTINUED * sides.mean(), BAND_ART * art
+    lines, tiles = CONTINUED * sides.mean(), BEYOND_ART * art
     return any(
         np.concatenate([outer, crossing]).mean() >= lines and cells.mean() >= tiles
         for outer, crossing, cells in strips
