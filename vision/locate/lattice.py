@@ -601,6 +601,8 @@ def _continued(fit: _Fit, grid: NDArray[np.float64], wider: _Fit, grown: NDArray
     # Both ways: a 5 x 5 grid inside a 7 x 7 board leaves it columns and rows to run on through, where a
     # line of loose dominoes laid along one side runs on one way only.
     columns, rows = ~within.any(axis=0), ~within.any(axis=1)
+    if not (columns.any() and rows.any()):
+        return False
     art = BAND_ART * squares[within].mean()
     return bool(
         sides[0] >= CONTINUED * sides[1]

@@ -4,6 +4,7 @@ white score sheet, seen at a slant; its art's colours kept and read back."""
 from __future__ import annotations
 
 import json
+import warnings
 from pathlib import Path
 
 import cv2
@@ -459,6 +460,20 @@ def test_a_larger_board_is_taken_where_the_lattice_of_tiles_runs_on_beyond_the_g
         fits = [lattice._Fit(segments, likeness, 1.0, n, lambda p: p) for n in ((5, 5), (7, 7))]
         taken[name] = lattice._continued(fits[0], found, fits[1], grown)
     assert taken == {"duel": True, "alone": False, "printed": False, "drafted": False}
+
+
+def test_a_grid_spanning_the_larger_boards_width_is_no_larger_board() -> None:
+    # A grid stretched over all seven columns of the band leaves it rows to run on through but no columns:
+    # the tiles do not run on both ways, said plainly (no mean of nothing, no warning to the player).
+    tiles = {(x, y) for x in range(7) for y in range(7)}
+    likeness = np.ones((90, 90), np.float32)
+    segments = _lattice_segments(tiles)
+    fits = [lattice._Fit(segments, likeness, 1.0, n, lambda p: p) for n in ((5, 5), (7, 7))]
+    stretched = np.array([[14.0, 0, 0], [0, 10, 10], [0, 0, 1]])  # 5 cells over the band's 7 columns
+    grown = np.array([[10.0, 0, 0], [0, 10, 0], [0, 0, 1]])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert not lattice._continued(fits[0], stretched, fits[1], grown)
 
 
 def test_tiles_laid_in_line_just_beyond_a_boards_side_are_said() -> None:
