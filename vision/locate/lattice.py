@@ -850,25 +850,29 @@ def find_lattices(
         finest = max((max(size) for size in larger), default=0)
         single = _grids(image_bgr, cells, camera, likeness, ends, hull, finest=finest)
         # Two boards laid edge to edge are one patch, twice a board across: a grid of a board's size is
-        # looked for at up to half the patch's spacing too. A grid the camera's matrix sees as a board's
-        # shape comes first; one only some other lens would see so, after (a wide lens' board with no
-        # calibration), so that no board found before gives way to it. Of those, the one that explains the
-        # photo better: cards and loose tiles beside a board make its patch larger than the board, and a
-        # grid spaced for the patch may then run over every other tile's edge.
+        # looked for at up to half the patch's spacing too, where no single grid the camera's matrix sees as
+        # a board's shape was found. Of all the grids, the one that explains the photo best: cards and loose
+        # tiles beside a board make its patch larger than the board, and a grid spaced for the patch may then
+        # run over every other tile's edge; with no calibration, the matrix is a guess no likelier than the
+        # other lenses, and a grid only they see as a board's shape is taken where it is judged better (a
+        # wide lens' kingdom far across the table, beside a grid the guess sees over it and a loose domino).
         double = (
             {}
             if True in single
             else _grids(image_bgr, cells, camera, likeness, ends, hull, boards=2, finest=finest)
         )
+        seen = [
+            (grid, known, two)
+            for grids, two in ((single, False), (double, True))
+            for known, grid in grids.items()
+        ]
         quad = None
-        for known in (True, False):
-            seen = [(grids[known], two) for grids, two in ((single, False), (double, True)) if known in grids]
-            if seen:
-                grid, two = max(seen, key=lambda s: s[0][0])
-                quad = _board(image_bgr, cells, art, camera, likeness, grid, known, larger)
-                if two:
-                    crowded.append(hull)
-                break
+        if seen:
+            # Judged alike, the matrix's own: a larger board round it is then checked through the matrix.
+            grid, known, two = max(seen, key=lambda s: (s[0][0], s[1]))
+            quad = _board(image_bgr, cells, art, camera, likeness, grid, known, larger)
+            if two:
+                crowded.append(hull)
         # Boards never lie on each other: a grid laid partly over a board found is dominoes beside it.
         if quad is not None and not any(_shared(quad.corners_xy, q.corners_xy) > OVERLAP for q in found):
             found.append(quad)
