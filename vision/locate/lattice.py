@@ -861,15 +861,9 @@ def find_lattices(
             if True in single
             else _grids(image_bgr, cells, camera, likeness, ends, hull, boards=2, finest=finest)
         )
-        seen = [
-            (grid, known, two)
-            for grids, two in ((single, False), (double, True))
-            for known, grid in grids.items()
-        ]
         quad = None
-        if seen:
-            # Judged alike, the matrix's own: a larger board round it is then checked through the matrix.
-            grid, known, two = max(seen, key=lambda s: (s[0][0], s[1]))
+        if (chosen := _taken(single, double)) is not None:
+            grid, known, two = chosen
             quad = _board(image_bgr, cells, art, camera, likeness, grid, known, larger)
             if two:
                 crowded.append(hull)
@@ -890,6 +884,19 @@ def find_lattices(
         )
 
     return [replace(q, doubt=SIDE_BY_SIDE) if together(q) else q for q in found]
+
+
+def _taken(single: dict[bool, _Grid], double: dict[bool, _Grid]) -> tuple[_Grid, bool, bool] | None:
+    """Of a place's grids (:func:`_grids`) at its spacing (``single``) and at half of it (``double``): the
+    best-judged, whether the camera's matrix sees it as a board's shape, and whether it is two boards' grid;
+    the matrix's own where they are judged alike (a larger board round it is then checked through the
+    matrix). None where there is no grid."""
+    seen = [
+        (grid, known, two)
+        for grids, two in ((single, False), (double, True))
+        for known, grid in grids.items()
+    ]
+    return max(seen, key=lambda s: (s[0][0], s[1]), default=None)
 
 
 def _smaller_tiles(quad: Quad, other: Quad) -> bool:
