@@ -75,6 +75,11 @@ INNERMOST = 0.06
 # How far from a rectangle of square cells a found grid may be seen (see _misshapen), with a guessed camera
 # matrix and with the camera's own: the 14 real kingdoms found, a phone's matrix guessed, measure up to 0.2.
 SHAPE_LIMIT = {False: 0.3, True: 0.1}
+# With no calibration the matrix is a guess (a phone's usual lens), but a likelier one than any focal length:
+# a grid it sees as a board's shape is taken over one only another lens sees so unless that is judged this
+# much better (a wide lens' kingdom far across the table, beside a grid the guess sees running onto a loose
+# domino, 0.13-0.49 better; real kingdoms with squares left empty, 0.02-0.05 better through another lens).
+LENS_MARGIN = 0.1
 # A larger board round a grid found is taken, however it is judged, where the tiles' lattice runs on
 # through its band (a Mighty Duel kingdom with squares left empty at its edge judges worse than the 5 x 5
 # grid inside it): segments cover the band's sides at least this share as well as the grid's own (round a
@@ -853,9 +858,8 @@ def find_lattices(
         # looked for at up to half the patch's spacing too, where no single grid the camera's matrix sees as
         # a board's shape was found. Of all the grids, the one that explains the photo best: cards and loose
         # tiles beside a board make its patch larger than the board, and a grid spaced for the patch may then
-        # run over every other tile's edge; with no calibration, the matrix is a guess no likelier than the
-        # other lenses, and a grid only they see as a board's shape is taken where it is judged better (a
-        # wide lens' kingdom far across the table, beside a grid the guess sees over it and a loose domino).
+        # run over every other tile's edge; with no calibration, a grid only another lens than the guessed
+        # matrix sees as a board's shape is taken where it is judged clearly better (:data:`LENS_MARGIN`).
         double = (
             {}
             if True in single
@@ -888,15 +892,15 @@ def find_lattices(
 
 def _taken(single: dict[bool, _Grid], double: dict[bool, _Grid]) -> tuple[_Grid, bool, bool] | None:
     """Of a place's grids (:func:`_grids`) at its spacing (``single``) and at half of it (``double``): the
-    best-judged, whether the camera's matrix sees it as a board's shape, and whether it is two boards' grid;
-    the matrix's own where they are judged alike (a larger board round it is then checked through the
-    matrix). None where there is no grid."""
+    best-judged, whether the camera's matrix sees it as a board's shape, and whether it is two boards' grid.
+    A grid the matrix sees is judged :data:`LENS_MARGIN` better (a larger board round it is then checked
+    through the matrix). None where there is no grid."""
     seen = [
         (grid, known, two)
         for grids, two in ((single, False), (double, True))
         for known, grid in grids.items()
     ]
-    return max(seen, key=lambda s: (s[0][0], s[1]), default=None)
+    return max(seen, key=lambda s: s[0][0] + (LENS_MARGIN if s[1] else 0.0), default=None)
 
 
 def _smaller_tiles(quad: Quad, other: Quad) -> bool:

@@ -491,16 +491,17 @@ def test_tiles_laid_in_line_just_beyond_a_boards_side_are_said() -> None:
     assert said == {"alone": False, "line beside": True}
 
 
-def test_with_no_calibration_the_best_judged_grid_is_taken_through_any_lens() -> None:
+def test_with_no_calibration_a_grid_only_another_lens_sees_is_taken_where_clearly_better() -> None:
     # A wide lens' kingdom far across the table: its own grid only another lens sees as a board's shape
-    # (False), beside a worse grid the guessed lens sees so, run onto a loose domino (True). The better is
-    # taken; judged alike, the matrix's own; a grid of two boards side by side where it is judged best.
+    # (False), beside a worse grid the guessed lens sees so, run onto a loose domino (True): the kingdom's is
+    # taken. A real kingdom with squares left empty, judged a little better through another lens: the
+    # guessed lens' grid. A grid of two boards side by side where it is judged best.
     fit = lattice._Fit(_lattice_segments({(0, 0)}), np.zeros((9, 9), np.float32), 1.0, (5, 5), lambda p: p)
     kingdom, onto_domino = np.eye(3), np.diag([2.0, 2.0, 1.0])
     single = {True: (0.62, onto_domino, fit), False: (1.1, kingdom, fit)}
     assert lattice._taken(single, {}) == (single[False], False, False)
-    alike = {True: (0.9, onto_domino, fit), False: (0.9, onto_domino, fit)}
-    assert lattice._taken(alike, {}) == (alike[True], True, False)
+    near = {True: (0.977, kingdom, fit), False: (0.997, onto_domino, fit)}
+    assert lattice._taken(near, {}) == (near[True], True, False)
     pair = {False: (1.3, kingdom, fit)}
     assert lattice._taken(single, pair) == (pair[False], False, True)
     assert lattice._taken({}, {}) is None
