@@ -91,9 +91,15 @@ def test_the_live_game_is_one_result_when_the_table_is_cleared(
         live = LiveRecord(History.open(tmp_path / "history.sqlite", listener=publisher), publisher.finished)
         for total in (10, 20, 30):
             live.scored([{"game": "alices-garden", "total": total, "player": "Ann"}])
-        heard.wait(lambda: len(heard.on("garden-scorer/t1/score")) >= 3, "three live scores")
+
+        def totals() -> list[int]:
+            return [read_played("t1", p).players[0].total for p in heard.on("garden-scorer/t1/score")]
+
+        # One score in flight at a time, the newest waiting: scores sent faster than the broker acknowledges
+        # them arrive in order, the middle ones maybe skipped, the newest always last.
+        heard.wait(lambda: totals()[-1:] == [30], "the newest live score")
         scores = [read_played("t1", p) for p in heard.on("garden-scorer/t1/score")]
-        assert [s.players[0].total for s in scores] == [10, 20, 30]
+        assert totals() in ([10, 20, 30], [10, 30])
         assert len({s.result_id for s in scores}) == 1 and not any(s.finished for s in scores)
         assert _results(heard) == []
         live.scored([])  # the table cleared: the game is over
