@@ -92,7 +92,7 @@ def test_the_live_game_is_one_result_when_the_table_is_cleared(
         for total in (10, 20, 30):
             live.scored([{"game": "alices-garden", "total": total, "player": "Ann"}])
 
-        def totals() -> list[int]:
+        def totals() -> list[int | None]:
             return [read_played("t1", p).players[0].total for p in heard.on("garden-scorer/t1/score")]
 
         # One score in flight at a time, the newest waiting: scores sent faster than the broker acknowledges
