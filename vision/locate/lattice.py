@@ -597,17 +597,15 @@ def _continued(fit: _Fit, grid: NDArray[np.float64], wider: _Fit, grown: NDArray
     squares = wider.art(grown)[1:-1, 1:-1]
     within = np.zeros(squares.shape, bool)
     within[y0:y1, x0:x1] = True
-    if within.all() or not within.any():
+    # Both ways: a 5 x 5 grid inside a 7 x 7 board leaves it columns and rows to run on through, where a
+    # line of loose dominoes laid along one side runs on one way only.
+    columns, rows = ~within.any(axis=0), ~within.any(axis=1)
+    if not (within.any() and columns.any() and rows.any()):
         return False
     sides = (
         np.concatenate([across[~within_across], down[~within_down]]).mean(),
         np.concatenate([across[within_across], down[within_down]]).mean(),
     )
-    # Both ways: a 5 x 5 grid inside a 7 x 7 board leaves it columns and rows to run on through, where a
-    # line of loose dominoes laid along one side runs on one way only.
-    columns, rows = ~within.any(axis=0), ~within.any(axis=1)
-    if not (columns.any() and rows.any()):
-        return False
     art = BAND_ART * squares[within].mean()
     return bool(
         sides[0] >= CONTINUED * sides[1]
@@ -837,6 +835,8 @@ def find_lattices(
     found: list[Quad] = []
     tried: list[Points] = []
     crowded: list[Points] = []  # patches that held boards side by side
+    # Inside a larger board's place (a Mighty Duel kingdom's), a grid of ``cells`` at its tiles' spacing.
+    finest = max((max(size) for size in larger), default=0)
     while len(found) < most and len(tried) < FIRST_PLACES + len(found):
         taken = [q.corners_xy for q in found]
         places = [
@@ -851,8 +851,6 @@ def find_lattices(
             break
         hull = places[0]
         tried.append(hull)
-        # Inside a larger board's place (a Mighty Duel kingdom's), a grid of ``cells`` at its tiles' spacing.
-        finest = max((max(size) for size in larger), default=0)
         single = _grids(image_bgr, cells, camera, likeness, ends, hull, finest=finest)
         # Two boards laid edge to edge are one patch, twice a board across: a grid of a board's size is
         # looked for at up to half the patch's spacing too, where no single grid the camera's matrix sees as
