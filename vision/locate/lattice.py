@@ -255,7 +255,11 @@ def _vanishing_point(
     return points[best], runs[best]
 
 
-def _pairs(segments: _Segments, rng: np.random.Generator) -> list[tuple[_Segments, NDArray[np.float64]]]:
+# A way to sort a place's segments into two families, with their two vanishing points (3 x 2).
+_Way = tuple[_Segments, NDArray[np.float64]]
+
+
+def _pairs(segments: _Segments, rng: np.random.Generator) -> list[_Way]:
     """Ways to sort the segments into the grid's two families, each with its two vanishing points (3 x 2).
 
     The vanishing points most segment length runs to are found one after another (each from the segments
@@ -835,8 +839,6 @@ def find_lattices(
     found: list[Quad] = []
     tried: list[Points] = []
     crowded: list[Points] = []  # patches that held boards side by side
-    # Inside a larger board's place (a Mighty Duel kingdom's), a grid of ``cells`` at its tiles' spacing.
-    finest = max((max(size) for size in larger), default=0)
     while len(found) < most and len(tried) < FIRST_PLACES + len(found):
         taken = [q.corners_xy for q in found]
         places = [
@@ -851,22 +853,12 @@ def find_lattices(
             break
         hull = places[0]
         tried.append(hull)
-        single = _grids(image_bgr, cells, camera, likeness, ends, hull, finest=finest)
-        # Two boards laid edge to edge are one patch, twice a board across: a grid of a board's size is
-        # looked for at up to half the patch's spacing too, where no single grid the camera's matrix sees as
-        # a board's shape was found. Of all the grids, the one that explains the photo best: cards and loose
-        # tiles beside a board make its patch larger than the board, and a grid spaced for the patch may then
-        # run over every other tile's edge; with no calibration, a grid only another lens than the guessed
-        # matrix sees as a board's shape is taken where it is judged clearly better (:data:`LENS_MARGIN`).
-        double = (
-            {}
-            if True in single
-            else _grids(image_bgr, cells, camera, likeness, ends, hull, boards=2, finest=finest)
-        )
         quad = None
-        if (chosen := _taken(single, double)) is not None:
-            grid, known, two = chosen
-            quad = _board(image_bgr, cells, art, camera, likeness, grid, known, larger)
+        if (chosen := _place_grid(image_bgr, cells, larger, camera, likeness, ends, hull)) is not None:
+            (grid, known, two), size = chosen
+            quad = _board(
+                image_bgr, size, art, camera, likeness, grid, known, larger if size == cells else ()
+            )
             if two:
                 crowded.append(hull)
         # Boards never lie on each other: a grid laid partly over a board found is dominoes beside it.
@@ -888,17 +880,71 @@ def find_lattices(
     return [replace(q, doubt=SIDE_BY_SIDE) if together(q) else q for q in found]
 
 
+def _place_grid(
+    image_bgr: NDArray[np.uint8],
+    cells: tuple[int, int],
+    larger: Sequence[tuple[int, int]],
+    camera: CameraModel | None,
+    likeness: _Likeness,
+    ends: NDArray[np.float64],
+    hull: Points,
+) -> tuple[tuple[_Grid, bool, bool], tuple[int, int]] | None:
+    """The grid a rough place (``hull``) holds as :func:`_taken` takes it, and its size: of ``cells``, or of
+    one of ``larger``'s sizes judged better, each looked for directly. A grid of ``cells`` found inside a
+    Mighty Duel kingdom, across it at twice the tiles' spacing or stretched over it judges below the kingdom's
+    own 7 x 7 grid, and grown round it (:func:`_grown`) seldom reaches it (drawn 7 x 7 kingdoms among clutter
+    with no size given: found 40-45 % that way, 65-75 % so). A larger board's lattice holds a grid of
+    ``cells`` too: where none is found, no larger one is looked for (a 7 x 7 grid then ran over loose
+    dominoes and a card). None where there is none."""
+    if camera is not None:
+        hull = camera.undistort_px(hull)
+    # Found once for every size and spacing looked for (the same each time: a fixed seed).
+    ways = _pairs(_near(ends, hull), np.random.default_rng(0))
+    # Inside a larger board's place (a Mighty Duel kingdom's), a grid of ``cells`` at its tiles' spacing.
+    finest = max((max(size) for size in larger), default=0)
+
+    def taken(size: tuple[int, int]) -> tuple[_Grid, bool, bool] | None:
+        single = _grids(image_bgr, size, camera, likeness, ways, hull, finest=finest)
+        # Two boards laid edge to edge are one patch, twice a board across: a grid of a board's size is
+        # looked for at up to half the patch's spacing too, where no single grid the camera's matrix sees as
+        # a board's shape was found.
+        double = (
+            {}
+            if True in single
+            else _grids(image_bgr, size, camera, likeness, ways, hull, boards=2, finest=finest)
+        )
+        return _taken(single, double)
+
+    own = taken(cells)
+    if own is None:
+        return None
+    chosen = own, cells
+    for size in larger:
+        other = taken(size)
+        if other is not None and _judged(other) > _judged(chosen[0]):
+            chosen = other, size
+    return chosen
+
+
 def _taken(single: dict[bool, _Grid], double: dict[bool, _Grid]) -> tuple[_Grid, bool, bool] | None:
     """Of a place's grids (:func:`_grids`) at its spacing (``single``) and at half of it (``double``): the
     best-judged, whether the camera's matrix sees it as a board's shape, and whether it is two boards' grid.
-    A grid the matrix sees is judged :data:`LENS_MARGIN` better (a larger board round it is then checked
-    through the matrix). None where there is no grid."""
+    The one that explains the photo best: cards and loose tiles beside a board make its patch larger than
+    the board, and a grid spaced for the patch may then run over every other tile's edge. A grid the matrix
+    sees is judged :data:`LENS_MARGIN` better (a larger board round it is then checked through the matrix).
+    None where there is no grid."""
     seen = [
         (grid, known, two)
         for grids, two in ((single, False), (double, True))
         for known, grid in grids.items()
     ]
-    return max(seen, key=lambda s: s[0][0] + (LENS_MARGIN if s[1] else 0.0), default=None)
+    return max(seen, key=_judged, default=None)
+
+
+def _judged(taken: tuple[_Grid, bool, bool]) -> float:
+    """A grid's score as :func:`_taken` weighs it: :data:`LENS_MARGIN` more where the matrix sees it."""
+    (score, _, _), known, _ = taken
+    return score + (LENS_MARGIN if known else 0.0)
 
 
 def _smaller_tiles(quad: Quad, other: Quad) -> bool:
@@ -943,27 +989,25 @@ def _grids(
     cells: tuple[int, int],
     camera: CameraModel | None,
     likeness: _Likeness,
-    photo_ends: NDArray[np.float64],
+    ways: Sequence[_Way],
     hull: Points,
     boards: int = 1,
     finest: int = 0,
 ) -> dict[bool, _Grid]:
-    """The best grid of ``cells`` square tiles about one rough place (``hull``, photo pixels) that a camera
-    sees as a board's shape, with its score: under True, through the camera's matrix (a guess, with no
-    calibration); under False, with no calibration, through any lens' (:func:`_misshapen`). Only grids
-    scoring at least :data:`MIN_SCORE`. ``boards``: how many boards side by side the place may hold;
-    ``finest``: the most cells across a larger board of the same tiles may have (see :func:`_combs`)."""
-    if camera is not None:
-        hull = camera.undistort_px(hull)
+    """The best grid of ``cells`` square tiles about one rough place (``hull``, ideal pixels) on one of its
+    ways to sort the segments into two families (:func:`_pairs`) that a camera sees as a board's shape, with
+    its score: under True, through the camera's matrix (a guess, with no calibration); under False, with no
+    calibration, through any lens' (:func:`_misshapen`). Only grids scoring at least :data:`MIN_SCORE`.
+    ``boards``: how many boards side by side the place may hold; ``finest``: the most cells across a larger
+    board of the same tiles may have (see :func:`_combs`)."""
     to_photo = photo_mapper(camera)
-    rng = np.random.default_rng(0)
     # Which family runs across the board and which down is unknown: a board of unequal sides tries both.
     options: Sequence[tuple[int, int]] = [cells] if cells[0] == cells[1] else [cells, cells[::-1]]
     matrix = matrix_or_guess(camera, (image_bgr.shape[1], image_bgr.shape[0]))
     calibrated = is_calibrated(camera)
     limit = SHAPE_LIMIT[calibrated]
     best: dict[bool, _Grid] = {}
-    for segments, vanishing in _pairs(_near(photo_ends, hull), rng):
+    for segments, vanishing in ways:
         rectify = _rectifier(vanishing, hull, segments)
         for shape in options:
             fit = _Fit(segments, likeness.smooth, likeness.scale, shape, to_photo)

@@ -327,6 +327,27 @@ def test_a_larger_board_of_the_same_tiles_is_found_as_its_own_size() -> None:
         assert _error(quad.corners_xy, truth) < 0.02
 
 
+@pytest.mark.parametrize(("seed", "tilt", "empty"), [(1, 30.0, 0), (1, 50.0, 0), (5, 30.0, 6)])
+def test_a_larger_board_beside_loose_tiles_of_its_art_is_found_as_its_own_size(
+    seed: int, tilt: float, empty: int
+) -> None:
+    # A Mighty Duel kingdom (some of its outer squares left empty) with a loose domino and a few tiles of
+    # its art beside it, looked for as 5 x 5 with 7 x 7 left open: the 5 x 5 grid found is part of it (inside
+    # it, or spanning it at twice the tiles' spacing), and the 7 x 7 board is looked for and found whole.
+    rng = np.random.default_rng(seed)
+    ring = [(r, c) for r in range(7) for c in range(7) if r in (0, 6) or c in (0, 6)]
+    board = _without(_tiles(7, 7, seed=seed), [ring[i] for i in rng.choice(len(ring), empty, replace=False)])
+    laid = [
+        (board, (0.0, 0.0), 12.0),
+        (_tiles(2, 1, seed=9), (0.0, 95.0), 30.0),
+        (_tiles(3, 2, seed=11), (-110.0, -20.0), -10.0),
+    ]
+    photo, (truth, *_) = _photo_of(laid, tilt, seed=seed)
+    quads = find_lattices(photo, (5, 5), ArtColours.learn([_tiles(5, 5, seed=3)]), larger=[(7, 7)])
+    assert [q.cells for q in quads] == [(7, 7)]
+    assert _error(quads[0].corners_xy, truth) < 0.02
+
+
 def test_a_board_found_over_a_board_found_before_is_not_a_second_board(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
