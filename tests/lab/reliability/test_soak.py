@@ -54,9 +54,10 @@ def test_memory_stays_flat(soak: dict[str, Any]) -> None:
     # Measured at all (the allocator may hand warm-up's memory back, so warm may lie below start).
     assert rss["start"] > 0 and rss["warm"] > 0
     # Five cycles after warm-up: a leak of a frame (4 MB) a cycle grows every cycle. The allocator may take
-    # a larger block once or twice (steps of 8 MB seen, on a loaded machine two): no leak, and not judged.
+    # a larger block now and then (steps of 8 MB seen; on a loaded machine three cycles of five grew, by 2.1,
+    # 4.4 and 8.5 MB, and the last two not at all): no leak, and not judged. A leak leaves no cycle flat.
     after = [mb for tick, mb in rss["samples"] if tick >= CYCLE]
-    assert len(after) == 6 and float(np.median(np.diff(after))) < 2
+    assert len(after) == 6 and int((np.diff(after) < 2).sum()) >= 2
     assert rss["end"] - rss["warm"] < 30
     assert soak["threads"]["end"] == soak["threads"]["start"]
 
