@@ -327,16 +327,21 @@ def test_a_larger_board_of_the_same_tiles_is_found_as_its_own_size() -> None:
         assert _error(quad.corners_xy, truth) < 0.02
 
 
-@pytest.mark.parametrize(("seed", "tilt", "empty"), [(1, 30.0, 0), (1, 50.0, 0), (5, 30.0, 6)])
+@pytest.mark.parametrize(
+    ("size", "seed", "tilt", "empty"), [(7, 1, 30.0, 0), (7, 1, 50.0, 0), (7, 5, 30.0, 6), (5, 1, 50.0, 4)]
+)
 def test_a_larger_board_beside_loose_tiles_of_its_art_is_found_as_its_own_size(
-    seed: int, tilt: float, empty: int
+    size: int, seed: int, tilt: float, empty: int
 ) -> None:
     # A Mighty Duel kingdom (some of its outer squares left empty) with a loose domino and a few tiles of
-    # its art beside it, looked for as 5 x 5 with 7 x 7 left open: the 5 x 5 grid found is part of it (inside
-    # it, or spanning it at twice the tiles' spacing), and the 7 x 7 board is looked for and found whole.
+    # its art beside it, looked for as 5 x 5 with 7 x 7 left open: a 5 x 5 grid is found there first (inside
+    # it, across it or stretched over it), then the 7 x 7 board at the same place, whole. A 5 x 5 kingdom
+    # so laid stays 5 x 5.
     rng = np.random.default_rng(seed)
-    ring = [(r, c) for r in range(7) for c in range(7) if r in (0, 6) or c in (0, 6)]
-    board = _without(_tiles(7, 7, seed=seed), [ring[i] for i in rng.choice(len(ring), empty, replace=False)])
+    ring = [(r, c) for r in range(size) for c in range(size) if r in (0, size - 1) or c in (0, size - 1)]
+    board = _without(
+        _tiles(size, size, seed=seed), [ring[i] for i in rng.choice(len(ring), empty, replace=False)]
+    )
     laid = [
         (board, (0.0, 0.0), 12.0),
         (_tiles(2, 1, seed=9), (0.0, 95.0), 30.0),
@@ -344,7 +349,7 @@ def test_a_larger_board_beside_loose_tiles_of_its_art_is_found_as_its_own_size(
     ]
     photo, (truth, *_) = _photo_of(laid, tilt, seed=seed)
     quads = find_lattices(photo, (5, 5), ArtColours.learn([_tiles(5, 5, seed=3)]), larger=[(7, 7)])
-    assert [q.cells for q in quads] == [(7, 7)]
+    assert [q.cells for q in quads] == [(size, size)]
     assert _error(quads[0].corners_xy, truth) < 0.02
 
 
