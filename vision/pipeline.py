@@ -817,8 +817,11 @@ def _other_size_seen(
             if any(
                 q.cells == cells for q in find_lattices(image, cells, colours, camera, most=1, larger=larger)
             ):
+                # A board of the set-up's size may be there, its outline missed: both ways are said.
                 return (
-                    f"the game's set-up says a board of {grid.rows} x {grid.cols} squares, but the photo "
-                    f"shows one of {seen.rows} x {seen.cols}: change the set-up, then score it again"
+                    f"the game's set-up says a board of {grid.rows} x {grid.cols} squares, but only one of "
+                    f"{seen.rows} x {seen.cols} was found in the photo: if it is {seen.rows} x {seen.cols}, "
+                    f"change the set-up and score it again; if it is {grid.rows} x {grid.cols}, give its "
+                    "corners"
                 )
     return None
