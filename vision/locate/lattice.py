@@ -393,61 +393,102 @@ class _Fit:
             [(x + 0.5, y + 0.5) for y in range(-1, ny + 1) for x in range(-1, nx + 1)], np.float64
         )
 
-    def _cell_coords(self, grid: NDArray[np.float64]) -> tuple[tuple[Points, Points], ...]:
-        """Per family, its segments' two ends in the grid's cell units."""
-        inverse = np.asarray(np.linalg.inv(grid), dtype=np.float64).T
+    def _cell_coords(
+        self, grids: NDArray[np.float64]
+    ) -> tuple[tuple[NDArray[np.float64], NDArray[np.float64]], ...]:
+        """Per family, its segments' two ends in each grid's cell units (grids x segments x 2)."""
+        inverse = np.swapaxes(np.linalg.inv(grids), 1, 2)
         out = []
         for ends in self._homogeneous:
             a, b = (h @ inverse for h in ends)
-            out.append((a[:, :2] / a[:, 2:3], b[:, :2] / b[:, 2:3]))
+            out.append((a[..., :2] / a[..., 2:3], b[..., :2] / b[..., 2:3]))
         return tuple(out)
 
-    def covered(self, grid: NDArray[np.float64]) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
-        """Per family, how much of each of the grid's (line, cell) sides segments cover, up to half of it
-        (1.0): family 0's (lines across y, cells along x), family 1's (lines across x, cells along y)."""
+    def _covered(self, grids: NDArray[np.float64]) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+        """:meth:`covered` of each of ``grids`` (k x 3 x 3) at once: a grid is judged a thousand times."""
         nx, ny = self.cells
-        coords = self._cell_coords(grid)
+        coords = self._cell_coords(grids)
         out = []
         for fam, axis in ((0, 1), (1, 0)):
             a, b = coords[fam]
             other = 1 - axis
-            lo, hi = np.minimum(a[:, other], b[:, other]), np.maximum(a[:, other], b[:, other])
+            lo = np.minimum(a[..., other], b[..., other])[:, None, :]
+            hi = np.maximum(a[..., other], b[..., other])[:, None, :]
             lines = np.arange((ny, nx)[other] + 1)[:, None]
             cells = np.arange((nx, ny)[other])[:, None]
             # Which segments lie on each line (lines x segments), how far each runs along each cell (cells x
             # segments): their product, the length found along each (line, cell) side.
-            on = (np.abs(a[:, axis] - lines) < NEAR_LINE) & (np.abs(b[:, axis] - lines) < NEAR_LINE)
+            on = (np.abs(a[:, None, :, axis] - lines) < NEAR_LINE) & (
+                np.abs(b[:, None, :, axis] - lines) < NEAR_LINE
+            )
             along = np.clip(np.minimum(hi, cells + 1) - np.maximum(lo, cells), 0, None)
-            out.append(np.minimum(1.0, (on.astype(np.float64) @ along.T) / 0.5))
+            out.append(np.minimum(1.0, (on.astype(np.float64) @ np.swapaxes(along, 1, 2)) / 0.5))
         return out[0], out[1]
 
-    def art(self, grid: NDArray[np.float64]) -> NDArray[np.float32]:
-        """The art's likeness at the middle of each of the grid's cells and of the ring of cells round it,
-        row by row ((rows + 2) x (columns + 2))."""
+    def covered(self, grid: NDArray[np.float64]) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+        """Per family, how much of each of the grid's (line, cell) sides segments cover, up to half of it
+        (1.0): family 0's (lines across y, cells along x), family 1's (lines across x, cells along y)."""
+        across, down = self._covered(grid[None])
+        return across[0], down[0]
+
+    def _art(self, grids: NDArray[np.float64]) -> NDArray[np.float32]:
+        """:meth:`art` of each of ``grids`` (k x 3 x 3) at once."""
         nx, ny = self.cells
+        homogeneous = np.hstack([self._centres, np.ones((len(self._centres), 1))]) @ np.swapaxes(grids, 1, 2)
         with np.errstate(all="ignore"):
             # A grid gone wild puts centres at infinity (or behind the camera): those see nothing.
-            photo = self.to_photo(_project(grid, self._centres)) * self.scale
+            ideal = (homogeneous[..., :2] / homogeneous[..., 2:3]).reshape(-1, 2)
+            photo = self.to_photo(ideal) * self.scale
         h, w = self.likeness.shape
         finite = np.asarray(np.isfinite(photo).all(axis=1), dtype=bool)
         at = np.where(finite[:, None], np.round(np.clip(np.nan_to_num(photo), -1, 1e6)), -1).astype(np.intp)
         seen = finite & (at[:, 0] >= 0) & (at[:, 0] < w) & (at[:, 1] >= 0) & (at[:, 1] < h)
         flat = np.zeros(len(at), np.float32)
         flat[seen] = self.likeness[at[seen, 1], at[seen, 0]]
-        return flat.reshape(ny + 2, nx + 2)
+        return flat.reshape(len(grids), ny + 2, nx + 2)
+
+    def art(self, grid: NDArray[np.float64]) -> NDArray[np.float32]:
+        """The art's likeness at the middle of each of the grid's cells and of the ring of cells round it,
+        row by row ((rows + 2) x (columns + 2))."""
+        one: NDArray[np.float32] = self._art(grid[None])[0]
+        return one
+
+    def scores(self, grids: Sequence[NDArray[np.float64]]) -> NDArray[np.float64]:
+        """Each grid's share of its (line, cell) sides a segment covers half of, plus the art's likeness
+        inside less that in the ring of cells around it."""
+        if not len(grids):
+            return np.zeros(0)
+        stacked = np.asarray(grids, dtype=np.float64)
+        covered = self._covered(stacked)
+        share = sum(c.sum(axis=(1, 2)) for c in covered) / sum(c[0].size for c in covered)
+        values = self._art(stacked)
+        inside = values[:, 1:-1, 1:-1].mean(axis=(1, 2))
+        ring = np.concatenate(
+            [values[:, 0], values[:, -1], values[:, 1:-1, 0], values[:, 1:-1, -1]], axis=1
+        ).mean(axis=1)
+        return np.asarray(share + inside - ring, dtype=np.float64)
 
     def score(self, grid: NDArray[np.float64]) -> float:
-        """Share of the grid's (line, cell) sides a segment covers half of, plus the art's likeness inside
-        less that in the ring of cells around it."""
-        covered = self.covered(grid)
-        share = sum(float(c.sum()) for c in covered) / sum(c.size for c in covered)
-        values = self.art(grid)
-        inside = float(values[1:-1, 1:-1].mean())
-        ring = float(np.concatenate([values[0], values[-1], values[1:-1, 0], values[1:-1, -1]]).mean())
-        return share + inside - ring
+        """:meth:`scores` of one grid."""
+        return float(self.scores([grid])[0])
+
+    @cached_property
+    def _refits(self) -> dict[bytes, NDArray[np.float64]]:
+        """Each grid refitted so far, by its bytes."""
+        return {}
 
     def refit(self, grid: NDArray[np.float64]) -> NDArray[np.float64]:
-        """The homography fitted (linearly) to every segment end near a grid line, each on its line."""
+        """The homography fitted (linearly) to every segment end near a grid line, each on its line. A grid
+        met again is not fitted again: the search meets most twice or more (a grid is among its own moves)."""
+        key = grid.tobytes()
+        if key not in self._refits:
+            fitted = np.array(self._fitted(grid))
+            fitted.flags.writeable = False  # shared by every caller that asks again
+            self._refits[key] = fitted
+        return self._refits[key]
+
+    def _fitted(self, grid: NDArray[np.float64]) -> NDArray[np.float64]:
+        """:meth:`refit`, every time."""
         nx, ny = self.cells
         ends = self.segments.ends.reshape(-1, 2)
         centre, spread = ends.mean(axis=0), max(float(ends.std()), 1e-9)
@@ -455,9 +496,9 @@ class _Fit:
             [[1 / spread, 0, -centre[0] / spread], [0, 1 / spread, -centre[1] / spread], [0, 0, 1]]
         )
         rows = []
-        coords = self._cell_coords(grid)
+        coords = self._cell_coords(grid[None])
         for fam, axis in ((0, 1), (1, 0)):
-            a, b = coords[fam]
+            a, b = (ends[0] for ends in coords[fam])
             k = np.round((a[:, axis] + b[:, axis]) / 2)
             other = 1 - axis
             on = (
@@ -497,9 +538,9 @@ class _Fit:
         fitted = np.linalg.inv(to_cells)
         return np.asarray(fitted / fitted[2, 2], dtype=np.float64)
 
-    def improve(self, grid: NDArray[np.float64]) -> NDArray[np.float64]:
-        """The grid moved a row or column on or off either end, or spread over one more or fewer, and
-        refitted, whichever explains the photo best (the rough place may be a row off)."""
+    def improve(self, grid: NDArray[np.float64], score: float) -> tuple[float, NDArray[np.float64]]:
+        """The grid (judged ``score``) moved a row or column on or off either end, or spread over one more or
+        fewer, and refitted, whichever explains the photo best (the rough place may be a row off), judged."""
         nx, ny = self.cells
 
         def moves(n: int) -> list[tuple[float, float]]:
@@ -510,21 +551,24 @@ class _Fit:
             (sx, dx), (sy, dy) = across, down
             return np.asarray(grid @ np.array([[sx, 0, dx], [0, sy, dy], [0, 0, 1.0]]), dtype=np.float64)
 
-        best = (self.score(grid), grid)
+        best = (score, grid)
         # Each way alone first (a row's move and a column's are nearly independent), then the best of each
         # together: 15 grids judged, not 49.
         still = (1.0, 0.0)
-        rows = [(self.score(g), g, m) for m in moves(ny) for g in [move(still, m)]]
-        columns = [(self.score(g), g, m) for m in moves(nx) for g in [move(m, still)]]
-        both = move(max(columns, key=lambda c: c[0])[2], max(rows, key=lambda r: r[0])[2])
-        moved = sorted([*rows, *columns, (self.score(both), both, still)], key=lambda c: -c[0])
+        ways = [(still, m) for m in moves(ny)] + [(m, still) for m in moves(nx)]
+        grids = [move(*way) for way in ways]
+        judged = [(float(s), g, way) for s, g, way in zip(self.scores(grids), grids, ways, strict=True)]
+        rows, columns = judged[: len(moves(ny))], judged[len(moves(ny)) :]
+        across = max(columns, key=lambda c: c[0])[2][0]
+        down = max(rows, key=lambda r: r[0])[2][1]
+        both = move(across, down)
+        moved = sorted([*judged, (self.score(both), both, (across, down))], key=lambda c: -c[0])
         # Refitted (the costly part) only the moves that explain the photo best as they are.
-        for _, candidate, _ in moved[:REFIT_MOVES]:
-            refitted = self.refit(candidate)
-            score = self.score(refitted)
-            if score > best[0]:
-                best = (score, refitted)
-        return best[1]
+        refitted = [self.refit(candidate) for _, candidate, _ in moved[:REFIT_MOVES]]
+        for judged_score, fitted in zip(self.scores(refitted), refitted, strict=True):
+            if judged_score > best[0]:
+                best = (float(judged_score), fitted)
+        return best
 
 
 def _first_grids(
@@ -546,23 +590,24 @@ def _first_grids(
         for y0, dy in combs[0]
         for x0, dx in combs[1]
     ]
-    grids.sort(key=fit.score, reverse=True)
-    return grids[:FIRST_GRIDS]
+    judged = fit.scores(grids)
+    return [grids[i] for i in sorted(range(len(grids)), key=judged.__getitem__, reverse=True)[:FIRST_GRIDS]]
 
 
-def _settled(fit: _Fit, grid: NDArray[np.float64]) -> NDArray[np.float64]:
-    """The grid refitted and moved while that explains the photo better (at most :data:`REFITS` times)."""
+def _settled(fit: _Fit, grid: NDArray[np.float64]) -> tuple[float, NDArray[np.float64]]:
+    """The grid refitted and moved while that explains the photo better (at most :data:`REFITS` times), and
+    its score."""
     score = fit.score(grid)
     for _ in range(REFITS):
         refitted = fit.refit(grid)
-        if fit.score(refitted) > score:
-            grid = refitted
-        moved = fit.improve(grid)
-        moved_score = fit.score(moved)
+        held = score  # the grid's own; the bar to pass stays the last move's
+        if (refitted_score := fit.score(refitted)) > score:
+            grid, held = refitted, refitted_score
+        moved_score, moved = fit.improve(grid, held)
         if moved_score <= score:
-            break
+            return held, grid
         grid, score = moved, moved_score
-    return grid
+    return score, grid
 
 
 def _grown(
@@ -581,8 +626,8 @@ def _grown(
         for dy in range(big[1] - ny + 1)
         for dx in range(big[0] - nx + 1)
     ]
-    settled = _settled(wider, max(placed, key=wider.score))
-    return wider.score(settled), settled, wider
+    score, settled = _settled(wider, placed[max(range(len(placed)), key=wider.scores(placed).__getitem__)])
+    return score, settled, wider
 
 
 def _continued(fit: _Fit, grid: NDArray[np.float64], wider: _Fit, grown: NDArray[np.float64]) -> bool:
@@ -1012,8 +1057,7 @@ def _grids(
         for shape in options:
             fit = _Fit(segments, likeness.smooth, likeness.scale, shape, to_photo)
             for first in _first_grids(fit, rectify, hull, boards, finest):
-                grid = _settled(fit, first)
-                score = fit.score(grid)
+                score, grid = _settled(fit, first)
                 # A shape the matrix sees, some lens does: the other lenses are looked through only where
                 # the matrix sees none (the hot path: every grid settled).
                 seen = _misshapen(grid, shape, matrix, True) <= limit

@@ -531,3 +531,25 @@ def test_with_no_calibration_a_grid_only_another_lens_sees_is_taken_where_clearl
     pair = {False: (1.3, kingdom, fit)}
     assert lattice._taken(single, pair) == (pair[False], False, True)
     assert lattice._taken({}, {}) is None
+
+
+def test_grids_judged_together_score_as_each_judged_alone() -> None:
+    # The search judges a grid's moves all at once: each must score exactly as it would alone (the moves'
+    # order decides which is kept), the grid on the tiles best, and one mapping cells to infinity no error.
+    tiles = {(x, y) for x in range(1, 6) for y in range(1, 6)}
+    likeness = np.zeros((90, 90), np.float32)
+    for x, y in tiles:
+        likeness[y * 10 : (y + 1) * 10, x * 10 : (x + 1) * 10] = 1.0
+    fit = lattice._Fit(_lattice_segments(tiles), likeness, 1.0, (5, 5), lambda p: p)
+    on = np.array([[10.0, 0, 10], [0, 10, 10], [0, 0, 1]])
+    grids = [
+        on @ np.array([[1.0, 0, 0.5], [0, 1, 0], [0, 0, 1]]),  # half a tile sideways
+        on,
+        on @ np.array([[1.2, 0, 0], [0, 1, 0], [0, 0, 1]]),  # spread over a column more
+        np.array([[10.0, 0, 10], [0, 10, 10], [2.0, 0, 1]]),  # the ring's left column sent to infinity
+    ]
+    together = fit.scores(grids)
+    alone = [fit.score(grid) for grid in grids]
+    assert together.tolist() == alone
+    assert int(np.argmax(together)) == 1 and alone[1] == pytest.approx(2.0)
+    assert fit.scores([]).shape == (0,)
