@@ -116,6 +116,15 @@ SPARSE = (
     "only {laid} of its {cells} places hold a tile: this looks like bare table or loose tiles, not a board "
     "of {title}; not scored"
 )
+# A board read at a larger size than its game's own, with the set-up leaving the size open, whose tiles all
+# but this many lie within the game's own size: likelier a board of that size with loose tiles beside it (a
+# finished Mighty Duel kingdom lays 48 squares, at least 24 of them outside any 5 x 5 window of its 7 x 7).
+LOOSE_BESIDE = 8
+SMALLER_INSIDE = (
+    "read as {rows} x {cols} squares, yet {inside} of its {laid} tiles fit in {small_rows} x {small_cols}: "
+    "if it is a {small_rows} x {small_cols} board with loose tiles beside it, move them a hand's width away "
+    "and photograph it again; if it is {rows} x {cols}, set the game's set-up to that size"
+)
 DOUBTFUL_TURN = "which way up the board lies is uncertain: check the reading or turn the board"
 # How a board read before, where nothing has moved since, is placed (``Quad.method``).
 KNOWN = "known"
@@ -784,11 +793,43 @@ def read_photo(
             hand,
             (references or {}).get(key),
         )
+        if profile is not choices[0]:
+            smaller = smaller_inside(reading, choices[0])
+            reading = replace(reading, flags=(*reading.flags, smaller)) if smaller else reading
         readings.append(
             BoardReading(**{**reading.__dict__, "timings_ms": {"locate": locate_ms, **reading.timings_ms}})
         )
     read = read_apart(readings, hand)
     return [replace(r, flags=(*r.flags, other_size)) for r in read] if other_size else read
+
+
+def smaller_inside(reading: BoardReading, own: BoardProfile) -> str | None:
+    """What to tell where a board read at a size the set-up left open, larger than its game's ``own``, has
+    all its tiles but :data:`LOOSE_BESIDE` or fewer within some window of the own size; else None."""
+    reader = reader_for(reading.profile)
+    grid, small = reading.profile.regions[0], own.regions[0]
+    if reader.edge_bare is None or grid.rows <= small.rows or grid.cols <= small.cols:
+        return None
+    head, absent = reader.edge_bare
+    laid = np.zeros((grid.rows, grid.cols), bool)
+    for (_, row, col), cell in reading.readings.items():
+        laid[row, col] = head in cell and cell[head][0] != absent
+    outside = min(
+        int(laid.sum() - laid[r : r + small.rows, c : c + small.cols].sum())
+        for r in range(grid.rows - small.rows + 1)
+        for c in range(grid.cols - small.cols + 1)
+    )
+    if outside > LOOSE_BESIDE:
+        return None
+    laid_count = int(laid.sum())
+    return SMALLER_INSIDE.format(
+        rows=grid.rows,
+        cols=grid.cols,
+        inside=laid_count - outside,
+        laid=laid_count,
+        small_rows=small.rows,
+        small_cols=small.cols,
+    )
 
 
 def _other_size_seen(

@@ -507,6 +507,27 @@ def test_a_mighty_duel_kingdom_is_read_as_its_7_x_7_squares(hand: dict[str, Any]
     assert min(int((np.rot90(cells, k) != np.array(truth, dtype=object)).sum()) for k in range(4)) == 0
     assert board.state["setup"]["size"] == 7
     assert board.breakdown is not None
+    assert not any("fit in 5 x 5" in f for f in board.flags)
+
+
+def test_a_kingdom_read_larger_than_its_tiles_lie_is_told() -> None:
+    # The bundled 5 x 5 kingdom outlined a square wider all round, the set-up saying no size: its squares'
+    # gaps lie on a 7 x 7 grid, but its tiles fit in 5 x 5, so loose tiles beside a 5 x 5 kingdom are likelier
+    # than a Mighty Duel's. Set up as a Mighty Duel, it is one: nothing said.
+    photo = read_image(str(EXAMPLES / "photos" / "kingdomino.jpg"))
+    (found,) = score_image(photo, "kingdomino", {})
+    to_photo = cv2.getPerspectiveTransform(
+        np.array([[0, 0], [5, 0], [5, 5], [0, 5]], np.float32),
+        np.asarray(found.reading.corners_xy, np.float32),
+    )
+    ring = np.array([[[-1, -1]], [[6, -1]], [[6, 6]], [[-1, 6]]], np.float32)
+    wider = cv2.perspectiveTransform(ring, to_photo)
+    told = {}
+    for name, hand in (("open", {}), ("duel", {"setup": {"size": 7}})):
+        (board,) = score_image(photo, "kingdomino", hand, corners_xy=wider.reshape(4, 2).astype(np.float64))
+        assert np.array(board.state["cells"], dtype=object).shape == (7, 7)
+        told[name] = [f for f in board.flags if f.startswith("read as 7 x 7 squares, yet")]
+    assert len(told["open"]) == 1 and "fit in 5 x 5" in told["open"][0] and told["duel"] == []
 
 
 def test_a_kingdoms_size_the_set_up_names_is_the_one_read() -> None:

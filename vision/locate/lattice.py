@@ -353,7 +353,10 @@ def _combs(
         starts = len(grid) - offsets[-1] - 1
         if starts <= 0:
             continue
-        sums = np.sum([profile[k : k + starts] for k in offsets], axis=0)
+        # Line by line, as a sum over the lines' axis adds them (the same to the last bit), without the copy.
+        sums = profile[offsets[0] : offsets[0] + starts].copy()
+        for k in offsets[1:]:
+            sums += profile[k : k + starts]
         found += [(float(sums[s]), float(grid[s]), float(spacing)) for s in np.argsort(-sums)[:5]]
     found.sort(key=lambda f: -f[0])
     kept: list[tuple[float, float, float]] = []
