@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 from numpy.typing import NDArray
 
+from calibration.seats import reading_order
 from calibration.statedir import StateDir
 from device.report import breakdown_json, result_json
 from models import art_path, boards_model_path, model_path, orient_model_path, sides_model_path
@@ -364,6 +365,10 @@ def score_image(
         if not also:
             raise
         raise NoBoardError(f"photo 1: {exc}") from None  # of several photos, which one
+    if known_boards is None:
+        # Found in the order the search met them: given to the players in the photo's reading order (rows top
+        # to bottom, each left to right), as they name their boards. Boards known before keep their order.
+        readings = [readings[i] for i in reading_order([r.corners_xy for r in readings])]
     if also:
         if len(readings) > 1:
             raise ValueError(f"photo 1 shows {len(readings)} boards: {alone}")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import copy
 import json
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -24,6 +25,7 @@ from scoring.registry import get_game
 from tests.support import (
     ALICE_PHOTO,
     ALICE_TRUTH,
+    EXAMPLES,
     ROOT,
     SHARED,
     load_example,
@@ -32,6 +34,7 @@ from tests.support import (
     with_exif_orientation,
 )
 from vision.geometry import quad_size
+from vision.image_io import read_image
 from vision.pipeline import find_boards
 from vision.readers.tang_garden import EDGE_HEADS, TangReader
 
@@ -515,3 +518,18 @@ def test_a_black_and_white_or_tiny_photo_is_refused_in_words(
         capsys, "score", str(ROOT / "examples" / "photos" / "kingdomino.jpg"), "--game", "kingdomino"
     )
     assert code == 0 and "Total" in out
+
+
+def test_boards_come_in_the_photos_reading_order(monkeypatch: pytest.MonkeyPatch) -> None:
+    # Players name their boards left to right, top to bottom (the web page's players field, the CLI's Board
+    # 1..N): found in whatever order the search met them, they are given back in that order.
+    photo = read_image(str(EXAMPLES / "photos" / "kingdomino.jpg"))
+    (found,) = score_image(photo, "kingdomino")
+    corners = np.asarray(found.reading.corners_xy)
+    at = {"top right": (3000, 0), "top left": (0, 0), "bottom": (1500, 2000), "top middle": (1500, 50)}
+    laid = {name: replace(found.reading, corners_xy=corners + shift) for name, shift in at.items()}
+    monkeypatch.setattr("device.photo.read_photo", lambda *args, **kwargs: list(laid.values()))
+    boards = score_image(photo, "kingdomino")
+    where = {tuple(np.asarray(r.corners_xy).ravel()): name for name, r in laid.items()}
+    order = [where[tuple(np.asarray(b.reading.corners_xy).ravel())] for b in boards]
+    assert order == ["top left", "top middle", "top right", "bottom"]
