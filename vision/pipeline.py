@@ -748,11 +748,12 @@ def read_photo(
             # Beside a board its picture found, an outline nothing can orient is left out, not refused.
             quads = [q for q in quads if q.picture_of or _orientable(profiles, orienters)]
     quads = quads[:max_boards]
-    # A board of the set-up's size not found by its grid where one of another size is (a Mighty Duel set
-    # for the game before): the set-up is said to be the likely fault.
+    # A board of the set-up's size not found by its grid where one of another size is, or a larger one found
+    # where a smaller one judges better (a Mighty Duel set for the game before, a 5 x 5 kingdom's grid
+    # stretched over seven squares): the set-up is said to be the likely fault.
     searched = corners_xy is None and not known_boards
     other_size = None
-    if searched and not any(q.method == lattice.METHOD for q in quads):
+    if searched and (not any(q.method == lattice.METHOD for q in quads) or _set_larger(profiles, hand or {})):
         other_size = _other_size_seen(image, profiles, hand or {}, art or {}, camera)
     locate_ms = (time.perf_counter() - t) * 1000
     if not quads:
@@ -832,6 +833,15 @@ def smaller_inside(reading: BoardReading, own: BoardProfile) -> str | None:
     )
 
 
+def _set_larger(profiles: Sequence[BoardProfile], hand: Mapping[str, Any]) -> bool:
+    """Whether the set-up fixes a board larger than another size its game has (a Mighty Duel's 7 x 7 kingdom,
+    perhaps left from the game before)."""
+    return any(
+        not other_sizes(p, hand) and any(o.regions[0].cols < p.regions[0].cols for o in other_sizes(p, {}))
+        for p in profiles
+    )
+
+
 def _other_size_seen(
     image: NDArray[np.uint8],
     profiles: Sequence[BoardProfile],
@@ -840,7 +850,8 @@ def _other_size_seen(
     camera: CameraModel | None,
 ) -> str | None:
     """What to tell where the set-up fixes a grid of tiles' size (a Mighty Duel's 7 x 7 kingdom) and a grid
-    of one of the game's other sizes lies in the photo, not grown to the set size; else None."""
+    of one of the game's other sizes lies in the photo, judged better than the set size's at its place; else
+    None."""
     for profile in profiles:
         colours = art.get(_key(profile))
         sizes = other_sizes(profile, {})  # every size, as though the set-up said none
@@ -858,11 +869,11 @@ def _other_size_seen(
             if any(
                 q.cells == cells for q in find_lattices(image, cells, colours, camera, most=1, larger=larger)
             ):
-                # A board of the set-up's size may be there, its outline missed: both ways are said.
+                # A board of the set-up's size may be there, missed or misjudged: both ways are said.
                 return (
-                    f"the game's set-up says a board of {grid.rows} x {grid.cols} squares, but only one of "
-                    f"{seen.rows} x {seen.cols} was found in the photo: if it is {seen.rows} x {seen.cols}, "
-                    f"change the set-up and score it again; if it is {grid.rows} x {grid.cols}, give its "
-                    "corners"
+                    f"the game's set-up says a board of {grid.rows} x {grid.cols} squares, but the photo "
+                    f"shows one of {seen.rows} x {seen.cols} more clearly: if it is "
+                    f"{seen.rows} x {seen.cols}, change the set-up and score it again; if it is "
+                    f"{grid.rows} x {grid.cols}, give its corners"
                 )
     return None

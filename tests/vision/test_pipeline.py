@@ -543,12 +543,27 @@ def test_a_kingdom_of_the_other_size_than_the_set_up_says_is_told() -> None:
     # but a 5 x 5 one is, and the player is told to change the set-up (or, were it a 7 x 7 kingdom whose
     # outline was missed, to give its corners).
     photo = read_image(str(EXAMPLES / "photos" / "kingdomino.jpg"))
-    told = "the game's set-up says a board of 7 x 7 squares, but only one of 5 x 5 was found in the photo"
+    told = "the game's set-up says a board of 7 x 7 squares, but the photo shows one of 5 x 5 more clearly"
     (board,) = score_image(photo, "kingdomino", {"setup": {"size": 7}})
     assert any(f.startswith(told) for f in board.flags)
     for hand in ({"setup": {"size": 5}}, {}):
         (right,) = score_image(photo, "kingdomino", hand)
         assert not any("set-up says" in f for f in right.flags) and right.state["setup"]["size"] == 5
+
+
+def test_a_kingdom_whose_grid_is_stretched_to_the_set_ups_size_is_told() -> None:
+    # Set up as a Mighty Duel, a drawn 5 x 5 kingdom whose 7 x 7 grid is found stretched over it (its tiles'
+    # lattice): the 5 x 5 grid at its place judges better, and the set-up is said to be the likely fault. A
+    # Mighty Duel kingdom so set up: nothing said.
+    told = "the game's set-up says a board of 7 x 7 squares, but the photo shows one of 5 x 5 more clearly"
+    options = PhotoOptions(size_wh=(1600, 1200), max_tilt_deg=25)
+    five = render_photo(RenderSpec(("kingdomino",), 7, options=options), 0).decode()
+    seven, _ = _kingdom7(3)
+    said = {}
+    for name, photo in (("five", five), ("seven", seven)):
+        boards = score_image(photo, "kingdomino", {"setup": {"size": 7}})
+        said[name] = [any(f.startswith(told) for f in b.flags) for b in boards]
+    assert said == {"five": [True], "seven": [False]}
 
 
 def test_a_kingdom_of_a_size_the_game_has_not_is_refused_in_words() -> None:
