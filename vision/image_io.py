@@ -23,6 +23,7 @@ import math
 import re
 import struct
 import threading
+import zlib
 from collections.abc import Iterator
 from dataclasses import dataclass, replace
 
@@ -161,7 +162,21 @@ def _png_header(data: bytes) -> _Header:
             "again"
         )
     pixel_bytes = _PNG_CHANNELS[colour] * (2 if depth == 16 else 1)
-    return _Header((int(width), int(height)), 1, pixel_bytes, _PNG_COPIES)
+    return _Header((int(width), int(height)), _png_orientation(data), pixel_bytes, _PNG_COPIES)
+
+
+def _png_orientation(data: bytes) -> int:
+    """The Orientation tag of a PNG's eXIf chunk (which comes before its image data); 1 where there is none.
+    Viewers turn a PNG by it as they turn a JPEG (Safari, and Chromium since 2024)."""
+    i = 8
+    while i + 12 <= len(data):
+        length, kind = struct.unpack(">I4s", data[i : i + 8])
+        if kind == b"IDAT" or i + 12 + length > len(data):
+            break
+        if kind == b"eXIf":
+            return _exif_orientation(data[i + 8 : i + 8 + length])
+        i += 12 + length
+    return 1
 
 
 def _jpeg_header(data: bytes) -> _Header:
@@ -270,9 +285,10 @@ def without_personal_metadata(data: bytes) -> bytes:
 
     Lossless: the compressed image is copied byte for byte, with what decides how it looks (a JPEG's
     tables, JFIF, ICC profile and Adobe colour coding; a PNG's critical, colour and transparency chunks),
-    so it decodes to the same pixels; a JPEG's EXIF orientation is kept in an EXIF block of that tag alone,
-    so that viewers turn it as before. Anything after the image's end is dropped (phones put more pictures,
-    videos and metadata there). Refuses what is not a whole JPEG or PNG rather than half clean it.
+    so it decodes to the same pixels; the EXIF orientation is kept in an EXIF block of that tag alone (a
+    JPEG's APP1, a PNG's eXIf), so that viewers turn it as before. Anything after the image's end is
+    dropped (phones put more pictures, videos and metadata there). Refuses what is not a whole JPEG or PNG
+    rather than half clean it.
     """
     return _png_without_metadata(data) if _is_png(data) else _jpeg_without_metadata(data)
 
@@ -307,16 +323,26 @@ def _jpeg_without_metadata(data: bytes) -> bytes:
     return b"".join(kept)
 
 
+def _orientation_tiff(turn: int) -> bytes:
+    """EXIF holding the Orientation tag alone: a TIFF header, then one directory of one entry (Orientation, a
+    SHORT) and no next directory."""
+    return b"MM" + struct.pack(">HI", 42, 8) + struct.pack(">HHHIH2xI", 1, _ORIENTATION_TAG, 3, 1, turn, 0)
+
+
 def _exif_segment(turn: int) -> bytes:
-    """An APP1 segment of EXIF holding the Orientation tag alone: a TIFF header, then one directory of one
-    entry (Orientation, a SHORT) and no next directory."""
-    tiff = b"MM" + struct.pack(">HI", 42, 8) + struct.pack(">HHHIH2xI", 1, _ORIENTATION_TAG, 3, 1, turn, 0)
-    body = _EXIF + tiff
+    """A JPEG's APP1 segment of :func:`_orientation_tiff`."""
+    body = _EXIF + _orientation_tiff(turn)
     return b"\xff\xe1" + struct.pack(">H", len(body) + 2) + body
 
 
+def _exif_chunk(turn: int) -> bytes:
+    """A PNG's eXIf chunk of :func:`_orientation_tiff`."""
+    tiff = _orientation_tiff(turn)
+    return struct.pack(">I", len(tiff)) + b"eXIf" + tiff + struct.pack(">I", zlib.crc32(b"eXIf" + tiff))
+
+
 def _png_without_metadata(data: bytes) -> bytes:
-    _png_header(data)
+    turn = _png_header(data).turn
     kept = [data[:8]]
     i = 8
     while i + 12 <= len(data):
@@ -330,6 +356,8 @@ def _png_without_metadata(data: bytes) -> bytes:
         # only where it decides how the image looks.
         if not kind[0] & 0x20 or kind in _PNG_KEPT:
             kept.append(data[i:end])
+        if kind == b"IHDR" and turn != 1:
+            kept.append(_exif_chunk(turn))  # so that viewers turn it as before
         if kind == b"IEND":
             return b"".join(kept)
         i = end

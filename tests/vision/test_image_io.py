@@ -346,15 +346,34 @@ PNG_PERSONAL = [
 ]
 
 
-def test_png_text_exif_and_time_are_removed() -> None:
+def test_png_text_exif_and_time_are_removed_and_the_orientation_kept() -> None:
     head, rest = PNG[:PNG_IHDR_END], PNG[PNG_IHDR_END:]
     data = head + PNG_PERSONAL[0] + PNG_LOOKS + b"".join(PNG_PERSONAL[1:]) + rest + b"after the end"
+    assert orientation(data) == 6
     stripped = without_personal_metadata(data)
-    assert stripped == head + PNG_LOOKS + rest
-    assert b"Jane Owner" not in stripped and b"tIME" not in stripped and b"eXIf" not in stripped
-    assert orientation(stripped) == 1
-    assert np.array_equal(decode_image(stripped), decode_image(PNG))
+    # Only the orientation is written back, in an eXIf chunk of its own: viewers turn a PNG by it too.
+    assert stripped == head + _chunk(b"eXIf", _only_orientation(6)[10:]) + PNG_LOOKS + rest
+    assert b"Jane Owner" not in stripped and b"tIME" not in stripped and b"SN-CAMERA" not in stripped
+    assert orientation(stripped) == 6
+    assert np.array_equal(decode_image(stripped), decode_image(data))
+    assert np.array_equal(decode_image(stripped), cv2.rotate(decode_image(PNG), cv2.ROTATE_90_CLOCKWISE))
     assert without_personal_metadata(PNG) == PNG
+    assert without_personal_metadata(stripped) == stripped
+
+
+@pytest.mark.parametrize(
+    ("turn", "stored"),
+    [
+        (6, np.ascontiguousarray(np.rot90(UPRIGHT, 1))),
+        (8, np.ascontiguousarray(np.rot90(UPRIGHT, -1))),
+        (3, np.ascontiguousarray(UPRIGHT[::-1, ::-1])),
+    ],
+)
+def test_a_png_is_read_as_its_exif_orientation_shows_it(turn: int, stored: np.ndarray) -> None:
+    png = _encode(stored, ".png")
+    data = png[:PNG_IHDR_END] + _chunk(b"eXIf", personal_exif(turn, "<")[10:]) + png[PNG_IHDR_END:]
+    assert viewed_size(data) == (UPRIGHT.shape[1], UPRIGHT.shape[0])
+    assert np.array_equal(decode_image(data), UPRIGHT)
 
 
 @pytest.mark.parametrize(
