@@ -22,11 +22,12 @@ from device.report import breakdown_json, result_json
 from models import art_path, boards_model_path, model_path, orient_model_path, sides_model_path
 from scoring import custom_grid
 from scoring.core import InvalidState, ScoreBreakdown, StateError, TableScore
-from scoring.registry import Kind, get_entry, get_game
+from scoring.registry import GAMES, Kind, get_entry, get_game
 from vision.camera_model import CameraModel
 from vision.image_io import check_image, decode_image
 from vision.locate.art import ArtColours
 from vision.locate.art import load_art as read_art
+from vision.locate.board import overlap
 from vision.locate.mask import BoardSegmenter
 from vision.locate.picture import BoardPicture
 from vision.locate.sides import SideFinder
@@ -265,6 +266,50 @@ def _score_table(game: str, readings: list[BoardReading], hand: Mapping[str, Any
     return out
 
 
+# A board read with at least this share of its cells unsure is looked for as each game whose board is its
+# tiles alone (a Kingdomino kingdom): a kingdom read as Alice's Garden reads a quarter to three quarters of
+# its 48 cells unsure, yet was scored (an independent try, 3 of 9). Read as that game and scored there, it
+# is that game's board, not this one's.
+DOUBTFUL_SHARE = 0.2
+OTHER_GAMES_BOARD = (
+    "this looks like a board of {other}, not of {title}: choose {other} and score it again; not scored"
+)
+
+
+def _tile_games(game: str) -> list[str]:
+    """The other games whose board is a grid of tiles alone, found by their art's colours (Kingdomino)."""
+    return [
+        other
+        for other in GAMES
+        if other not in (game, custom_grid.GAME)
+        and default_profile(other).tiles_only
+        and load_art(reader_for(default_profile(other)).game) is not None
+    ]
+
+
+def _other_games_boards(image: NDArray[np.uint8], game: str, scored: list[ScoredBoard]) -> list[ScoredBoard]:
+    """``scored`` with each board scored but read doubtfully (:data:`DOUBTFUL_SHARE`) that lies where a board
+    of another game is read and scored (:func:`_tile_games`) left unscored, saying which game it shows."""
+    doubtful = [
+        b.breakdown is not None and len(b.reading.low_confidence) >= DOUBTFUL_SHARE * len(b.reading.readings)
+        for b in scored
+    ]
+    if not any(doubtful):
+        return scored
+    out = list(scored)
+    for other in _tile_games(game):
+        try:
+            theirs = [b for b in score_image(image, other) if b.breakdown is not None]
+        except (NoBoardError, StateError):
+            continue
+        for i, board in enumerate(out):
+            if doubtful[i] and any(overlap(board.reading.corners_xy, t.reading.corners_xy) for t in theirs):
+                said = OTHER_GAMES_BOARD.format(other=get_game(other).title, title=get_game(game).title)
+                out[i] = replace(board, breakdown=None, flags=(*board.flags, said))
+                doubtful[i] = False
+    return out
+
+
 # A game of the player's own, asked for before it was taught: the web page says it as the game is picked.
 UNTAUGHT_OWN_GAME = (
     "A game of your own is read by what you teach it, and it is not taught yet: the table's owner teaches it "
@@ -327,6 +372,8 @@ def score_image(
     ``pictures``: the profiles' remembered pictures, by profile name, to find and orient their boards by;
     ``untaught_copy``: the board is a copy of its own no game was taught from: every result says so."""
     hand = hand or {}
+    # The game's own board looked for in the photo: another game's board may be what was found.
+    searched_for_game = not profiles and corners_xy is None and known_boards is None and not also
     if not profiles and game == custom_grid.GAME:
         # A game of the player's own has no model and no board of ours: it is read by what it was taught.
         raise StateError(UNTAUGHT_OWN_GAME)
@@ -392,6 +439,8 @@ def score_image(
         scored = _score_table(game, readings, hand)
     else:
         scored = [_score_board(r) for r in readings]
+        if searched_for_game:
+            scored = _other_games_boards(image, game, scored)
     if untaught_copy:
         # Its art is new to the models: how sure they are of a cell says little until a game has taught it.
         return [replace(b, flags=(*b.flags, UNTAUGHT_COPY)) for b in scored]

@@ -533,3 +533,17 @@ def test_boards_come_in_the_photos_reading_order(monkeypatch: pytest.MonkeyPatch
     where = {tuple(np.asarray(r.corners_xy).ravel()): name for name, r in laid.items()}
     order = [where[tuple(np.asarray(b.reading.corners_xy).ravel())] for b in boards]
     assert order == ["top left", "top middle", "top right", "bottom"]
+
+
+def test_a_kingdom_sent_as_another_game_is_said_to_be_a_kingdom() -> None:
+    # A drawn kingdom scored as Alice's Garden: outlined as an Alice's Garden board and read unsure on 28 of
+    # its 48 cells, it was scored. Read as a kingdom where it lies, it is left unscored and the game named.
+    # The bundled Alice's Garden board, read surely: scored as ever.
+    options = PhotoOptions(size_wh=(1600, 1200), max_tilt_deg=25)
+    kingdom = render_photo(RenderSpec(("kingdomino",), 6, options=options), 0).decode()
+    said = "this looks like a board of Kingdomino, not of Alice's Garden: choose Kingdomino"
+    boards = score_image(kingdom, "alices-garden")
+    assert boards and all(b.breakdown is None for b in boards)
+    assert any(f.startswith(said) for b in boards for f in b.flags)
+    (garden,) = score_image(read_image(str(ALICE_PHOTO)), "alices-garden")
+    assert garden.breakdown is not None and not any("looks like a board of" in f for f in garden.flags)
