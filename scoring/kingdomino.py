@@ -233,7 +233,8 @@ def score(kingdom: Kingdom) -> ScoreBreakdown:
         )
     if no_crowns:
         properties_none = counted(no_crowns, "property", "properties")
-        lines.append(ScoreLine("Properties without crowns", f"{properties_none} score nothing", 0))
+        verb = "scores" if no_crowns == 1 else "score"
+        lines.append(ScoreLine("Properties without crowns", f"{properties_none} {verb} nothing", 0))
     setup = kingdom.setup
     if setup.middle_kingdom:
         (castle,) = _castles(kingdom)

@@ -85,8 +85,9 @@ CHANGE_CORNERS = "read again where its corners were placed"
 CHANGE_MORE = "read again with more photos"
 # Names sent with a photo for more or fewer boards than were found: which board is whose cannot be told.
 NAMES_LEFT_OFF = (
-    "{named} players were named but {found} found: those names are not used; if a board was missed, "
-    "leave a hand's width between the boards and photograph them all again"
+    "{named} named but {found} found: the names are not used; name one player for each board, left to right "
+    "and top to bottom, or if a board was missed, leave a hand's width between the boards and photograph "
+    "them all again"
 )
 NOT_YOURS = "only the phone that sent this photo, or a paired phone, can change this result"
 NOT_A_PHONES = "this result did not come from a phone's photo: only a paired phone can change it"
@@ -522,7 +523,8 @@ class Keeper:
         data = [b.to_json() for b in boards]
         players = list(named) if len(named) == len(boards) else self.setup.players_for(game, len(boards))
         if named and len(named) != len(boards):
-            left_off = NAMES_LEFT_OFF.format(named=len(named), found=counted(len(boards), "board"))
+            named_words = f"{counted(len(named), 'player')} {'was' if len(named) == 1 else 'were'}"
+            left_off = NAMES_LEFT_OFF.format(named=named_words, found=counted(len(boards), "board"))
             data = [{**board, "flags": [*board["flags"], left_off]} for board in data]
         when, old = None, None
         if replaces is not None:

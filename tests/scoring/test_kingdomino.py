@@ -42,6 +42,9 @@ def test_a_property_scores_its_squares_times_its_crowns() -> None:
         ("Properties without crowns", 0),
     ]
     assert result.total == 18
+    assert result.lines[-1].detail == "1 property scores nothing"  # the lake
+    two = rules.score(rules.parse_board(kingdom("W1 C L0", "S0 G0 L0")))
+    assert two.lines[-1].detail == "3 properties score nothing"
 
 
 def test_squares_touching_only_at_a_corner_are_two_properties() -> None:

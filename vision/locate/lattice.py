@@ -111,8 +111,8 @@ FIRST_PLACES = 3
 
 # Said of a board found where boards lie side by side (a patch twice a board across).
 SIDE_BY_SIDE = (
-    "this board lies close beside another, and its outline may run onto it: move them apart a little, or "
-    "give its corners; not scored"
+    "this board lies close beside another, and its outline may run onto it: move them a hand's width apart "
+    "(a square and a half) and photograph them again, or photograph this one alone; not scored"
 )
 # Boards overlapping by more than this share of the smaller are one too many: the later is no board.
 OVERLAP = 0.1
