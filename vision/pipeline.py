@@ -17,10 +17,10 @@ from numpy.typing import NDArray
 from scoring.registry import get_entry
 from scoring.words import counted
 from vision.camera_model import CameraModel
-from vision.geometry import CellKey, Points, is_convex, snapped
+from vision.geometry import CellKey, Points, is_convex, quad_size, snapped
 from vision.locate import lattice
 from vision.locate.art import ArtColours
-from vision.locate.board import PLACED, Quad, locate, overlap, quad_from_corners
+from vision.locate.board import PLACED, Quad, in_frame, locate, overlap, quad_from_corners
 from vision.locate.lattice import find_lattices
 from vision.locate.lens import estimate_lens
 from vision.locate.mask import BoardSegmenter
@@ -125,6 +125,9 @@ SMALLER_INSIDE = (
     "if it is a {small_rows} x {small_cols} board with loose tiles beside it, move them a hand's width away "
     "and photograph it again; if it is {rows} x {cols}, set the game's set-up to that size"
 )
+# A board of tiles alone (a kingdom) whose side lies nearer the photo's edge than this share of a square is
+# taken to run on beyond it.
+EDGE_CLEAR = 0.25
 DOUBTFUL_TURN = "which way up the board lies is uncertain: check the reading or turn the board"
 # How a board read before, where nothing has moved since, is placed (``Quad.method``).
 KNOWN = "known"
@@ -258,6 +261,12 @@ def read_board(
     """
     timings: dict[str, float] = {}
     flags: list[str] = []
+    if profile.tiles_only and quad.in_frame and quad.method != PLACED:
+        # A board of tiles alone with a side on the photo's edge may be cut along its seams, its next row
+        # beyond the photo: what is left looks whole (an independent try: 4 of 10 such scored, wrong).
+        square = quad_size(quad.corners_xy) / max(profile.regions[0].rows, profile.regions[0].cols)
+        h, w = image.shape[:2]
+        quad = replace(quad, in_frame=in_frame(quad.corners_xy, (w, h), EDGE_CLEAR * square))
     trusted = quad.in_frame
     if quad.method != PLACED:  # corners a player placed are the same numbers on every machine: read as given
         quad = replace(quad, corners_xy=snapped(quad.corners_xy), ideal_xy=snapped(quad.ideal_xy))

@@ -22,7 +22,7 @@ from vision.geometry import SNAP_PER_PX, apply_homography, quad_size
 from vision.image_io import read_image
 from vision.locate import board as board_module
 from vision.locate.art import ArtColours
-from vision.locate.board import Quad, find_quads, locate
+from vision.locate.board import PLACED, Quad, find_quads, locate
 from vision.locate.edges import ASPECT_TOLERANCE, aspect_error
 from vision.pipeline import (
     BEYOND,
@@ -564,6 +564,28 @@ def test_a_kingdom_whose_grid_is_stretched_to_the_set_ups_size_is_told() -> None
         boards = score_image(photo, "kingdomino", {"setup": {"size": 7}})
         said[name] = [any(f.startswith(told) for f in b.flags) for b in boards]
     assert said == {"five": [True], "seven": [False]}
+
+
+def test_a_kingdom_with_a_side_on_the_photos_edge_is_not_read_whole() -> None:
+    # A photo cut along a row's seams leaves a kingdom that looks whole: a side within a quarter of a square
+    # of the photo's edge may have the next row beyond it, so the reading is not whole (not scored). A
+    # square's margin of table below it: whole. Corners a player placed are read as placed.
+    photo = read_image(str(EXAMPLES / "photos" / "kingdomino.jpg"))
+    (found,) = score_image(photo, "kingdomino")
+    corners = np.asarray(found.reading.corners_xy)
+    square = quad_size(corners) / 5
+    profile = default_profile("kingdomino")
+    classifier = load_classifier("kingdomino")
+    whole = {}
+    for name, below, method in (
+        ("cut", 3.0, "lattice"),
+        ("margin", square, "lattice"),
+        ("placed", 3.0, PLACED),
+    ):
+        image = np.ascontiguousarray(photo[: int(corners[:, 1].max() + below)])
+        quad = Quad(corners, corners, True, 1.0, method=method)
+        whole[name] = read_board(image, quad, profile, classifier, None).in_frame
+    assert whole == {"cut": False, "margin": True, "placed": True}
 
 
 def test_a_kingdom_of_a_size_the_game_has_not_is_refused_in_words() -> None:
