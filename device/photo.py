@@ -321,6 +321,10 @@ UNTAUGHT_OWN_GAME = (
 # Below this many pixels on its short side a photo holds no board that could be read (a kingdom's crown is a
 # sixth of a square; on 64 px, a 5 x 5 kingdom's crowns are 2 px).
 SMALLEST_PHOTO_SIDE = 64
+# Below this many pixels on its long side, a photo in which no board is found is said to be small: a phone's
+# photo is thousands across, and a board a quarter of a small one is too few pixels to find.
+SMALL_PHOTO_SIDE = 640
+SMALL_PHOTO = "; the photo is only {w} x {h} pixels: if it was sent as a small copy, send it at its full size"
 # Pixels whose channels differ by more than this are coloured; a photo with hardly one in a hundred so is
 # black and white.
 GREY_SPREAD = 6
@@ -409,9 +413,11 @@ def score_image(
     try:
         readings = read(image, corners_xy=corners_xy, known_boards=known_boards)
     except NoBoardError as exc:
-        if not also:
-            raise
-        raise NoBoardError(f"photo 1: {exc}") from None  # of several photos, which one
+        said = str(exc)
+        if max(image.shape[:2]) < SMALL_PHOTO_SIDE:
+            # A phone or a chat app may have sent a small copy: the board may be there, too small to find.
+            said += SMALL_PHOTO.format(w=image.shape[1], h=image.shape[0])
+        raise NoBoardError(f"photo 1: {said}" if also else said) from None  # of several photos, which one
     if known_boards is None:
         # Found in the order the search met them: given to the players in the photo's reading order (rows top
         # to bottom, each left to right), as they name their boards. Boards known before keep their order.

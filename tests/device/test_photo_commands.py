@@ -35,7 +35,7 @@ from tests.support import (
 )
 from vision.geometry import quad_size
 from vision.image_io import read_image
-from vision.pipeline import find_boards
+from vision.pipeline import NoBoardError, find_boards
 from vision.readers.tang_garden import EDGE_HEADS, TangReader
 
 PHOTO, TRUTH = ALICE_PHOTO, ALICE_TRUTH
@@ -547,3 +547,14 @@ def test_a_kingdom_sent_as_another_game_is_said_to_be_a_kingdom() -> None:
     assert any(f.startswith(said) for b in boards for f in b.flags)
     (garden,) = score_image(read_image(str(ALICE_PHOTO)), "alices-garden")
     assert garden.breakdown is not None and not any("looks like a board of" in f for f in garden.flags)
+
+
+def test_a_small_photo_with_no_board_found_says_it_is_small() -> None:
+    # A chat app's small copy: no board found, and the photo's size is said, with what to do.
+    rng = np.random.default_rng(3)
+    for size, small in (((240, 320), True), ((1200, 1600), False)):
+        table = np.clip(rng.normal(120, 6, (*size, 3)), 0, 255).astype(np.uint8)
+        table[..., 0] = 90  # coloured, as photos are
+        with pytest.raises(NoBoardError) as refused:
+            score_image(table, "kingdomino")
+        assert ("the photo is only 320 x 240 pixels" in str(refused.value)) is small
