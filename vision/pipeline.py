@@ -135,6 +135,7 @@ BEYOND = (
     "squares in line with the board's grid lie just beyond its edge: check that the outline holds the whole "
     "board and nothing else (a line of loose tiles laid against it can shift it a row)"
 )
+BEYOND_LARGER = "; if it is a board of {rows} x {cols} squares, set that size in the game's set-up"
 GRID = "grid"  # the region of a board's main grid of cells: flags name its cells by row and column
 NOT_HERE = (
     "nothing of this game's board is seen where its corners are: place them on the board's corners; "
@@ -338,7 +339,15 @@ def read_board(
         trusted = False
         flags.append(quad.doubt)
     if quad.beyond:
-        flags.append(BEYOND)
+        # Where the set-up leaves a larger size open, the row beyond may be the larger board's own.
+        larger = [
+            o.regions[0]
+            for o in other_sizes(profile, hand or {})
+            if o.regions[0].cols > profile.regions[0].cols
+        ]
+        flags.append(
+            BEYOND + (BEYOND_LARGER.format(rows=larger[0].rows, cols=larger[0].cols) if larger else "")
+        )
     if not is_convex(quad.ideal_xy):
         # Sides that cross or fold in (a grid's perspective fitted wrong): no board's outline, read as it may.
         trusted = False

@@ -193,6 +193,27 @@ def test_squares_in_line_beyond_a_grids_edge_are_said_and_the_board_still_scored
     assert (BEYOND in reading.flags) is beyond
 
 
+def test_squares_beyond_a_kingdom_of_no_size_set_may_be_a_larger_kingdoms() -> None:
+    # A Mighty Duel kingdom with its outer row left empty, read as 5 x 5 with no size in the set-up: the row
+    # beyond is said to be a line of loose tiles, or the 7 x 7 kingdom's own (then set its size). Set up as
+    # 5 x 5, the larger size is not said.
+    photo = read_image(str(EXAMPLES / "photos" / "kingdomino.jpg"))
+    (found,) = score_image(photo, "kingdomino")
+    corners = np.asarray(found.reading.corners_xy)
+    quad = Quad(corners, corners, True, 1.0, beyond=True)
+    profile, classifier = default_profile("kingdomino"), load_classifier("kingdomino")
+    larger = BEYOND + "; if it is a board of 7 x 7 squares, set that size in the game's set-up"
+    said = {
+        name: [
+            f
+            for f in read_board(photo, quad, profile, classifier, None, None, hand).flags
+            if f.startswith(BEYOND)
+        ]
+        for name, hand in (("open", {}), ("five", {"setup": {"size": 5}}))
+    }
+    assert said == {"open": [larger], "five": [BEYOND]}
+
+
 class _SecondNobleman(TruthClassifier):
     """The truth, but one more nobleman of column ``col``'s colour seen at 95 % on the terrace above him,
     his own square's sighting at 99 %."""
