@@ -305,7 +305,8 @@ def _other_games_boards(image: NDArray[np.uint8], game: str, scored: list[Scored
         for i, board in enumerate(out):
             if doubtful[i] and any(overlap(board.reading.corners_xy, t.reading.corners_xy) for t in theirs):
                 said = OTHER_GAMES_BOARD.format(other=get_game(other).title, title=get_game(game).title)
-                out[i] = replace(board, breakdown=None, flags=(*board.flags, said))
+                unsure = replace(board.reading, trusted=False)
+                out[i] = replace(board, reading=unsure, breakdown=None, flags=(*board.flags, said))
                 doubtful[i] = False
     return out
 

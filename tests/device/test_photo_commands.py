@@ -543,7 +543,7 @@ def test_a_kingdom_sent_as_another_game_is_said_to_be_a_kingdom() -> None:
     kingdom = render_photo(RenderSpec(("kingdomino",), 6, options=options), 0).decode()
     said = "this looks like a board of Kingdomino, not of Alice's Garden: choose Kingdomino"
     boards = score_image(kingdom, "alices-garden")
-    assert boards and all(b.breakdown is None for b in boards)
+    assert boards and all(b.breakdown is None and not b.reading.trusted for b in boards)
     assert any(f.startswith(said) for b in boards for f in b.flags)
     (garden,) = score_image(read_image(str(ALICE_PHOTO)), "alices-garden")
     assert garden.breakdown is not None and not any("looks like a board of" in f for f in garden.flags)
