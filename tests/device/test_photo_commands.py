@@ -558,3 +558,15 @@ def test_a_small_photo_with_no_board_found_says_it_is_small() -> None:
         with pytest.raises(NoBoardError) as refused:
             score_image(table, "kingdomino")
         assert ("the photo is only 320 x 240 pixels" in str(refused.value)) is small
+
+
+def test_a_kingdom_small_in_the_photo_is_said_to_be_small() -> None:
+    # The bundled kingdom in a 320-pixel copy of its photo: its squares some 20 pixels across read less
+    # surely, and the player is told so; at full size, nothing said.
+    photo = read_image(str(EXAMPLES / "photos" / "kingdomino.jpg"))
+    small = cv2.resize(photo, (320, 180), interpolation=cv2.INTER_AREA)
+    said = {
+        name: [f for b in score_image(image, "kingdomino") for f in b.flags if "small in the photo" in f]
+        for name, image in (("small", small), ("full", photo))
+    }
+    assert len(said["small"]) == 1 and said["full"] == []

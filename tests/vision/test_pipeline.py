@@ -583,8 +583,9 @@ def test_a_kingdom_whose_grid_is_stretched_to_the_set_ups_size_is_told() -> None
     said = {}
     for name, photo in (("five", five), ("seven", seven)):
         boards = score_image(photo, "kingdomino", {"setup": {"size": 7}})
-        said[name] = [any(f.startswith(told) for f in b.flags) for b in boards]
-    assert said == {"five": [True], "seven": [False]}
+        said[name] = [(any(f.startswith(told) for f in b.flags), b.breakdown is not None) for b in boards]
+    # Read on a grid of the wrong size, the five's total would be the wrong grid's: not scored.
+    assert said == {"five": [(True, False)], "seven": [(False, True)]}
 
 
 def test_a_kingdom_with_a_side_on_the_photos_edge_is_not_read_whole() -> None:
