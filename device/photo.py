@@ -278,13 +278,8 @@ OTHER_GAMES_BOARD = (
 
 def _tile_games(game: str) -> list[str]:
     """The other games whose board is a grid of tiles alone, found by their art's colours (Kingdomino)."""
-    return [
-        other
-        for other in GAMES
-        if other not in (game, custom_grid.GAME)
-        and default_profile(other).tiles_only
-        and load_art(reader_for(default_profile(other)).game) is not None
-    ]
+    profiles = [default_profile(other) for other in GAMES if other not in (game, custom_grid.GAME)]
+    return [p.game for p in profiles if p.tiles_only and load_art(reader_for(p).game) is not None]
 
 
 def _other_games_boards(image: NDArray[np.uint8], game: str, scored: list[ScoredBoard]) -> list[ScoredBoard]:

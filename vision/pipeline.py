@@ -270,12 +270,14 @@ def read_board(
     """
     timings: dict[str, float] = {}
     flags: list[str] = []
+    # The board's smallest cell in photo pixels: its pixels a millimetre times the cell's side.
+    per_mm = quad_size(quad.corners_xy) / float(np.sqrt(profile.size_mm[0] * profile.size_mm[1]))
+    cell_px = per_mm * min(min(r.cell_mm) for r in profile.regions)
     if profile.tiles_only and quad.in_frame and quad.method != PLACED:
         # A board of tiles alone with a side on the photo's edge may be cut along its seams, its next row
         # beyond the photo: what is left looks whole (an independent try: 4 of 10 such scored, wrong).
-        square = quad_size(quad.corners_xy) / max(profile.regions[0].rows, profile.regions[0].cols)
         h, w = image.shape[:2]
-        quad = replace(quad, in_frame=in_frame(quad.corners_xy, (w, h), EDGE_CLEAR * square))
+        quad = replace(quad, in_frame=in_frame(quad.corners_xy, (w, h), EDGE_CLEAR * cell_px))
     trusted = quad.in_frame
     if quad.method != PLACED:  # corners a player placed are the same numbers on every machine: read as given
         quad = replace(quad, corners_xy=snapped(quad.corners_xy), ideal_xy=snapped(quad.ideal_xy))
@@ -346,10 +348,8 @@ def read_board(
     if quad.doubt:
         trusted = False
         flags.append(quad.doubt)
-    # The board's pixels a millimetre, times its smallest cell's side. Measured on kingdoms only: a board of
-    # tiles alone (a printed board's small slots read well smaller, where its print shows them in place).
-    per_mm = quad_size(quad.corners_xy) / float(np.sqrt(profile.size_mm[0] * profile.size_mm[1]))
-    cell_px = per_mm * min(min(r.cell_mm) for r in profile.regions)
+    # Measured on kingdoms only: a board of tiles alone (a printed board's small slots read well smaller,
+    # where its print shows them in place).
     if profile.tiles_only and cell_px < SMALL_CELL_SHARE * reader.crop_px:
         flags.append(SMALL_BOARD.format(px=round(cell_px)))
     if quad.beyond:
