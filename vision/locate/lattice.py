@@ -105,6 +105,12 @@ STRIP = (0.2, 0.5)
 # A kingdom holds at least 8 of its frame's 25 squares, and one further across the table looks smaller: a
 # place of the art's colours less than this share of the smallest board found holds no board.
 SMALLEST_PLACE = 0.2
+# Measured on the table's plane as a board found maps it, a place of fewer squares of that board's holds no
+# board, and one of fewer than twice as many no two side by side: a kingdom of 8 squares, at half that for
+# the place's rough outline (a kingdom's own measured 0.8-1.6 of its 25 squares on the real table photos).
+# The cards and tiles of the art beside a kingdom measure 1-3.5 there; every place is tried before a board
+# is found (the first is mostly a kingdom's).
+FEWEST_SQUARES = 4.0
 # Places tried that held no board, at most, the most art first: past these, the art's colours are clutter
 # (a score sheet's pencil, a sleeve, a box).
 FIRST_PLACES = 3
@@ -902,7 +908,12 @@ def find_lattices(
         hull = places[0]
         tried.append(hull)
         quad = None
-        if (chosen := _place_grid(image_bgr, cells, larger, camera, likeness, ends, hull)) is not None:
+        room = _squares(hull, found, camera)
+        if room < FEWEST_SQUARES:
+            continue  # tried, as a card is: it counts among the places that held no board
+        two_fit = room >= 2 * FEWEST_SQUARES
+        chosen = _place_grid(image_bgr, cells, larger, camera, likeness, ends, hull, two_fit)
+        if chosen is not None:
             (grid, known, two), size = chosen
             quad = _board(
                 image_bgr, size, art, camera, likeness, grid, known, larger if size == cells else ()
@@ -936,6 +947,7 @@ def _place_grid(
     likeness: _Likeness,
     ends: NDArray[np.float64],
     hull: Points,
+    two: bool,
 ) -> tuple[tuple[_Grid, bool, bool], tuple[int, int]] | None:
     """The grid a rough place (``hull``) holds as :func:`_taken` takes it, and its size: of ``cells``, or of
     one of ``larger``'s sizes judged better, each looked for directly. A grid of ``cells`` found inside a
@@ -943,7 +955,8 @@ def _place_grid(
     own 7 x 7 grid, and grown round it (:func:`_grown`) seldom reaches it (drawn 7 x 7 kingdoms among clutter
     with no size given: found 40-45 % that way, 65-75 % so). A larger board's lattice holds a grid of
     ``cells`` too: where none is found, no larger one is looked for (a 7 x 7 grid then ran over loose
-    dominoes and a card). None where there is none."""
+    dominoes and a card). ``two``: whether the place may hold two boards side by side. None where there is
+    none."""
     if camera is not None:
         hull = camera.undistort_px(hull)
     # Found once for every size and spacing looked for (the same each time: a fixed seed).
@@ -958,7 +971,7 @@ def _place_grid(
         # a board's shape was found.
         double = (
             {}
-            if True in single
+            if True in single or not two
             else _grids(image_bgr, size, camera, likeness, ways, hull, boards=2, finest=finest)
         )
         return _taken(single, double)
@@ -1000,16 +1013,31 @@ def _smaller_tiles(quad: Quad, other: Quad) -> bool:
     the table's plane as ``other``'s grid maps it."""
     size = np.sqrt(_area(other.ideal_xy))
     near = np.linalg.norm(quad.ideal_xy.mean(axis=0) - other.ideal_xy.mean(axis=0)) <= BESIDE * size
-    if quad is other or not near or quad.cells is None or other.cells is None:
+    if quad is other or not near or quad.cells is None:
         return False
-    nx, ny = other.cells
-    to_cells = homography_from_points(other.ideal_xy, [(0, 0), (nx, 0), (nx, ny), (0, ny)])
-    ends = np.hstack([quad.ideal_xy, np.ones((4, 1))]) @ to_cells.T
+    squares = _in_squares(quad.ideal_xy, other)
+    return squares is not None and bool(np.sqrt(squares / (quad.cells[0] * quad.cells[1])) < SAME_TILES)
+
+
+def _in_squares(outline: Points, board: Quad) -> float | None:
+    """The area of ``outline`` (ideal pixels) in ``board``'s squares, on the table's plane as its grid maps
+    it; None for an outline that runs past the board's horizon (too far off to say) or a board of no grid."""
+    if board.cells is None:
+        return None
+    nx, ny = board.cells
+    to_cells = homography_from_points(board.ideal_xy, [(0, 0), (nx, 0), (nx, ny), (0, ny)])
+    ends = np.hstack([outline, np.ones((len(outline), 1))]) @ to_cells.T
     if not (ends[:, 2] > 0).all() and not (ends[:, 2] < 0).all():
-        return False  # it runs past other's horizon: a grid too far off to say
-    seen = ends[:, :2] / ends[:, 2:]
-    tile = np.sqrt(_area(seen) / (quad.cells[0] * quad.cells[1]))
-    return bool(tile < SAME_TILES)
+        return None
+    return _area(ends[:, :2] / ends[:, 2:])
+
+
+def _squares(place: Points, found: Sequence[Quad], camera: CameraModel | None) -> float:
+    """The most squares a rough place (photo pixels) holds of any board found, on the table's plane; as
+    many as it likes where none is found or no board's grid can say."""
+    ideal = camera.undistort_px(place) if camera is not None else place
+    held = [_in_squares(ideal, q) for q in found]
+    return float("inf") if not found or None in held else max(h for h in held if h is not None)
 
 
 def _shared(a: Points, b: Points) -> float:

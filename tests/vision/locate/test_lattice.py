@@ -408,6 +408,45 @@ def test_a_board_alone_in_a_patch_too_large_for_one_board_is_scored(monkeypatch:
     assert quad.doubt == ""
 
 
+def test_a_place_too_small_on_the_table_to_hold_a_kingdom_beside_one_found_is_not_searched(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # Seen at a slant, patches of the art nearer the camera than a kingdom found look large in the photo. On
+    # the table's plane, as the kingdom's grid maps it: 3 of its squares hold no kingdom (not searched), 6
+    # hold one (searched as one board), 12 may hold two side by side (searched as two as well).
+    board = np.array([(250.0, 100.0), (550.0, 100.0), (650.0, 350.0), (150.0, 350.0)])
+    to_photo = cv2.getPerspectiveTransform(
+        np.array([(0, 0), (5, 0), (5, 5), (0, 5)], np.float32), board.astype(np.float32)
+    )
+
+    def on_table(x: float, y: float, w: float, h: float) -> np.ndarray:
+        square = np.array([(x, y), (x + w, y), (x + w, y + h), (x, y + h)], np.float32).reshape(-1, 1, 2)
+        return np.asarray(cv2.perspectiveTransform(square, to_photo).reshape(-1, 2), np.float64)
+
+    places = {"kingdom": board, "3": on_table(1.0, 5.5, 3.0, 1.0), "6": on_table(-3.0, 2.0, 2.0, 3.0)}
+    places["12"] = on_table(6.0, 1.0, 3.0, 4.0)
+    # Each looks large enough in the photo for the rule that ignores perspective (a fifth of the board).
+    assert all(lattice._area(p) >= lattice.SMALLEST_PLACE * lattice._area(board) for p in places.values())
+    searched: list[tuple[str, int]] = []
+
+    def grids(*args: object, boards: int = 1, **_: object) -> dict[bool, object]:
+        name = next(n for n, p in places.items() if p is args[5])
+        searched.append((name, boards))
+        return {True: (1.0, np.eye(3), None)} if name == "kingdom" else {}
+
+    def board_found(*_: object) -> Quad:
+        return Quad(board, board, True, 1.0, method="grid", cells=(5, 5))
+
+    outlines = list(places.values())
+    monkeypatch.setattr(lattice, "_places", lambda _, __, join=1.0: outlines if join == 1.0 else [])
+    monkeypatch.setattr(lattice, "_grids", grids)
+    monkeypatch.setattr(lattice, "_board", board_found)
+    photo = np.full((600, 1100, 3), 90, np.uint8)
+    (quad,) = find_lattices(photo, (5, 5), ArtColours.learn([_tiles(5, 5, seed=3)]))
+    assert quad.cells == (5, 5)
+    assert searched == [("kingdom", 1), ("6", 1), ("12", 1), ("12", 2)]
+
+
 def test_a_card_of_smaller_squares_of_the_art_beside_a_kingdom_is_no_board() -> None:
     # A score card printed with the kingdom's art in squares half a tile across, laid a few millimetres from
     # the kingdom: its grid is found too, but one set's tiles are one size. The kingdom alone, scored.
