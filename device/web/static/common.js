@@ -19,6 +19,11 @@ async function api(url, options = {}) {
   return body;
 }
 
+const NOT_SCORED = "not scored: ";
+const CORRECTED = "corrected by hand";
+// What a board's reading asks the player to check (a correction by hand is no such thing).
+const toCheck = (board) => (board.flags || []).filter((f) => f !== CORRECTED && !f.startsWith(NOT_SCORED));
+
 // A random Idempotency-Key for a send (the same in its retries). Not crypto.randomUUID: it needs an https
 // page, and phones reach the scorer over plain http.
 function newKey() {

@@ -344,7 +344,6 @@ function editor(i) {
   return el("details", {}, el("summary", {}, "Advanced: edit the board as JSON (what the lists cannot set)"), area);
 }
 
-const NOT_SCORED = "not scored: ";
 // The reader's own refusal of a board ("no clear top edge: ...; not scored", "...; not scored: give its
 // corners"): the photo's doubt about the board itself, which no hand entry answers.
 const REFUSED = /; not scored(: |$)/;
@@ -363,9 +362,6 @@ function whyNot(board) {
 const scored = (board) => board.total !== null || (board.players || []).length > 0;
 const ranked = (players) => [...players].sort((a, b) => a.rank - b.rank);
 
-const CORRECTED = "corrected by hand";
-// What a board's reading asks the player to check (a correction by hand is no such thing).
-const toCheck = (board) => board.flags.filter((f) => f !== CORRECTED && !f.startsWith(NOT_SCORED));
 const points = (n) => `${n} point${n === 1 ? "" : "s"}`;
 
 // Who wins a table of boards scored apart (Zen Garden's gardens, one photo of several kingdoms): the best

@@ -29,14 +29,23 @@ function boardName(board, i, count) {
   return `Board ${(typeof board.seat === "number" ? board.seat : i) + 1}`;
 }
 
-// One entry per player: a shared board (Four Gardens, Tang Garden) holds every player's score.
+// One entry per player: a shared board (Four Gardens, Tang Garden) holds every player's score. ``check``: its
+// board's reading asks a player to look at it (a square unsure, a board perhaps of another game).
 function players(boards) {
   return boards.flatMap((b, i) => {
     const data = b.board || b; // a history record's board carries its reading under "board"
     const shared = data.players || [];
-    if (shared.length) return shared.map((p) => ({ name: p.player, total: p.total, lines: p.lines || [] }));
-    return [{ name: boardName(b, i, boards.length), total: b.total ?? data.total ?? null, lines: data.lines || [] }];
+    const check = toCheck(data).length > 0;
+    if (shared.length) return shared.map((p) => ({ name: p.player, total: p.total, lines: p.lines || [], check }));
+    const total = b.total ?? data.total ?? null;
+    return [{ name: boardName(b, i, boards.length), total, lines: data.lines || [], check }];
   });
+}
+
+// Under a total, what a player at the table should do about it; nothing for a board read with no doubt.
+function note(player) {
+  if (player.total === null) return "not scored: check the board";
+  return player.check ? "to check on a phone" : null;
 }
 
 // The time, and the day too when it is not today's.
@@ -92,7 +101,7 @@ function show(title, boards, said) {
         { class: p.total !== null && p.total === best ? "seat best" : "seat" },
         el("div", { class: "name" }, p.name),
         el("div", { class: "points" }, p.total ?? "–"),
-        p.total === null ? el("div", { class: "note" }, "not scored: check the board") : null,
+        note(p) ? el("div", { class: "note" }, note(p)) : null,
       ),
     ),
   );

@@ -518,6 +518,15 @@ def _tv_scores(driver: webdriver.Chrome) -> list[tuple[str, str]]:
     return [(name, points) for name, points in seats]
 
 
+def _tv_notes(driver: webdriver.Chrome) -> list[str]:
+    """The note under each seat's points ("" where there is none)."""
+    notes: list[str] = driver.execute_script(
+        "return [...document.querySelectorAll('#scores .seat')].map((s) =>"
+        " (s.querySelector('.note') || {textContent: ''}).textContent);"
+    )
+    return notes
+
+
 def _open_tv_as_the_kiosk(site: Site, driver: webdriver.Chrome) -> WebDriverWait[webdriver.Chrome]:
     """The TV page as the kiosk opens it at start: the page file ``garden-scorer kiosk-page`` writes (the
     token never in an address) signs it in, then it shows the pairing code, once loaded."""
@@ -581,6 +590,14 @@ def test_the_tv_shows_live_scores_and_status_messages(site: Site, driver: webdri
     _publish(site, "score", _live_boards(("north", "Alice", 41), ("south", "Bob", 52)))
     wait.until(lambda d: _tv_scores(d) == [("Alice", "41"), ("Bob", "52")], "the new score was not shown")
     assert driver.find_element(By.CSS_SELECTOR, ".seat.best .name").text == "Bob"
+    assert _tv_notes(driver) == ["", ""]
+
+    # A total whose board asks to be checked says so under it, read from across the room.
+    flagged = _live_boards(("north", "Alice", 41), ("south", "Bob", 53))
+    flagged["boards"][1]["flags"] = ["3 cells read with low confidence: check them"]
+    _publish(site, "score", flagged)
+    wait.until(lambda d: _tv_scores(d) == [("Alice", "41"), ("Bob", "53")], "the flagged score was not shown")
+    assert _tv_notes(driver) == ["", "to check on a phone"]
 
     message = "a hand is over seat 2's board"
     _publish(site, "status", {"status": "occluded", "message": message, "occluded": ["south"]})
