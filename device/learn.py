@@ -53,7 +53,7 @@ from vision.camera_model import CameraModel, matrix_or_guess
 from vision.geometry import Points
 from vision.locate.board import Quad
 from vision.locate.rectangle import aspect
-from vision.pipeline import BoardReading, NoBoardError, locate_boards, read_photo
+from vision.pipeline import OUT_OF_PHOTO, BoardReading, NoBoardError, locate_boards, read_photo
 from vision.profile import BoardProfile
 from vision.read.colour import BoardColour, measure
 from vision.read.upright import Turns, weigh_turns
@@ -213,7 +213,7 @@ def make_profile(state: StateDir, profile: BoardProfile, reading: BoardReading |
     then not normalised). A board partly out of the photo is refused before anything is saved.
     """
     if reading is not None and not reading.in_frame:
-        raise StateError("the board is partly out of the photo: move the camera or the board")
+        raise StateError(OUT_OF_PHOTO)
     save_profile(state, profile)
     if reading is None:
         return None
