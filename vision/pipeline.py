@@ -86,9 +86,7 @@ UNKNOWN_RUN = (
 
 
 NO_TOP_EDGE = "no clear top edge: this may not be a board of this game; not scored"
-# More than this share of a board's cells read unsure: they look like nothing of its game (an Alice's Garden
-# board read as a kingdom reads every square unsure; a real kingdom at a slant, in glare, 4-11 of its 25).
-UNLIKE_SHARE = 0.8
+# Said of a board of more unsure cells than its reader's ``unlike_share``.
 UNLIKE = (
     "{unsure} of its {cells} cells look like nothing of {title}: this may be another game's board, or none; "
     "not scored"
@@ -492,7 +490,7 @@ def _concluded(
     flags.extend(reader.notes(profile, readings))
     # A copy of its own no model learnt reads unsure until taught: its owner is asked to check each cell.
     title = get_entry(profile.game).rules.title
-    unlike = len(unsure) > UNLIKE_SHARE * len(confidences) and not own_printing(profile)
+    unlike = len(unsure) > reader.unlike_share * len(confidences) and not own_printing(profile)
     if unlike:
         flags.append(UNLIKE.format(unsure=len(unsure), cells=len(confidences), title=title))
     sparse = False

@@ -8,12 +8,22 @@ from typing import Any
 from scoring import alices_garden
 from vision.geometry import CellKey
 from vision.profile import BoardProfile
-from vision.reader_api import CellLabels, Head, Known, ReaderBase, Reading, class_index, grid_classes
+from vision.reader_api import (
+    PRINTED_UNLIKE_SHARE,
+    CellLabels,
+    Head,
+    Known,
+    ReaderBase,
+    Reading,
+    class_index,
+    grid_classes,
+)
 
 
 class AliceReader(ReaderBase):
     game: str = alices_garden.GAME
     regions: tuple[str, ...] = ("grid",)
+    unlike_share: float = PRINTED_UNLIKE_SHARE
     # Empty squares look different on grass and on the chess path; both read as empty for scoring.
     heads: tuple[Head, ...] = (
         Head("cell", ("empty_grass", "empty_chess", "rose", "mushroom", "tree", "chess_piece", "gardener")),
