@@ -79,8 +79,13 @@ def json_depth(body: bytes) -> int:
     return int(np.cumsum(steps).max(initial=0))
 
 
+def in_words(size: int) -> str:
+    """A size in bytes as a player reads it: 20 MB, 256 kB."""
+    return f"{size / 2**20:.0f} MB" if size >= 2**20 else f"{size / 2**10:.0f} kB"
+
+
 def over_limit(limit: int) -> str:
-    return f"the request is over the {limit}-byte limit; send a smaller photo"
+    return f"the photo is over the {in_words(limit)} the scorer takes; send a smaller photo"
 
 
 class Guarded(APIRoute):
@@ -206,7 +211,7 @@ class BodyPace:
         """Any body but photos: small, read whole here (JSON checked before any parser meets it), then given
         to the app."""
         limit = JSON_BODY_BYTES
-        too_big = f"the request is over the {limit}-byte limit of what is not a photo"
+        too_big = f"the request is over the {in_words(limit)} the scorer takes of what is not a photo"
         try:
             if declared.isdigit() and int(declared) > limit:
                 raise HTTPException(413, too_big)
