@@ -24,6 +24,8 @@ class AliceReader(ReaderBase):
     game: str = alices_garden.GAME
     regions: tuple[str, ...] = ("grid",)
     unlike_share: float = PRINTED_UNLIKE_SHARE
+    # Its one fact: the chess path is printed down its columns, the grass elsewhere.
+    ruled_out: str = "an empty chess square off the chess path's columns, or grass on them"
     # Empty squares look different on grass and on the chess path; both read as empty for scoring.
     heads: tuple[Head, ...] = (
         Head("cell", ("empty_grass", "empty_chess", "rose", "mushroom", "tree", "chess_piece", "gardener")),
