@@ -41,7 +41,7 @@ from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 from starlette.datastructures import UploadFile
 
 from calibration import teaching
-from calibration.profiles import check_teaches, profile_exists
+from calibration.profiles import check_teaches, list_profiles, profile_exists
 from calibration.statedir import check_name
 from calibration.store import StoreError
 from device.history import UPLOAD, AlreadyRecorded, Change, GameNotFound, GameRecord, History, Sender
@@ -704,6 +704,7 @@ async def upload(
     keeper: KeeperDep,
     setup: SetupDep,
     players: PlayersDep,
+    state: StateDep,
     profile: str | None = None,
     idempotency_key: IdempotencyKey = None,
 ) -> ScoreResult:
@@ -716,6 +717,14 @@ async def upload(
             check_name(profile)
     except (StateError, StoreError) as exc:
         raise HTTPException(400, str(exc)) from None
+    if profile is not None and not profile_exists(state, profile):
+        # In a phone's words: the store's own message names its folder and a command to run.
+        known = ", ".join(list_profiles(state)) or "none yet"
+        raise HTTPException(
+            400,
+            f"this scorer has no board profile named {profile!r} (it has: {known}): pick one on the home "
+            "page, or make one on the calibration page",
+        )
     sender = _sender(players, request, response, idempotency_key)
     if (done := await run_in_threadpool(keeper.replayed, sender)) is not None:
         return done

@@ -383,6 +383,11 @@ def test_bad_requests_get_a_clear_4xx(local: TestClient, fake: FakeScore) -> Non
     assert response.status_code == 400 and "known games: alices-garden" in response.json()["detail"]
     response = local.post("/api/score?game=alices-garden&profile=../etc", files={"file": ("a.jpg", _jpeg())})
     assert response.status_code == 400 and "profile name" in response.json()["detail"]
+    # A profile this scorer has not: said in a phone's words, no folder, no command to run.
+    said = local.post("/api/score?game=alices-garden&profile=nope", files={"file": ("a.jpg", _jpeg())})
+    assert said.status_code == 400
+    assert said.json()["detail"].startswith("this scorer has no board profile named 'nope'")
+    assert "garden-scorer" not in said.json()["detail"] and "/" not in said.json()["detail"]
     response = local.post("/api/score?game=alices-garden", json={"file": "x"})
     assert response.status_code == 415
     response = local.post(
