@@ -283,12 +283,10 @@ def _tile_games(game: str) -> list[str]:
 
 
 def _other_games_boards(image: NDArray[np.uint8], game: str, scored: list[ScoredBoard]) -> list[ScoredBoard]:
-    """``scored`` with each board scored but read doubtfully (:data:`DOUBTFUL_SHARE`) that lies where a board
-    of another game is read and scored (:func:`_tile_games`) left unscored, saying which game it shows."""
-    doubtful = [
-        b.breakdown is not None and len(b.reading.low_confidence) >= DOUBTFUL_SHARE * len(b.reading.readings)
-        for b in scored
-    ]
+    """``scored`` with each board read doubtfully (:data:`DOUBTFUL_SHARE`) that lies where a board of another
+    game is read and scored (:func:`_tile_games`) left unscored, saying which game it shows: also one its own
+    reading left unscored (most of its cells unsure), which could only say it may be another game's."""
+    doubtful = [len(b.reading.low_confidence) >= DOUBTFUL_SHARE * len(b.reading.readings) for b in scored]
     if not any(doubtful):
         return scored
     out = list(scored)

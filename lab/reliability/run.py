@@ -219,7 +219,7 @@ def audit_security(app: FastAPI, max_upload_bytes: int | None = None) -> Securit
             files={"file": ("bomb.png", _png_claiming(60_000, 60_000), "image/png")},
         )
         for name, response, expected, word in (
-            ("an upload over the limit", too_big, 413, "limit"),
+            ("an upload over the limit", too_big, 413, "the scorer takes"),
             ("a photo claiming 3.6 billion pixels", bomb, 400, "pixel"),
         ):
             if response.status_code == expected and word in response.json().get("detail", ""):
