@@ -127,9 +127,8 @@ SMALLER_INSIDE = (
 # taken to run on beyond it.
 EDGE_CLEAR = 0.25
 OUT_OF_PHOTO = "the board is partly out of the photo: move the camera or the board"
-# Said of a board of tiles alone within EDGE_CLEAR of the photo's edge: whole in view, perhaps, but a photo
-# cut along a row's seams looks just so (an independent try: kingdoms cropped tight were told to move the
-# camera).
+# Said of a board of tiles alone at or within EDGE_CLEAR of the photo's edge: whole in view, perhaps, but a
+# photo cut along a row's seams looks just so.
 AT_PHOTO_EDGE = (
     "the board reaches the photo's edge, so it may run on beyond it: photograph it again with some table "
     "round every side (a quarter of a square or more)"
@@ -279,13 +278,14 @@ def read_board(
     # The board's smallest cell in photo pixels: its pixels a millimetre times the cell's side.
     per_mm = quad_size(quad.corners_xy) / float(np.sqrt(profile.size_mm[0] * profile.size_mm[1]))
     cell_px = per_mm * min(min(r.cell_mm) for r in profile.regions)
-    out_of_photo = OUT_OF_PHOTO
+    # A board of tiles alone at the photo's edge may be whole or cut along its seams: it is asked for again
+    # with table round it (an independent try: kingdoms cropped tight were told to move the camera).
+    out_of_photo = AT_PHOTO_EDGE if profile.tiles_only and quad.method != PLACED else OUT_OF_PHOTO
     if profile.tiles_only and quad.in_frame and quad.method != PLACED:
         # A board of tiles alone with a side on the photo's edge may be cut along its seams, its next row
         # beyond the photo: what is left looks whole (an independent try: 4 of 10 such scored, wrong).
         h, w = image.shape[:2]
         quad = replace(quad, in_frame=in_frame(quad.corners_xy, (w, h), EDGE_CLEAR * cell_px))
-        out_of_photo = AT_PHOTO_EDGE
     trusted = quad.in_frame
     if quad.method != PLACED:  # corners a player placed are the same numbers on every machine: read as given
         quad = replace(quad, corners_xy=snapped(quad.corners_xy), ideal_xy=snapped(quad.ideal_xy))
