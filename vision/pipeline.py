@@ -86,7 +86,12 @@ UNKNOWN_RUN = (
 
 
 NO_TOP_EDGE = "no clear top edge: this may not be a board of this game; not scored"
-# Said of a board of more unsure cells than its reader's ``unlike_share``.
+# More than this share of a board's cells read unsure: they look like nothing of its game (an Alice's Garden
+# board read as a kingdom reads every square unsure; a real kingdom at a slant, in glare, 4-11 of its 25).
+UNLIKE_SHARE = 0.8
+# The share for a game whose boards are read surely (``Reader.printed_sure``): at most 7 % of a drawn
+# board's cells unsure, 23-92 % of a patch of table, a window or a kingdom read as one.
+SURE_UNLIKE_SHARE = 0.4
 UNLIKE = (
     "{unsure} of its {cells} cells look like nothing of {title}: this may be another game's board, or none; "
     "not scored"
@@ -316,7 +321,9 @@ def read_board(
         orientation = orienter.orient(image, profile, quad.ideal_xy, camera)
         timings["orient"] = (time.perf_counter() - t) * 1000
         corners = orientation.ideal_corners_xy
-        if orientation.certainty < NO_ORIENTATION or orientation.score < 0.5:
+        # A game's board read surely is read upright surely too: doubt about its turn is doubt about its game.
+        refused = DOUBTFUL_ORIENTATION if reader.printed_sure else NO_ORIENTATION
+        if orientation.certainty < refused or orientation.score < 0.5:
             trusted = False
             flags.append(NO_TOP_EDGE)
         elif orientation.certainty < DOUBTFUL_ORIENTATION:
@@ -490,7 +497,8 @@ def _concluded(
     flags.extend(reader.notes(profile, readings))
     # A copy of its own no model learnt reads unsure until taught: its owner is asked to check each cell.
     title = get_entry(profile.game).rules.title
-    unlike = len(unsure) > reader.unlike_share * len(confidences) and not own_printing(profile)
+    share = SURE_UNLIKE_SHARE if reader.printed_sure else UNLIKE_SHARE
+    unlike = len(unsure) > share * len(confidences) and not own_printing(profile)
     if unlike:
         flags.append(UNLIKE.format(unsure=len(unsure), cells=len(confidences), title=title))
     sparse = False

@@ -266,9 +266,13 @@ class Reader(Protocol):
     # What the board's facts rule out, in its game's words: said where a cell read surely alone is read
     # otherwise with the rest of the board.
     ruled_out: str
-    # More than this share of a board's cells read unsure: they look like nothing of its game, and the board
-    # is not scored (another game's board, or none).
-    unlike_share: float
+    # A board of the game is read surely, its printing known to the models (drawn boards in art no model
+    # learnt, no calibration: at most 7 % of cells unsure, the turn at least 0.99 sure, 160 boards of Alice's
+    # Garden, Sanssouci, Zen Garden and Four Gardens): a board read with many cells unsure, or its turn in
+    # doubt, may be another game's or none, and is not scored. An independent try saw a bare table, a window
+    # and kingdoms scored as Alice's Garden, 22-37 of 48 cells unsure or the turn 0.9-0.99 sure. Tang
+    # Garden from one slanted photo reads up to 46 % of a drawn board unsure: not so.
+    printed_sure: bool
     # Each piece printed once (None: pieces may repeat): a photo's boards are read apart by it.
     one_each: OneEach | None
 
@@ -326,14 +330,6 @@ class Reader(Protocol):
         ...
 
 
-# A printed board of a shipped game reads few of its cells unsure (drawn boards in art no model learnt, with
-# no calibration: at most 7 % on 120 boards of Alice's Garden, Sanssouci, Zen Garden and Four Gardens); a
-# patch of table, a window or a kingdom read as one of them, 23-92 % (an independent try: a bare table read
-# as Alice's Garden, 37 of 48 unsure, was scored). Tang Garden read from one slanted photo reads up to 46 %
-# of a real board unsure, and keeps the default.
-PRINTED_UNLIKE_SHARE = 0.4
-
-
 class ReaderBase:
     """What a reader is unless its board says otherwise: crops upright, read once, any slant alike, and no
     fact of the board beyond its cells. A game's reader overrides what its board has."""
@@ -353,9 +349,7 @@ class ReaderBase:
         "a piece seen twice, one nobody owns, more or fewer than the cards say, against the printing"
     )
     one_each: OneEach | None = None
-    # An Alice's Garden board read as a kingdom reads every square unsure; a real kingdom at a slant, in
-    # glare, 4-11 of its 25.
-    unlike_share: float = 0.8
+    printed_sure: bool = False
 
     def exactly_one(self, profile: BoardProfile) -> tuple[OneOf, ...]:
         return ()

@@ -27,6 +27,7 @@ from vision.locate.edges import ASPECT_TOLERANCE, aspect_error
 from vision.pipeline import (
     AT_PHOTO_EDGE,
     BEYOND,
+    NO_TOP_EDGE,
     OUT_OF_PHOTO,
     UNKNOWN_RUN,
     NoBoardError,
@@ -270,6 +271,31 @@ def test_a_printed_board_read_mostly_unsure_is_not_scored_as_its_game(
     said = any("look like nothing of Alice's Garden" in f for f in reading.flags)
     assert said is unlike
     assert reading.trusted is not unlike
+
+
+class _DoubtfulTurn(OrientationModel):
+    """The layout model's turn, at ``certainty`` of the four: a board of the game reads 0.99 or more."""
+
+    def __init__(self, game: str, certainty: float) -> None:
+        super().__init__(orient_model_path(game))
+        self.certainty = certainty
+
+    def orient(self, *args: Any, **kwargs: Any) -> Any:
+        return replace(super().orient(*args, **kwargs), certainty=self.certainty)
+
+
+@pytest.mark.parametrize(("certainty", "trusted"), [(0.995, True), (0.95, False)])
+def test_a_printed_board_whose_turn_is_in_doubt_is_not_scored_as_its_game(
+    certainty: float, trusted: bool
+) -> None:
+    # An independent try saw a window and a kingdom scored as Alice's Garden, every cell read surely, only the
+    # turn in doubt (0.9-0.99): a board of a game read surely is read upright surely too.
+    image, board, camera, quad = _placed("alices-garden", 2)
+    profile = default_profile("alices-garden")
+    orienter = _DoubtfulTurn("alices-garden", certainty)
+    reading = read_board(image, quad, profile, TruthClassifier(profile, board["cells"]), orienter, camera)
+    assert reading.trusted is trusted
+    assert (NO_TOP_EDGE in reading.flags) is not trusted
 
 
 def test_a_cell_sure_alone_but_read_otherwise_with_the_board_is_shown_for_checking() -> None:

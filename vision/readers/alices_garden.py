@@ -9,7 +9,6 @@ from scoring import alices_garden
 from vision.geometry import CellKey
 from vision.profile import BoardProfile
 from vision.reader_api import (
-    PRINTED_UNLIKE_SHARE,
     CellLabels,
     Head,
     Known,
@@ -23,7 +22,7 @@ from vision.reader_api import (
 class AliceReader(ReaderBase):
     game: str = alices_garden.GAME
     regions: tuple[str, ...] = ("grid",)
-    unlike_share: float = PRINTED_UNLIKE_SHARE
+    printed_sure: bool = True
     # Its one fact: the chess path is printed down its columns, the grass elsewhere.
     ruled_out: str = "an empty chess square off the chess path's columns, or grass on them"
     # Empty squares look different on grass and on the chess path; both read as empty for scoring.

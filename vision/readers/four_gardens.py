@@ -21,7 +21,6 @@ from vision.geometry import CellKey
 from vision.profile import BoardProfile
 from vision.reader_api import (
     LOW_CONFIDENCE,
-    PRINTED_UNLIKE_SHARE,
     CellLabels,
     Head,
     ReaderBase,
@@ -76,7 +75,7 @@ class FourGardensReader(ReaderBase):
     """The Scoreboard: regions ``track:NAME``; a head per marker colour, each answering "no" or "yes"."""
 
     game: str = four_gardens.GAME
-    unlike_share: float = PRINTED_UNLIKE_SHARE
+    printed_sure: bool = True
     # A standing marker 10 mm tall leans up to about its height off its space in a tilted photo: the crop
     # takes that much around the space, so a marker on it is seen whole and one leaning in from the next
     # space shows where it stands. 64 pixels, read through a strided first layer (its model card). Cut

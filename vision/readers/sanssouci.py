@@ -12,7 +12,6 @@ from vision.geometry import CellKey
 from vision.profile import BoardProfile
 from vision.reader_api import (
     IGNORE,
-    PRINTED_UNLIKE_SHARE,
     CellLabels,
     Head,
     Known,
@@ -37,7 +36,7 @@ def player_colour(board: sanssouci.SanssouciBoard) -> str:
 class SanssouciReader(ReaderBase):
     game: str = sanssouci.GAME
     regions: tuple[str, ...] = ("terrace", "grid")
-    unlike_share: float = PRINTED_UNLIKE_SHARE
+    printed_sure: bool = True
     heads: tuple[Head, ...] = (
         Head("square", (sanssouci.EMPTY, sanssouci.PREPRINTED, sanssouci.SYMBOL, sanssouci.GARDENER)),
         Head("noble", ("none", *NOBLE_COLOURS)),

@@ -10,7 +10,6 @@ from vision.geometry import CellKey
 from vision.profile import BoardProfile
 from vision.reader_api import (
     IGNORE,
-    PRINTED_UNLIKE_SHARE,
     CellLabels,
     Head,
     OneEach,
@@ -30,7 +29,7 @@ class ZenReader(ReaderBase):
 
     game: str = zen_garden.GAME
     regions: tuple[str, ...] = ("grid", "coins")
-    unlike_share: float = PRINTED_UNLIKE_SHARE
+    printed_sure: bool = True
     heads: tuple[Head, ...] = (
         Head("floor", tuple(zen_garden.FLOOR_LETTERS), zen_garden.FLOOR_LETTERS),
         Head(
