@@ -283,12 +283,12 @@ def read_board(
     # The board's smallest cell in photo pixels: its pixels a millimetre times the cell's side.
     per_mm = quad_size(quad.corners_xy) / float(np.sqrt(profile.size_mm[0] * profile.size_mm[1]))
     cell_px = per_mm * min(min(r.cell_mm) for r in profile.regions)
-    # A board of tiles alone at the photo's edge may be whole or cut along its seams: it is asked for again
-    # with table round it (an independent try: kingdoms cropped tight were told to move the camera).
-    out_of_photo = AT_PHOTO_EDGE if profile.tiles_only and quad.method != PLACED else OUT_OF_PHOTO
-    if profile.tiles_only and quad.in_frame and quad.method != PLACED:
-        # A board of tiles alone with a side on the photo's edge may be cut along its seams, its next row
-        # beyond the photo: what is left looks whole (an independent try: 4 of 10 such scored, wrong).
+    # A board of tiles alone found at the photo's edge may be whole or cut along its seams, its next row
+    # beyond the photo: what is left looks whole (an independent try: 4 of 10 such scored, wrong). It is
+    # asked for again with table round it (kingdoms cropped tight were told to move the camera).
+    tiles_found = profile.tiles_only and quad.method != PLACED
+    out_of_photo = AT_PHOTO_EDGE if tiles_found else OUT_OF_PHOTO
+    if tiles_found and quad.in_frame:
         h, w = image.shape[:2]
         quad = replace(quad, in_frame=in_frame(quad.corners_xy, (w, h), EDGE_CLEAR * cell_px))
     trusted = quad.in_frame
