@@ -115,8 +115,11 @@ READ_DECODE_BYTES = 96 * 2**20
 
 
 def check_photo(data: bytes) -> tuple[int, int]:
-    """A photo's size as viewed, once its header shows that :func:`decode_photo` may decode it."""
-    return check_image(data, long_side=READ_LONG_SIDE, max_bytes=READ_DECODE_BYTES)
+    """A photo's size as viewed, once its header shows that :func:`decode_photo` may decode it and that it is
+    not too small to read (said at the size it was sent: decoded, a very long one is shrunk)."""
+    width, height = check_image(data, long_side=READ_LONG_SIDE, max_bytes=READ_DECODE_BYTES)
+    _large_enough(width, height)
+    return width, height
 
 
 def decode_photo(data: bytes) -> NDArray[np.uint8]:
@@ -324,18 +327,25 @@ SMALL_PHOTO = "; the photo is only {w} x {h} pixels: if it was sent as a small c
 GREY_SPREAD = 6
 
 
-def readable(image: NDArray[np.uint8]) -> None:
-    """StateError, in the player's words, for a photo no board can be read from: too small, or in black and
-    white (tiles and pieces are told apart by their colours)."""
-    h, w = image.shape[:2]
-    if min(h, w) < SMALLEST_PHOTO_SIDE:
+def _large_enough(width: int, height: int) -> None:
+    if min(width, height) < SMALLEST_PHOTO_SIDE:
         raise StateError(
-            f"the photo is only {w} x {h} pixels, too small to read a board: send it at its full size"
+            f"the photo is only {width} x {height} pixels, too small to read a board: send it at its full "
+            "size"
         )
+
+
+def readable(image: NDArray[np.uint8]) -> None:
+    """StateError, in the player's words, for a photo no board can be read from: too small, blank, or in
+    black and white (tiles and pieces are told apart by their colours)."""
+    h, w = image.shape[:2]
+    _large_enough(w, h)
     step = max(1, min(h, w) // 100)  # some ten thousand pixels tell, in a millisecond (every live frame)
     sample = image[::step, ::step]
     spread = sample.max(axis=2) - sample.min(axis=2)  # uint8: max >= min
     if np.count_nonzero(spread > GREY_SPREAD) <= 0.01 * spread.size:
+        if int(sample.max()) - int(sample.min()) <= GREY_SPREAD:
+            raise StateError("the photo is blank (all of one grey): take or send a photo of the board")
         raise StateError(
             "the photo has no colour (black and white): tiles and pieces are told apart by their colours, "
             "so take or send it in colour"

@@ -26,6 +26,7 @@ import threading
 import zlib
 from collections.abc import Iterator
 from dataclasses import dataclass, replace
+from typing import Any
 
 import cv2
 import numpy as np
@@ -93,6 +94,12 @@ _PNG_KEPT = {
 }  # fmt: skip
 # Samples a pixel of each PNG colour type holds: grey, RGB, palette (given as RGB), grey + alpha, RGBA.
 _PNG_CHANNELS = {0: 1, 2: 3, 3: 3, 4: 2, 6: 4}
+_PNG_ALPHA = {4, 6}
+# What a transparent PNG is shown over, as a viewer's page shows it: white. Read as stored, a picture whose
+# every pixel is transparent (blank in any viewer) would be read by the colours under its alpha.
+_PAGE = 255
+# Rows composited at a time: what the compositing holds beyond the image is bounded.
+_ROWS = 256
 _PNG_DEPTHS = {1, 2, 4, 8, 16}
 
 
@@ -114,6 +121,8 @@ class _Header:
     """The bytes of a progressive JPEG's coefficients, held at full size while it is decoded."""
     scans: int = 1
     """A JPEG's scans (one for a baseline JPEG)."""
+    transparent: bool = False
+    """A PNG that may be transparent (an alpha channel, or a tRNS chunk): shown over a page, not as stored."""
 
 
 def image_size(data: bytes) -> tuple[int, int]:
@@ -161,22 +170,36 @@ def _png_header(data: bytes) -> _Header:
             f"the PNG's header is corrupt (bit depth {depth}, colour type {colour}); export or upload it "
             "again"
         )
-    pixel_bytes = _PNG_CHANNELS[colour] * (2 if depth == 16 else 1)
-    return _Header((int(width), int(height)), _png_orientation(data), pixel_bytes, _PNG_COPIES)
+    # Held as 8-bit BGRA too, when it is shown over a page.
+    transparent = colour in _PNG_ALPHA or b"tRNS" in _png_chunks(data)
+    pixel_bytes = max(_PNG_CHANNELS[colour] * (2 if depth == 16 else 1), 4 if transparent else 0)
+    return _Header(
+        (int(width), int(height)),
+        _png_orientation(data),
+        pixel_bytes,
+        _PNG_COPIES,
+        transparent=transparent,
+    )
 
 
-def _png_orientation(data: bytes) -> int:
-    """The Orientation tag of a PNG's eXIf chunk (which comes before its image data); 1 where there is none.
-    Viewers turn a PNG by it as they turn a JPEG (Safari, and Chromium since 2024)."""
+def _png_chunks(data: bytes) -> dict[bytes, bytes]:
+    """The chunks before a PNG's image data, by kind (the first of each)."""
+    chunks: dict[bytes, bytes] = {}
     i = 8
     while i + 12 <= len(data):
         length, kind = struct.unpack(">I4s", data[i : i + 8])
         if kind == b"IDAT" or i + 12 + length > len(data):
             break
-        if kind == b"eXIf":
-            return _exif_orientation(data[i + 8 : i + 8 + length])
+        chunks.setdefault(kind, data[i + 8 : i + 8 + length])
         i += 12 + length
-    return 1
+    return chunks
+
+
+def _png_orientation(data: bytes) -> int:
+    """The Orientation tag of a PNG's eXIf chunk (which comes before its image data); 1 where there is none.
+    Viewers turn a PNG by it as they turn a JPEG (Safari, and Chromium since 2024)."""
+    exif = _png_chunks(data).get(b"eXIf")
+    return 1 if exif is None else _exif_orientation(exif)
 
 
 def _jpeg_header(data: bytes) -> _Header:
@@ -453,7 +476,8 @@ def decode_image(
     """An 8-bit BGR image from JPEG or PNG bytes as viewers show it (EXIF orientation applied), refusing
     huge, empty and corrupt files before decoding them (``max_bytes``: what the decoder may hold).
 
-    16-bit and alpha PNGs are reduced to 8-bit BGR (alpha dropped), as every later stage expects. With
+    16-bit PNGs are reduced to 8-bit BGR, as every later stage expects, and transparent ones shown over
+    white, as a viewer's page shows them. With
     ``long_side``, a photo of twice, four or eight times that on its long side is decoded halved, quartered
     or eighthed; with ``most_side``, one still longer than that is then shrunk to it (the image is then that
     much smaller than :func:`viewed_size` says).
@@ -463,9 +487,12 @@ def decode_image(
     scale = _reduction(width, height, long_side)
     with _DECODING:
         # As stored (the orientation ignored), so that the header's size checks the pixels.
-        image = cv2.imdecode(np.frombuffer(data, np.uint8), _REDUCED[scale] | cv2.IMREAD_IGNORE_ORIENTATION)
+        flags = cv2.IMREAD_UNCHANGED if header.transparent else _REDUCED[scale]
+        image = cv2.imdecode(np.frombuffer(data, np.uint8), flags | cv2.IMREAD_IGNORE_ORIENTATION)
         if image is None:
             raise ImageError("the image could not be decoded (corrupt or truncated); take or upload it again")
+        if header.transparent:
+            image = _over_page(image, scale)
         # Scaled, a side is rounded up (JPEG) or down (PNG).
         if abs(image.shape[0] * scale - height) >= scale or abs(image.shape[1] * scale - width) >= scale:
             raise ImageError("the decoded image does not match its header; the file is corrupt")
@@ -476,6 +503,27 @@ def decode_image(
             image = cv2.resize(image, size, interpolation=cv2.INTER_AREA)
         # Turned under the lock too: a quarter turn copies the whole image.
         return np.ascontiguousarray(_as_viewed(image, header.turn), dtype=np.uint8)
+
+
+def _over_page(image: NDArray[Any], scale: int) -> NDArray[np.uint8]:
+    """A PNG decoded as stored (any depth, any channels, alpha kept) as 8-bit BGR shown over a white page,
+    then scaled down by ``scale`` as the decoder would have."""
+    if image.dtype == np.uint16:
+        image = (image >> 8).astype(np.uint8)
+    if image.ndim == 2:
+        image = cv2.cvtColor(image, cv2.COLOR_GRAY2BGR)
+    elif image.shape[2] == 4:
+        out = np.empty((*image.shape[:2], 3), np.uint8)
+        for top in range(0, image.shape[0], _ROWS):
+            rows = image[top : top + _ROWS]
+            alpha = rows[:, :, 3:].astype(np.uint16)
+            shown = rows[:, :, :3] * alpha + _PAGE * (255 - alpha)
+            out[top : top + _ROWS] = (shown + 127) // 255
+        image = out
+    if scale > 1:
+        h, w = image.shape[:2]
+        image = cv2.resize(image, (w // scale, h // scale), interpolation=cv2.INTER_AREA)
+    return np.asarray(image, np.uint8)
 
 
 def read_image(path: str, max_pixels: int = MAX_PIXELS) -> NDArray[np.uint8]:

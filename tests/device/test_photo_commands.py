@@ -509,6 +509,12 @@ def test_a_black_and_white_or_tiny_photo_is_refused_in_words(
     code, out, err = _run(capsys, "score", str(grey), "--game", "kingdomino")
     assert code == 2 and "Total" not in out
     assert "the photo has no colour (black and white)" in err
+    # A picture with nothing on it (a transparent PNG, as a viewer shows it) is said to be blank.
+    blank = tmp_path / "blank.png"
+    hidden = np.dstack([photo, np.zeros(photo.shape[:2], np.uint8)])
+    cv2.imwrite(str(blank), hidden)
+    code, out, err = _run(capsys, "score", str(blank), "--game", "kingdomino")
+    assert code == 2 and "Total" not in out and "the photo is blank" in err
     tiny = tmp_path / "tiny.jpg"
     cv2.imwrite(str(tiny), cv2.resize(photo, (8, 8), interpolation=cv2.INTER_AREA))
     code, out, err = _run(capsys, "score", str(tiny), "--game", "kingdomino")

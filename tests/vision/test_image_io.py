@@ -46,22 +46,50 @@ def test_jpeg_and_png_sizes_come_from_the_header() -> None:
     assert image_size(_encode(image, ".png")) == (50, 30)
 
 
-def test_decodes_gray_alpha_and_16_bit_pngs_to_8_bit_bgr() -> None:
+def test_decodes_gray_alpha_and_16_bit_pngs_to_8_bit_bgr_as_a_viewer_shows_them() -> None:
     gray = np.full((4, 5), 200, np.uint8)
     assert decode_image(_encode(gray, ".png")).shape == (4, 5, 3)
     bgra = np.zeros((4, 5, 4), np.uint8)
     bgra[..., 2] = 255
+    bgra[..., 3] = 255
     out = decode_image(_encode(bgra, ".png"))
-    assert out.shape == (4, 5, 3) and out[0, 0, 2] == 255
+    assert out.shape == (4, 5, 3) and out[0, 0].tolist() == [0, 0, 255]
     deep = np.full((4, 5, 3), 65535, np.uint16)
     out = decode_image(_encode(deep, ".png"))
     assert out.dtype == np.uint8 and out[0, 0, 0] == 255
     deep_bgra = np.zeros((4, 5, 4), np.uint16)
     deep_bgra[..., 1] = 0x8000
-    deep_bgra[..., 3] = 0x1234
+    deep_bgra[..., 3] = 0xFFFF
     out = decode_image(_encode(deep_bgra, ".png"))
     assert out.shape == (4, 5, 3) and out.dtype == np.uint8
-    assert out[0, 0].tolist() == [0, 128, 0]  # the high byte of each sample; alpha dropped
+    assert out[0, 0].tolist() == [0, 128, 0]  # the high byte of each sample
+
+
+def _chunk(kind: bytes, body: bytes) -> bytes:
+    return struct.pack(">I", len(body)) + kind + body + struct.pack(">I", zlib.crc32(kind + body))
+
+
+def _grey_alpha_png(grey: int, alpha: int, width: int = 50, height: int = 40) -> bytes:
+    """An 8-bit grey-and-alpha PNG (colour type 4) of one colour, which OpenCV does not write."""
+    rows = (b"\0" + bytes([grey, alpha]) * width) * height
+    return _png_header(width, height, colour=4) + _chunk(b"IDAT", zlib.compress(rows)) + _chunk(b"IEND", b"")
+
+
+def test_a_transparent_png_is_read_over_white_as_a_viewer_shows_it() -> None:
+    # Red under an alpha of nothing: blank in any viewer, and so it must be read (not as red tiles).
+    hidden = np.zeros((40, 50, 4), np.uint8)
+    hidden[..., 2] = 200
+    assert decode_image(_encode(hidden, ".png")).tolist() == np.full((40, 50, 3), 255).tolist()
+    # Half covered, 16-bit, grey with alpha: each shown halfway to white.
+    half = hidden.copy()
+    half[..., 3] = 128
+    assert decode_image(_encode(half, ".png"))[0, 0].tolist() == [127, 127, 227]
+    deep = np.zeros((40, 50, 4), np.uint16)
+    deep[..., 3] = 0x8000
+    assert decode_image(_encode(deep, ".png"))[0, 0].tolist() == [127, 127, 127]
+    assert decode_image(_grey_alpha_png(0, 64))[0, 0].tolist() == [191, 191, 191]
+    # Scaled as an opaque one is, and held to the same limits.
+    assert decode_image(_encode(half, ".png"), long_side=20).shape == (20, 25, 3)
 
 
 def _jpeg_header(width: int, height: int, components: int, precision: int = 8) -> bytes:
@@ -327,10 +355,6 @@ def test_a_jpeg_cut_within_its_image_keeps_what_is_there() -> None:
     cut = len(JPEG_BODY) // 2
     data = SOI + personal_exif(3, "<") + JPEG_BODY[:cut]
     assert without_personal_metadata(data) == SOI + _only_orientation(3) + JPEG_BODY[:cut]
-
-
-def _chunk(kind: bytes, body: bytes) -> bytes:
-    return struct.pack(">I", len(body)) + kind + body + struct.pack(">I", zlib.crc32(kind + body))
 
 
 PNG = _encode(np.random.default_rng(2).integers(0, 256, (20, 30, 3), dtype=np.uint8), ".png")

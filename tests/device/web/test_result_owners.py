@@ -46,7 +46,7 @@ def _phone(app: FastAPI, address: str) -> TestClient:
 
 
 def _jpeg() -> bytes:
-    return bytes(cv2.imencode(".jpg", np.full((48, 64, 3), 128, np.uint8))[1].tobytes())
+    return bytes(cv2.imencode(".jpg", np.full((64, 80, 3), 128, np.uint8))[1].tobytes())
 
 
 def _upload(client: TestClient, key: str | None = None) -> Any:

@@ -89,7 +89,7 @@ def app(make_app: AppFactory, fake: FakeScore) -> FastAPI:
     return make_app(fake)
 
 
-def _jpeg(width: int = 64, height: int = 48) -> bytes:
+def _jpeg(width: int = 80, height: int = 64) -> bytes:
     ok, data = cv2.imencode(".jpg", np.full((height, width, 3), 128, np.uint8))
     assert ok
     return data.tobytes()
@@ -110,13 +110,13 @@ def test_more_photos_of_the_board_are_sent_with_the_first_to_be_read_together(
 ) -> None:
     files = [
         ("file", ("photo.jpg", _jpeg(), "image/jpeg")),
-        ("also", ("side.jpg", _jpeg(80, 60), "image/jpeg")),
-        ("also", ("other.png", cv2.imencode(".png", np.zeros((30, 40, 3), np.uint8))[1].tobytes())),
+        ("also", ("side.jpg", _jpeg(96, 72), "image/jpeg")),
+        ("also", ("other.png", cv2.imencode(".png", np.zeros((64, 80, 3), np.uint8))[1].tobytes())),
     ]
     response = local.post("/api/score?game=alices-garden", files=files)
     assert response.status_code == 200, response.text
-    assert fake.calls[0][0] == (48, 64, 3)
-    assert fake.also == [[(60, 80, 3), (30, 40, 3)]]
+    assert fake.calls[0][0] == (64, 80, 3)
+    assert fake.also == [[(72, 96, 3), (64, 80, 3)]]
     # Without more photos, the first is read alone.
     assert _upload(local, _jpeg()).status_code == 200
     assert fake.also[-1] == []
@@ -150,7 +150,7 @@ def test_a_result_is_read_again_with_more_photos_and_replaced(
 ) -> None:
     files = [
         ("file", ("photo.jpg", _jpeg(), "image/jpeg")),
-        ("also", ("side.jpg", _jpeg(80, 60), "image/jpeg")),
+        ("also", ("side.jpg", _jpeg(96, 72), "image/jpeg")),
     ]
     first = local.post(
         "/api/score?game=alices-garden", files=files, data={"hand": '{"unplaced_bonus_tiles": 2}'}
@@ -161,20 +161,20 @@ def test_a_result_is_read_again_with_more_photos_and_replaced(
     assert local.get(f"/api/result/{old_id}").json()["more_photos"] == MAX_ALSO - 1
 
     response = local.post(
-        f"/api/result/{old_id}/also", files=[("also", ("top.png", _png(40, 30), "image/png"))]
+        f"/api/result/{old_id}/also", files=[("also", ("top.png", _png(80, 64), "image/png"))]
     )
     assert response.status_code == 200, response.text
     new_id = response.json()["game_id"]
     # Every kept photo is read again, in order, with the new one, the hand entry and profile of the first.
-    assert fake.calls[-1] == ((48, 64, 3), "alices-garden", {"unplaced_bonus_tiles": 2}, None)
-    assert fake.also[-1] == [(60, 80, 3), (30, 40, 3)]
+    assert fake.calls[-1] == ((64, 80, 3), "alices-garden", {"unplaced_bonus_tiles": 2}, None)
+    assert fake.also[-1] == [(72, 96, 3), (64, 80, 3)]
     # The new reading replaces the result: same time, a new id, all three photos kept.
     assert local.get(f"/api/history/{old_id}").status_code == 404
     record = local.get(f"/api/history/{new_id}").json()
     assert record["played_at"] == old["played_at"] and record["source"] == "upload"
     store = ResultStore(StateDir(tmp_path))
     assert [p.name for p in store.photos(new_id)] == ["photo.jpg", "also-1.jpg", "also-2.png"]
-    assert store.photos(new_id)[2].read_bytes() == _png(40, 30)
+    assert store.photos(new_id)[2].read_bytes() == _png(80, 64)
     assert not store.folder(old_id).exists()
     result = local.get(f"/api/result/{new_id}").json()
     assert result["more_photos"] == MAX_ALSO - 2 and result["boards"][0]["picture"]
@@ -250,7 +250,7 @@ def test_a_board_not_found_is_read_where_the_player_places_its_corners(
     game_id = response.json()["game_id"]
     result = local.get(f"/api/result/{game_id}").json()
     # The result page shows the photo as it was sent, at its size as viewed, to place the corners on.
-    assert result["photo"] == {"url": f"/api/result/{game_id}/photo", "size_wh": [64, 48]}
+    assert result["photo"] == {"url": f"/api/result/{game_id}/photo", "size_wh": [80, 64]}
     photo = local.get(result["photo"]["url"])
     assert photo.status_code == 200 and photo.content == _jpeg()
     assert photo.headers["content-type"] == "image/jpeg"
@@ -259,7 +259,7 @@ def test_a_board_not_found_is_read_where_the_player_places_its_corners(
     response = local.post(f"/api/result/{game_id}/corners", json={"corners_xy": moved})
     assert response.status_code == 200, response.text
     new_id = response.json()["game_id"]
-    assert fake.corners[-1] == moved and fake.calls[-1][0] == (48, 64, 3)
+    assert fake.corners[-1] == moved and fake.calls[-1][0] == (64, 80, 3)
     # The new reading replaces the result, its photo kept with it.
     assert local.get(f"/api/history/{game_id}").status_code == 404
     assert [p.name for p in ResultStore(StateDir(tmp_path)).photos(new_id)] == ["photo.jpg"]
@@ -272,7 +272,7 @@ def test_corners_that_place_no_board_are_refused(local: TestClient, fake: FakeSc
         assert response.status_code == 400 and "four [x, y] pixel pairs" in response.json()["detail"]
     outside = [[10, 8], [600, 9], [59, 44], [11, 43]]
     response = _upload(local, _jpeg(), corners=json.dumps(outside))
-    assert response.status_code == 400 and "64 x 48 pixels" in response.json()["detail"]
+    assert response.status_code == 400 and "80 x 64 pixels" in response.json()["detail"]
     assert len(fake.calls) == calls
     assert local.post("/api/result/999/corners", json={"corners_xy": SQUARE}).status_code == 404
     assert local.get("/api/result/999/photo").status_code == 404
@@ -313,7 +313,7 @@ def test_upload_answers_like_the_cli_and_records_the_result(
     body = response.json()
     assert set(body) == {"game_id", "boards"}
     assert body["boards"] == [b.to_json() for b in alice_boards]
-    assert fake.calls == [((48, 64, 3), "alices-garden", {"unplaced_bonus_tiles": 1}, None)]
+    assert fake.calls == [((64, 80, 3), "alices-garden", {"unplaced_bonus_tiles": 1}, None)]
 
     record = local.get(f"/api/history/{body['game_id']}").json()
     assert record["source"] == "upload"
@@ -366,6 +366,8 @@ def test_the_real_pipeline_gives_what_score_json_prints(
         (b"shopping list: eggs", "image/jpeg", 400, "not a JPEG or PNG"),
         (b"shopping list: eggs", "text/plain", 415, "text/plain, not a photo"),
         (_huge_png(), "image/png", 400, "pixel limit"),
+        # Said at the size it was sent, though the reader would shrink so long a photo before reading it.
+        (_jpeg(20_000, 50), "image/jpeg", 400, "only 20000 x 50 pixels, too small to read a board"),
     ],
 )
 def test_bad_photos_are_refused_with_the_reason(

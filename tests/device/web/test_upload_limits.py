@@ -75,7 +75,7 @@ def app(make_app: AppFactory, scorer: Scorer) -> FastAPI:
     return make_app(scorer)
 
 
-def _jpeg(width: int = 64, height: int = 48) -> bytes:
+def _jpeg(width: int = 80, height: int = 64) -> bytes:
     return bytes(cv2.imencode(".jpg", np.full((height, width, 3), 128, np.uint8))[1].tobytes())
 
 
@@ -118,7 +118,7 @@ def test_uploads_beyond_those_let_in_to_read_are_turned_away_unread(app: FastAPI
         assert [a.status_code for a in answers] == [200]
         # Its place is free again.
         assert _upload(client, _jpeg()).status_code == 200
-    assert [entry for entry in scorer.log if entry[0] == "read"] == [("read", (48, 64, 3))] * 2
+    assert [entry for entry in scorer.log if entry[0] == "read"] == [("read", (64, 80, 3))] * 2
 
 
 def test_slow_bodies_hold_no_place_to_read_and_few_places_to_be_received(
@@ -218,9 +218,9 @@ def test_more_photos_are_decoded_one_after_another_as_they_are_read(
         return image
 
     monkeypatch.setattr("device.web.score.decode_photo", noted)
-    response = _upload(remote, _jpeg(64, 48), _jpeg(80, 60), _jpeg(40, 30))
+    response = _upload(remote, _jpeg(80, 64), _jpeg(96, 72), _jpeg(112, 84))
     assert response.status_code == 200, response.text
-    first, second, third = (48, 64, 3), (60, 80, 3), (30, 40, 3)
+    first, second, third = (64, 80, 3), (72, 96, 3), (84, 112, 3)
     assert scorer.log == [
         ("decoded", first),
         ("read", first),
