@@ -18,7 +18,7 @@ from scoring.registry import get_entry
 from scoring.words import counted
 from vision.camera_model import CameraModel
 from vision.geometry import CellKey, Points, is_convex, quad_size, snapped
-from vision.locate import lattice
+from vision.locate import landscape, lattice
 from vision.locate.art import ArtColours
 from vision.locate.board import PLACED, Quad, in_frame, locate, overlap, quad_from_corners
 from vision.locate.lattice import find_lattices
@@ -682,7 +682,34 @@ def locate_boards(
     lens estimated from the first board's sides where they bow (:mod:`vision.locate.lens`), the boards then
     found again through it. A grid of loose tiles (a kingdom, found by its grid) has no straight sides to
     tell a bend by: its ragged outline bent the lens so far that the kingdom was lost in 4 of 14 real phone
-    photos."""
+    photos. A photo held upright is looked at turned to lie as the finders learnt photos
+    (:mod:`vision.locate.landscape`)."""
+    if landscape.upright(image, camera):
+        width = image.shape[1]
+        quads, seen_by = _located(
+            landscape.turned(image),
+            profiles,
+            landscape.camera_turned(camera, width),
+            stickers,
+            segmenter,
+            art,
+            pictures,
+            larger,
+        )
+        return [landscape.quad_back(q, width) for q in quads], landscape.camera_back(seen_by, width)
+    return _located(image, profiles, camera, stickers, segmenter, art, pictures, larger)
+
+
+def _located(
+    image: NDArray[np.uint8],
+    profiles: Sequence[BoardProfile],
+    camera: CameraModel | None,
+    stickers: bool,
+    segmenter: BoardSegmenter | None,
+    art: Mapping[str, ArtColours] | None,
+    pictures: Mapping[str, BoardPicture] | None,
+    larger: Mapping[str, Sequence[tuple[int, int]]] | None,
+) -> tuple[list[Quad], CameraModel | None]:
     quads = find_boards(image, profiles, camera, stickers, segmenter, art, pictures, larger)
     if camera is not None or not quads or quads[0].method == lattice.METHOD:
         return quads, camera
