@@ -148,6 +148,15 @@ def cell_at_mm(region: Region, x: float, y: float) -> tuple[int, int] | None:
     return (r, c) if x0 <= x < x1 and y0 <= y < y1 else None
 
 
+def within_reach(points: object, size_wh: tuple[int, int]) -> bool:
+    """Whether every point lies within the photo's own size of it (``size_wh``). A lens' bend read from a
+    board's sides means nothing far beyond the photo, and points bent back through it there have come out
+    10^12 pixels away: no board's outline reaches so far."""
+    p = as_points(points)
+    w, h = size_wh
+    return bool(np.all(np.isfinite(p)) and np.all(np.abs(p - [w / 2, h / 2]) <= [1.5 * w, 1.5 * h]))
+
+
 def quad_size(corners: object) -> float:
     """The square root of a quadrilateral's area (shoelace formula): its size, whatever its shape."""
     p = as_points(corners)

@@ -17,7 +17,7 @@ from numpy.typing import NDArray
 from scoring.registry import get_entry
 from scoring.words import counted
 from vision.camera_model import CameraModel
-from vision.geometry import CellKey, Points, is_convex, quad_size, snapped
+from vision.geometry import CellKey, Points, is_convex, quad_size, snapped, within_reach
 from vision.locate import landscape, lattice
 from vision.locate.art import ArtColours
 from vision.locate.board import PLACED, Quad, in_frame, locate, overlap, quad_from_corners
@@ -710,14 +710,21 @@ def _located(
     pictures: Mapping[str, BoardPicture] | None,
     larger: Mapping[str, Sequence[tuple[int, int]]] | None,
 ) -> tuple[list[Quad], CameraModel | None]:
-    quads = find_boards(image, profiles, camera, stickers, segmenter, art, pictures, larger)
+    quads = _in_reach(image, find_boards(image, profiles, camera, stickers, segmenter, art, pictures, larger))
     if camera is not None or not quads or quads[0].method == lattice.METHOD:
         return quads, camera
     lens = estimate_lens(image, quads[0].corners_xy)
     if lens is None:
         return quads, camera
-    again = find_boards(image, profiles, lens, stickers, segmenter, art, pictures, larger)
+    again = _in_reach(image, find_boards(image, profiles, lens, stickers, segmenter, art, pictures, larger))
     return (again, lens) if again else (quads, camera)
+
+
+def _in_reach(image: NDArray[np.uint8], quads: list[Quad]) -> list[Quad]:
+    """The outlines within reach of the photo (:func:`vision.geometry.within_reach`): nothing of one beyond
+    can be read, nor its corners shown to be dragged."""
+    h, w = image.shape[:2]
+    return [q for q in quads if within_reach(q.corners_xy, (w, h))]
 
 
 def _pictured(

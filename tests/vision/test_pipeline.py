@@ -829,3 +829,18 @@ def test_another_games_board_read_as_a_kingdom_shows_castles_all_over_and_is_not
     # A kingdom's one castle is no such sign: the bundled kingdom is scored.
     (kingdom,) = score_image(read_image(str(EXAMPLES / "photos" / "kingdomino.jpg")), "kingdomino", {})
     assert kingdom.breakdown is not None and not any("look surely like" in f for f in kingdom.flags)
+
+
+def test_an_outline_thrown_far_beyond_the_photo_is_no_board(monkeypatch: pytest.MonkeyPatch) -> None:
+    # Seen: an outline through a lens' bend read from a board's sides came out with corners 10^12 px away,
+    # and was shown (not scored) with handles no one could drag.
+    image = np.zeros((300, 400, 3), np.uint8)
+    near = np.array([[50.0, 40.0], [350.0, 40.0], [350.0, 260.0], [50.0, 260.0]])
+    partly_out = near + np.array([0.0, 150.0])
+    thrown = near.copy()
+    thrown[3] = [-9e11, 1.1e12]
+    found = [Quad(c, c, True, 1.0) for c in (thrown, near, partly_out)]
+    monkeypatch.setattr("vision.pipeline.find_boards", lambda *_: list(found))
+    camera = CameraModel(matrix_or_guess(None, (400, 300)), np.zeros(5), (400, 300))
+    quads, _ = locate_boards(image, [default_profile("alices-garden")], camera)
+    assert [q.corners_xy.tolist() for q in quads] == [near.tolist(), partly_out.tolist()]

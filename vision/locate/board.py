@@ -24,7 +24,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from vision.camera_model import CameraModel, is_calibrated, matrix_or_guess
-from vision.geometry import Points, as_points, is_convex, quad_size
+from vision.geometry import Points, as_points, is_convex, quad_size, within_reach
 from vision.locate.edges import (
     ASPECT_TOLERANCE,
     EdgeImage,
@@ -204,6 +204,8 @@ def refine_quad(
     to_photo = photo_mapper(camera)
     coarse = as_points(coarse_xy)
     quad = clockwise(camera.undistort_px(coarse) if camera is not None else coarse)
+    if not within_reach(quad, (w, h)):
+        return None  # its sides' search would span the bend's nonsense (10 GB of samples, once)
     size = float(np.sqrt(cv2.contourArea(quad.astype(np.float32))))
     tolerance = aspect_tolerance(camera)
     known = is_calibrated(camera)

@@ -24,7 +24,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from vision.camera_model import CameraModel
-from vision.geometry import Points, as_points
+from vision.geometry import Points, as_points, within_reach
 from vision.locate.sides import SideFinder
 from vision.model_file import open_model
 
@@ -147,6 +147,8 @@ def outlines(masks: BoardMasks, camera: CameraModel | None = None) -> list[Outli
         face = board & (nearest == label)
         cut = bool(face[0].any() or face[-1].any() or face[:, 0].any() or face[:, -1].any())
         corners = camera.distort_px(ideal) if camera is not None else ideal
+        if not within_reach(corners, masks.size_wh) or not within_reach(ideal, masks.size_wh):
+            continue
         found.append((float(stats[j, cv2.CC_STAT_AREA]), Outline(corners, ideal, cut, solid)))
     found.sort(key=lambda f: -f[0])
     return [o for _, o in found]
