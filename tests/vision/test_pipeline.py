@@ -539,17 +539,19 @@ class _MisreadTile(TruthClassifier):
     def __init__(self, profile: Any, cells: Any, misread: tuple[int, int], like: tuple[int, int]) -> None:
         super().__init__(profile, cells, 64)
         self.misread, self.like = misread, like
+        key = ("grid", *like)
+        self.other = self.reader.targets(profile, key, self.truth["grid"][like[0]][like[1]])
 
     def classify(self, cells: Any) -> CellPredictions:
+        # Read alike from its own crop and from crops cut a little off it (the reader's second look).
         out = super().classify(cells)
-        i = out.keys.index(("grid", *self.misread))
-        j = out.keys.index(("grid", *self.like))
-        for head in ("floor", "path", "decor"):
-            p = out.probabilities[head]
-            own, other = int(p[i].argmax()), int(p[j].argmax())
-            if own != other:
-                p[i, :] = 0.0
-                p[i, other], p[i, own] = 0.8, 0.2
+        for i in [n for n, key in enumerate(out.keys) if key == ("grid", *self.misread)]:
+            for head in ("floor", "path", "decor"):
+                p = out.probabilities[head]
+                own, other = int(p[i].argmax()), self.other[head]
+                if own != other:
+                    p[i, :] = 0.0
+                    p[i, other], p[i, own] = 0.8, 0.2
         return out
 
 
