@@ -345,7 +345,9 @@ def readable(image: NDArray[np.uint8]) -> None:
     spread = sample.max(axis=2) - sample.min(axis=2)  # uint8: max >= min
     if np.count_nonzero(spread > GREY_SPREAD) <= 0.01 * spread.size:
         if int(sample.max()) - int(sample.min()) <= GREY_SPREAD:
-            raise StateError("the photo is blank (all of one grey): take or send a photo of the board")
+            raise StateError(
+                "the photo is blank (one even shade, or transparent): take or send a photo of the board"
+            )
         raise StateError(
             "the photo has no colour (black and white): tiles and pieces are told apart by their colours, "
             "so take or send it in colour"
