@@ -170,12 +170,13 @@ def _png_header(data: bytes) -> _Header:
             f"the PNG's header is corrupt (bit depth {depth}, colour type {colour}); export or upload it "
             "again"
         )
+    chunks = _png_chunks(data)
     # Held as 8-bit BGRA too, when it is shown over a page.
-    transparent = colour in _PNG_ALPHA or b"tRNS" in _png_chunks(data)
+    transparent = colour in _PNG_ALPHA or b"tRNS" in chunks
     pixel_bytes = max(_PNG_CHANNELS[colour] * (2 if depth == 16 else 1), 4 if transparent else 0)
     return _Header(
         (int(width), int(height)),
-        _png_orientation(data),
+        _png_orientation(chunks),
         pixel_bytes,
         _PNG_COPIES,
         transparent=transparent,
@@ -195,10 +196,10 @@ def _png_chunks(data: bytes) -> dict[bytes, bytes]:
     return chunks
 
 
-def _png_orientation(data: bytes) -> int:
+def _png_orientation(chunks: dict[bytes, bytes]) -> int:
     """The Orientation tag of a PNG's eXIf chunk (which comes before its image data); 1 where there is none.
     Viewers turn a PNG by it as they turn a JPEG (Safari, and Chromium since 2024)."""
-    exif = _png_chunks(data).get(b"eXIf")
+    exif = chunks.get(b"eXIf")
     return 1 if exif is None else _exif_orientation(exif)
 
 

@@ -10,6 +10,7 @@ position): the turn takes ``(x, y)`` of a photo ``width`` wide to ``(y, width - 
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import replace
 
 import cv2
@@ -53,27 +54,30 @@ def camera_turned(camera: CameraModel | None, width: int) -> CameraModel | None:
     tangential bend turned (normalised ``(x, y)`` becomes ``(y, -x)``)."""
     if camera is None:
         return None
-    k = np.asarray(camera.matrix, np.float64)
-    (cx, cy), (fx, fy) = (k[0, 2], k[1, 2]), (k[0, 0], k[1, 1])
-    matrix = np.array([[fy, 0.0, cy], [0.0, fx, width - 1 - cx], [0.0, 0.0, 1.0]])
-    dist = np.asarray(camera.dist, np.float64).ravel().copy()
-    if dist.size >= 4:
-        dist[2], dist[3] = -dist[3], dist[2]
-    w, h = camera.size_wh
-    return replace(camera, matrix=matrix, dist=dist, size_wh=(h, w))
+    (fx, _, cx), (_, fy, cy), _ = np.asarray(camera.matrix, np.float64)
+    return _swapped(camera, [[fy, 0.0, cy], [0.0, fx, width - 1 - cx]], lambda p1, p2: (-p2, p1))
 
 
 def camera_back(camera: CameraModel | None, width: int) -> CameraModel | None:
     """:func:`camera_turned` undone (``width``: the photo's own)."""
     if camera is None:
         return None
-    k = np.asarray(camera.matrix, np.float64)
-    (cx, cy), (fx, fy) = (k[0, 2], k[1, 2]), (k[0, 0], k[1, 1])
-    matrix = np.array([[fy, 0.0, width - 1 - cy], [0.0, fx, cx], [0.0, 0.0, 1.0]])
+    (fx, _, cx), (_, fy, cy), _ = np.asarray(camera.matrix, np.float64)
+    return _swapped(camera, [[fy, 0.0, width - 1 - cy], [0.0, fx, cx]], lambda p1, p2: (p2, -p1))
+
+
+def _swapped(
+    camera: CameraModel,
+    rows: list[list[float]],
+    tangential: Callable[[float, float], tuple[float, float]],
+) -> CameraModel:
+    """``camera`` with the matrix of ``rows`` (its first two), the tangential bend ``tangential`` gives from
+    its own, and its size's sides swapped."""
     dist = np.asarray(camera.dist, np.float64).ravel().copy()
     if dist.size >= 4:
-        dist[2], dist[3] = dist[3], -dist[2]
+        dist[2], dist[3] = tangential(dist[2], dist[3])
     w, h = camera.size_wh
+    matrix = np.array([*rows, [0.0, 0.0, 1.0]])
     return replace(camera, matrix=matrix, dist=dist, size_wh=(h, w))
 
 
