@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+from numpy.typing import NDArray
 
 from calibration.enroll import EnrolledClassifier, Enrolment, Example, enrol, example_colour
 from device.photo import ScoredBoard, load_classifier, load_orienter, score_image
@@ -80,6 +81,10 @@ class BenchResult:
     clutter: bool = False
     mighty_duel: bool = False
     size_told: bool = False
+    # Each board read at its true corners, as a player who placed them (run_bench's ``corners_given``); each
+    # photo cut this many pixels beyond its board, or through it where negative (run_bench's ``edge_px``).
+    corners_given: bool = False
+    edge_px: float | None = None
     # Per head, over the found boards' cells it applies to: [wrong, cells, wrong where something is there
     # (truth not the head's first class, e.g. a character, a marker), cells where something is there].
     heads: dict[str, list[int]] = field(default_factory=dict)
@@ -131,6 +136,8 @@ class BenchResult:
             "clutter": self.clutter,
             "mighty_duel": self.mighty_duel,
             "size_told": self.size_told,
+            "corners_given": self.corners_given,
+            "edge_px": self.edge_px,
             "boards": self.boards,
             "board_found_pct": pct(self.found, self.boards),
             "cell_error_pct": pct(self.cell_errors, self.cells),
@@ -246,6 +253,31 @@ def truth_slant_deg(profile: BoardProfile, board_truth: dict[str, Any], camera: 
 
 def _kind(region: str) -> str:
     return region.partition(":")[0]
+
+
+def cut_beside(
+    image: NDArray[np.uint8], camera: CameraModel, board: dict[str, Any], side: int, px: float
+) -> tuple[NDArray[np.uint8], CameraModel, dict[str, Any]]:
+    """The photo cut ``px`` pixels beyond the board on its ``side`` (0-3: left, right, top, bottom; through
+    the board where ``px`` is negative), the camera that took the cut, and the board's truth in it."""
+    h, w = image.shape[:2]
+    corners = np.array(board["corners_xy"], np.float64)
+    lo, hi = corners.min(axis=0), corners.max(axis=0)
+    x0, y0, x1, y1 = 0, 0, w, h
+    if side == 0:
+        x0 = int(np.clip(lo[0] - px, 0, w - 1))
+    elif side == 1:
+        x1 = int(np.clip(np.ceil(hi[0] + px + 1), 1, w))
+    elif side == 2:
+        y0 = int(np.clip(lo[1] - px, 0, h - 1))
+    else:
+        y1 = int(np.clip(np.ceil(hi[1] + px + 1), 1, h))
+    matrix = np.array(camera.matrix, np.float64)
+    matrix[0, 2] -= x0
+    matrix[1, 2] -= y0
+    cut = np.ascontiguousarray(image[y0:y1, x0:x1])
+    moved = (corners - [x0, y0]).tolist()
+    return cut, replace(camera, matrix=matrix, size_wh=(x1 - x0, y1 - y0)), {**board, "corners_xy": moved}
 
 
 def _render(args: tuple[RenderSpec, RenderSpec, int, int]) -> list[Photo]:
@@ -434,6 +466,8 @@ def run_bench(
     clutter: Path | None = None,
     mighty_duel: bool = False,
     size_told: bool = False,
+    corners_given: bool = False,
+    edge_px: float | None = None,
 ) -> BenchResult:
     """``calibrated``: the photos are read with their camera's calibration (as on a table after `calibrate
     camera`), else with none (as a phone's uploads are). ``views`` > 1: each board is photographed that many
@@ -444,7 +478,10 @@ def run_bench(
     with squares left empty, a card and loose dominoes of the same art beside it, in a 12 MP phone photo
     taken 45-65 degrees off straight down (:class:`lab.synth.scene.LayingArtist`). ``mighty_duel``:
     Kingdomino's 7 x 7 kingdoms, read with no size given, as a player who left the set-up as it was; with
-    ``size_told``, as one who set the game up as a Mighty Duel (the set-up's size in the hand)."""
+    ``size_told``, as one who set the game up as a Mighty Duel (the set-up's size in the hand).
+    ``corners_given``: each board is read at its true corners, as a player who placed them. ``edge_px``: each
+    photo is cut that many pixels beyond its board (through it, where negative), on its left, right, top and
+    bottom in turn, as a photo the board fills; its camera's centre moves with the cut."""
     reader = get_reader(game)
     classifier: CellClassifier = load_classifier(game)
     reshape = None if reshaped is None else reshaped_profile(game, reshaped)
@@ -487,6 +524,8 @@ def run_bench(
         clutter=clutter is not None,
         mighty_duel=mighty_duel,
         size_told=mighty_duel and size_told,
+        corners_given=corners_given,
+        edge_px=edge_px,
     )
     tolerance = FOUND_TOLERANCE if calibrated else FOUND_TOLERANCE_UNCALIBRATED
     further = spec
@@ -512,6 +551,8 @@ def run_bench(
         limit = reader.slant_limit_deg
         within = limit is None or truth_slant_deg(profile, board, camera) <= limit
         result.within_slant += within
+        if edge_px is not None:
+            image, camera, board = cut_beside(image, camera, board, i % 4, edge_px)
         hand = _hand(game, board["state"])
         if result.size_told:
             hand = {**hand, "setup": board["state"]["setup"]}  # what the page's Game set-up sends
@@ -528,6 +569,7 @@ def run_bench(
                 references=references,
                 also=also,
                 pictures=pictures,
+                corners_xy=np.array(board["corners_xy"], np.float64) if corners_given else None,
             )
         except NoBoardError:
             scored = []
@@ -615,6 +657,12 @@ def format_table(results: list[dict[str, Any]]) -> str:
             rows.append(f"{'':<14} 7 x 7 kingdoms (the Mighty Duel), {told}")
         if not r.get("calibrated", True):
             rows.append(f"{'':<14} read with no camera calibration, as a phone's uploads are")
+        if r.get("corners_given"):
+            rows.append(f"{'':<14} each board read at its true corners, as a player who placed them")
+        if r.get("edge_px") is not None:
+            px = r["edge_px"]
+            where = f"{px:g} px beyond" if px >= 0 else f"{-px:g} px into"
+            rows.append(f"{'':<14} each photo cut {where} its board, on each side in turn")
         views = r.get("views", 1)
         if views > 1:
             tilt = r.get("also_tilt_deg")

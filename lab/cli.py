@@ -310,6 +310,8 @@ def cmd_bench(args: argparse.Namespace) -> int:
             clutter=_real_tiles(game) if args.clutter else None,
             mighty_duel=args.mighty_duel,
             size_told=args.size_told,
+            corners_given=args.corners_given,
+            edge_px=args.edge,
         )
         results.append(result.table())
     print(format_table(results))
@@ -494,6 +496,19 @@ def build_parser() -> argparse.ArgumentParser:
         "--size-told",
         action="store_true",
         help="with --mighty-duel: read as set up for a Mighty Duel (the set-up's size given)",
+    )
+    p.add_argument(
+        "--corners-given",
+        action="store_true",
+        help="read each board at its true corners, as a player who placed them (on the result page or with "
+        "--corners)",
+    )
+    p.add_argument(
+        "--edge",
+        type=float,
+        metavar="PX",
+        help="cut each photo PX pixels beyond its board (negative: through it), on its left, right, top and "
+        "bottom in turn, as a photo the board fills",
     )
     p.add_argument("--live", action="store_true", help="frames per second of the live loop (--count frames)")
     p.add_argument("--camera", help="with --live: a camera spec to measure instead of replayed renders")
