@@ -53,7 +53,7 @@ from vision.camera_model import CameraModel, matrix_or_guess
 from vision.geometry import Points
 from vision.locate.board import Quad
 from vision.locate.rectangle import aspect
-from vision.pipeline import OUT_OF_PHOTO, BoardReading, NoBoardError, locate_boards, read_photo
+from vision.pipeline import OUT_OF_PHOTO, BoardReading, NoBoardError, given_lens, locate_boards, read_photo
 from vision.profile import BoardProfile
 from vision.read.colour import BoardColour, measure
 from vision.read.upright import Turns, weigh_turns
@@ -130,7 +130,8 @@ def place_board(
         raise StateError(f"--turn {turn}: give 1, 2, 3 or 4 (the turn pictures' numbers)")
     given = corners_xy is not None
     if corners_xy is not None:
-        outline, lens, oriented = np.asarray(corners_xy, np.float64), camera, False
+        outline, oriented = np.asarray(corners_xy, np.float64), False
+        lens = camera if camera is not None else given_lens(image, outline, [profile])
     else:
         quad, lens = find_board(image, profile, camera, stickers)
         outline, oriented = quad.corners_xy, quad.oriented

@@ -148,6 +148,13 @@ def cell_at_mm(region: Region, x: float, y: float) -> tuple[int, int] | None:
     return (r, c) if x0 <= x < x1 and y0 <= y < y1 else None
 
 
+def in_frame(corners: object, size_wh: tuple[int, int], margin: float = 2.0) -> bool:
+    """Whether every corner lies in the photo (``size_wh``), at least ``margin`` pixels in from its edge."""
+    p = as_points(corners)
+    w, h = size_wh
+    return bool(np.all((p >= margin) & (p <= [w - 1 - margin, h - 1 - margin])))
+
+
 def within_reach(points: object, size_wh: tuple[int, int]) -> bool:
     """Whether every point lies within the photo's own size of it (``size_wh``). A lens' bend read from a
     board's sides means nothing far beyond the photo, and points bent back through it there have come out

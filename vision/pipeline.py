@@ -17,10 +17,10 @@ from numpy.typing import NDArray
 from scoring.registry import get_entry
 from scoring.words import counted
 from vision.camera_model import CameraModel
-from vision.geometry import CellKey, Points, is_convex, quad_size, snapped, within_reach
+from vision.geometry import CellKey, Points, in_frame, is_convex, quad_size, snapped, within_reach
 from vision.locate import landscape, lattice
 from vision.locate.art import ArtColours
-from vision.locate.board import PLACED, Quad, in_frame, locate, overlap, quad_from_corners
+from vision.locate.board import PLACED, Quad, locate, overlap, quad_from_corners
 from vision.locate.lattice import find_lattices
 from vision.locate.lens import estimate_lens
 from vision.locate.mask import BoardSegmenter
@@ -720,6 +720,24 @@ def _located(
     return (again, lens) if again else (quads, camera)
 
 
+def given_lens(
+    image: NDArray[np.uint8], corners_xy: Points, profiles: Sequence[BoardProfile]
+) -> CameraModel | None:
+    """The lens a board whose corners a player gave is seen through, with no calibration: as for a board
+    found (:func:`_located`), estimated from its sides where they bow, else None, and none for a board of
+    tiles alone, whose ragged sides tell no bend. Read straight through a wide phone lens, the corners it
+    was found at misplaced its middle cells: a Tang Garden board given the very corners found for it was
+    refused as not seen there. A photo held upright is looked at turned, as boards are found in it
+    (:mod:`vision.locate.landscape`)."""
+    if any(p.tiles_only for p in profiles):
+        return None
+    if not landscape.upright(image, None):
+        return estimate_lens(image, corners_xy)
+    width = image.shape[1]
+    lens = estimate_lens(landscape.turned(image), landscape.points_turned(corners_xy, width))
+    return landscape.camera_back(lens, width)
+
+
 def _in_reach(image: NDArray[np.uint8], quads: list[Quad]) -> list[Quad]:
     """The outlines within reach of the photo (:func:`vision.geometry.within_reach`): nothing of one beyond
     can be read, nor its corners shown to be dragged."""
@@ -820,6 +838,8 @@ def read_photo(
     t = time.perf_counter()
     h, w = image.shape[:2]
     if corners_xy is not None:
+        if camera is None:
+            camera = given_lens(image, corners_xy, profiles)
         quads = [quad_from_corners(corners_xy, (w, h), camera)]
     elif known_boards:
         # Read before, nothing moved since: its layout was judged then (the live loop's every frame).

@@ -149,6 +149,17 @@ def test_corners_given_a_quarter_turn_off_are_asked_about_not_taken(quarter: int
     assert _off(place_board(photo.decode(), copy, None, truth)[0], truth) == 0
 
 
+def test_a_board_given_its_corners_is_seen_through_the_lens_its_sides_show() -> None:
+    # A phone's wide lens and no calibration: the set-up photo's board is read through the lens its sides
+    # bow by, as a board found is, where it was read straight (its grid 14 % of its size off at a corner).
+    photo = render_photo(RenderSpec(("alices-garden",), 20261121), 47)
+    truth = np.array(photo.truth["boards"][0]["corners_xy"], np.float64)
+    _, lens = place_board(photo.decode(), default_profile("alices-garden"), None, truth)
+    assert lens is not None and lens.estimated
+    ideal = photo.camera().undistort_px(truth)
+    assert _off(lens.undistort_px(truth), ideal) < 0.02 and _off(truth, ideal) > 0.1
+
+
 def test_a_turn_the_layout_model_denies_is_asked_even_where_the_grid_agrees_on_it() -> None:
     outline = np.array([(10.0, 10.0), (90.0, 10.0), (90.0, 90.0), (10.0, 90.0)])
     a, b, c, d = rotations(outline)

@@ -353,6 +353,44 @@ def test_pipeline_reads_and_scores_with_a_perfect_classifier(seed: int) -> None:
     assert _corner_error(np.array(out["corners_xy"]), np.array(board["corners_xy"])) < 4.0
 
 
+@pytest.mark.parametrize("upright", [False, True])
+def test_a_board_given_its_corners_is_read_through_the_lens_its_sides_show(upright: bool) -> None:
+    """With no calibration, a board given its corners is read through the lens its sides bow by, as a board
+    found is. Read straight through this photo's wide lens, its cells fell off their places and it scored
+    wrong; the independent try saw a Tang Garden board refused at the very corners found for it."""
+    photo = render_photo(RenderSpec(("alices-garden",), 20261121), 47)
+    board = photo.truth["boards"][0]
+    image, corners = photo.decode(), np.array(board["corners_xy"], np.float64)
+    if upright:  # the same photo held upright: its corners turned a quarter clockwise with it
+        image = np.ascontiguousarray(cv2.rotate(image, cv2.ROTATE_90_CLOCKWISE))
+        corners = np.column_stack([image.shape[1] - 1 - corners[:, 1], corners[:, 0]])
+    hand = {"unplaced_bonus_tiles": board["state"]["unplaced_bonus_tiles"]}
+    (scored,) = score_image(image, "alices-garden", hand, None, corners_xy=corners)
+    assert scored.state["rows"] == board["state"]["rows"]
+    assert np.abs(scored.reading.corners_xy - corners).max() < 0.01
+
+
+@pytest.mark.parametrize(("beyond", "whole"), [(12.0, True), (-40.0, False)])
+def test_a_board_a_few_pixels_from_the_photos_edge_is_whole_one_cut_is_not_scored(
+    beyond: float, whole: bool
+) -> None:
+    """A photo ending ``beyond`` pixels below the board (negative: through it). 12 px of table below it, the
+    face map's glow reached the photo's edge and the board was refused as partly out of the photo."""
+    photo = render_photo(RenderSpec(("alices-garden",), 20261121), 23)
+    board = photo.truth["boards"][0]
+    bottom = int(np.array(board["corners_xy"])[:, 1].max() + beyond)
+    image = np.ascontiguousarray(photo.decode()[:bottom])
+    camera = replace(photo.camera(), size_wh=(image.shape[1], bottom))
+    hand = {"unplaced_bonus_tiles": board["state"]["unplaced_bonus_tiles"]}
+    (scored,) = score_image(image, "alices-garden", hand, camera)
+    assert scored.reading.trusted is whole
+    if whole:
+        assert scored.state["rows"] == board["state"]["rows"]
+        assert _corner_error(scored.reading.corners_xy, np.array(board["corners_xy"])) < 4.0
+    else:
+        assert OUT_OF_PHOTO in scored.flags
+
+
 def test_an_empty_table_has_no_board() -> None:
     table = np.full((900, 1600, 3), (60, 110, 40), np.uint8)
     table += np.random.default_rng(0).integers(0, 6, table.shape, dtype=np.uint8)

@@ -24,7 +24,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from vision.camera_model import CameraModel, is_calibrated, matrix_or_guess
-from vision.geometry import Points, as_points, is_convex, quad_size, within_reach
+from vision.geometry import Points, as_points, in_frame, is_convex, quad_size, within_reach
 from vision.locate.edges import (
     ASPECT_TOLERANCE,
     EdgeImage,
@@ -62,6 +62,11 @@ EDGE_DOUBT_MASK_PX = 2.5
 # A side the mask cut short is looked for again further out (vision.locate.sides.LOOK_AGAIN): boards placed so
 # lay 8-9 % off their outline and right (3 of 500 Alice's Garden photos), so the limit is 12 %.
 SIDES_DOUBT = 0.12
+# A board whose mask runs to the photo's edge is whole if its edges lie at least this far inside it, and
+# within this share of its size of the outline (the mask's glow at the edge strays further than elsewhere:
+# boards 12-13 px from a photo's bottom edge lay 4.6-5 % off their outlines there).
+WHOLE_CLEAR_PX = 4.0
+WHOLE_GAP = 0.08
 # How far from a rectangle of a board's shape (skew as a cosine, width/height as |log|) a calibrated camera
 # may see a board's placed sides: well-placed boards measure under 0.01 (200 Alice's Garden photos), one
 # side placed on the printed frame 0.03-0.16.
@@ -235,11 +240,6 @@ def refine_quad(
     return Quad(corners, ideal, in_frame(corners, (w, h)), score, guessed=guessed)
 
 
-def in_frame(corners: Points, size_wh: tuple[int, int], margin: float = 2.0) -> bool:
-    w, h = size_wh
-    return bool(np.all((corners >= margin) & (corners <= [w - 1 - margin, h - 1 - margin])))
-
-
 # The method of a board whose corners the player placed.
 PLACED = "manual"
 
@@ -404,12 +404,30 @@ def segmented_quads(
             # Of a board's shape only through a guessed camera: a wide lens' board, or part of a board.
             guessed = shape_off > ASPECT_TOLERANCE
         else:
+            after_all = _whole_after_all(image_bgr, outline, camera, aspects)
+            if after_all is not None:
+                quads.append(after_all)
+                continue
             guessed = False
         ideal = clockwise(outline.ideal_xy)
         corners = to_photo(ideal)
         inside = not outline.cut and in_frame(corners, (w, h))
         quads.append(Quad(corners, ideal, inside, 0.0, method="mask", guessed=guessed))
     return quads + split
+
+
+def _whole_after_all(
+    image_bgr: NDArray[np.uint8], outline: Outline, camera: CameraModel | None, aspects: tuple[float, ...]
+) -> Quad | None:
+    """A board whose mask runs to the photo's edge found whole by its edges after all: the face map's glow
+    reaches a photo's edge a few of its pixels from a board (its bottom edge most), and drawn boards 6-30 px
+    from it were refused as cut. Taken only where its edges make a board within the outline's own reach of
+    it and clear of the photo's edge; else None (a board cut off is not scored)."""
+    refined = refine_quad(image_bgr, outline.corners_xy, camera, aspects, MASK_REACH)
+    if refined is None or not in_frame(refined.corners_xy, image_bgr.shape[1::-1], WHOLE_CLEAR_PX):
+        return None
+    gap, size = _gap(refined.ideal_xy, outline.ideal_xy)
+    return replace(refined, method="mask") if gap <= WHOLE_GAP * size else None
 
 
 def _unjoined(

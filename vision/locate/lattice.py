@@ -35,9 +35,9 @@ import numpy as np
 from numpy.typing import NDArray
 
 from vision.camera_model import CameraModel, camera_centre, is_calibrated, matrix_or_guess
-from vision.geometry import Points, as_points, homography_from_points
+from vision.geometry import Points, as_points, homography_from_points, in_frame
 from vision.locate.art import ArtColours
-from vision.locate.board import Quad, in_frame, point_inside
+from vision.locate.board import Quad, point_inside
 from vision.locate.edges import (
     EdgeImage,
     Picker,

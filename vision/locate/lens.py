@@ -34,6 +34,9 @@ MIN_K1 = 0.04
 MIN_SIDE_PX = 80.0
 JUMP_COST = 0.08
 UNDISTORT_STEPS = 8
+# A bend is one the board's corners can be seen through where, undone and bent again, they come back to
+# within this many pixels.
+UNDONE_PX = 1.0
 
 
 def _edge_points(grey: NDArray[np.float32], a: NDArray[np.float64], b: NDArray[np.float64]) -> Points:
@@ -75,6 +78,21 @@ def _edge_points(grey: NDArray[np.float32], a: NDArray[np.float64], b: NDArray[n
     mid = offsets[path] + (offsets[1] - offsets[0]) / 2
     points: Points = (starts + mid[:, None] * normal[None, :])[strong]
     return points
+
+
+def _undone(corners: Points, matrix: NDArray[np.float64], bends: NDArray[np.float64]) -> NDArray[np.bool_]:
+    """Per bend (k1, k2), whether the board's corners undone through it are bent back to where they are: past
+    the radius where a strong bend turns back, undoing it finds another point, and an outline given in a
+    photo cut off its lens' centre (the guessed centre wrong) came back with two corners moved 400 px."""
+    f, cx, cy = matrix[0, 0], matrix[0, 2], matrix[1, 2]
+    distorted = (np.asarray(corners, np.float64) - [cx, cy]) / f
+    ideal = np.broadcast_to(distorted, (len(bends), *distorted.shape)).copy()
+    for _ in range(UNDISTORT_STEPS):
+        r2 = (ideal**2).sum(axis=2, keepdims=True)
+        ideal = distorted / (1 + bends[:, None, 0:1] * r2 + bends[:, None, 1:2] * r2**2)
+    r2 = (ideal**2).sum(axis=2, keepdims=True)
+    again = ideal * (1 + bends[:, None, 0:1] * r2 + bends[:, None, 1:2] * r2**2)
+    return np.asarray(np.abs(again - distorted).max(axis=(1, 2)) * f <= UNDONE_PX)
 
 
 def _crookedness(
@@ -129,7 +147,7 @@ def estimate_lens(image_bgr: NDArray[np.uint8], corners_xy: Points) -> CameraMod
     k1s, k2s = np.meshgrid(K1_CANDIDATES, K2_CANDIDATES, indexing="ij")
     bends = np.column_stack([k1s.ravel() * rescale, k2s.ravel() * rescale**2])
     crooked = _crookedness(sides, matrix, np.vstack([[0.0, 0.0], bends]))
-    straight, crooked = crooked[0], crooked[1:]
+    straight, crooked = crooked[0], np.where(_undone(corners, matrix, bends), crooked[1:], np.inf)
     best = int(np.argmin(crooked))
     if abs(k1s.ravel()[best]) < MIN_K1 or crooked[best] > MIN_GAIN * straight:
         return None

@@ -24,7 +24,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from vision.camera_model import CameraModel
-from vision.geometry import Points, as_points, within_reach
+from vision.geometry import Points, as_points, in_frame, within_reach
 from vision.locate.sides import SideFinder
 from vision.model_file import open_model
 
@@ -33,6 +33,8 @@ STRIDE = 16  # the model's input sides must be multiples of this (four halvings)
 CORE_INSET = 0.1  # the core's inset from each side, as a share of the board's shorter side
 MIN_CORE_PX = 12  # a core smaller than this many input pixels is a speck, not a board
 UPSAMPLE = 4  # outlines are traced on the board map brought up this many times: finer than its pixels
+# A face touching the photo's edge is cut where its outline comes within this many input pixels of it.
+CUT_REACH = 2.0
 
 
 def input_size(size_wh: tuple[int, int]) -> tuple[int, int, float]:
@@ -145,8 +147,11 @@ def outlines(masks: BoardMasks, camera: CameraModel | None = None) -> list[Outli
         if ideal is None:
             continue
         face = board & (nearest == label)
-        cut = bool(face[0].any() or face[-1].any() or face[:, 0].any() or face[:, -1].any())
         corners = camera.distort_px(ideal) if camera is not None else ideal
+        # The face's glow may touch the photo's edge where the board does not: cut only where its fitted
+        # outline reaches the edge too (a whole board 19 px from the edge of a 790 px photo was cut).
+        touches = bool(face[0].any() or face[-1].any() or face[:, 0].any() or face[:, -1].any())
+        cut = touches and not in_frame(corners, masks.size_wh, CUT_REACH / masks.scale)
         if not within_reach(corners, masks.size_wh) or not within_reach(ideal, masks.size_wh):
             continue
         found.append((float(stats[j, cv2.CC_STAT_AREA]), Outline(corners, ideal, cut, solid)))

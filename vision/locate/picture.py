@@ -23,8 +23,8 @@ import numpy as np
 from numpy.typing import NDArray
 
 from vision.camera_model import CameraModel, plane_view
-from vision.geometry import Points
-from vision.locate.board import Quad, in_frame, overlap
+from vision.geometry import Points, in_frame
+from vision.locate.board import Quad, overlap
 from vision.locate.edges import EdgeImage, clockwise, photo_mapper, snap
 
 PICTURE_WIDTH = 600  # pixels: the board's picture is described at this width

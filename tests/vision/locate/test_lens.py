@@ -7,7 +7,7 @@ import pytest
 from numpy.typing import NDArray
 
 from vision.camera_model import CameraModel, is_calibrated
-from vision.locate.lens import _crookedness, _edge_points, estimate_lens
+from vision.locate.lens import _crookedness, _edge_points, _undone, estimate_lens
 
 W, H = 640, 480
 # A board of 360 x 300 pixels as a pinhole camera would see it, a little turned, in a wide lens' photo.
@@ -88,3 +88,15 @@ def test_an_outline_run_far_beyond_the_photo_gives_no_camera_not_an_error() -> N
     assert estimate_lens(image, far) is None
     # Within the photo, the same board's bend is still read.
     assert estimate_lens(image, corners) is not None
+
+
+def test_a_bend_that_turns_back_before_the_boards_corners_is_no_lens_for_them() -> None:
+    # k1 -1.5, k2 2.4 (a bend read off a photo cut off its lens' centre): bent, a point's radius grows until
+    # about 0.6 of the focal length out and then falls back, so corners beyond it cannot be undone; a wide
+    # lens' bend is undone there.
+    matrix = _lens(0.0).matrix
+    bends = np.array([[-0.30, 0.05], [-1.5, 2.4]])
+    near = np.array([[220.0, 160.0], [420.0, 160.0], [420.0, 320.0], [220.0, 320.0]])
+    far = np.array([[160.0, 120.0], [480.0, 120.0], [480.0, 360.0], [160.0, 360.0]])
+    assert _undone(near, matrix, bends).tolist() == [True, True]
+    assert _undone(far, matrix, bends).tolist() == [True, False]

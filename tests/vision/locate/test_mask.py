@@ -91,6 +91,18 @@ def test_a_board_running_off_the_photo_is_cut() -> None:
     assert outline.cut
 
 
+def test_a_board_whose_glow_alone_touches_the_photos_edge_is_not_cut() -> None:
+    # 33 photo pixels from the right edge (under four of the map's): the face map's glow runs on to the edge
+    # along a stretch of the side, as the shipped model draws a board near the bottom edge; its outline does
+    # not.
+    truth = np.array([(1500.0, 300.0), (2270.0, 300.0), (2270.0, 1000.0), (1500.0, 1000.0)])
+    masks = _masks([truth])
+    masks.board[60:80, -4:] = 1.0
+    (outline,) = outlines(masks)
+    assert not outline.cut
+    assert _error(outline.corners_xy, truth) < 9.0
+
+
 def test_specks_and_an_empty_map_are_no_boards() -> None:
     assert outlines(_masks([])) == []
     speck = np.array([(1000.0, 600.0), (1020.0, 600.0), (1020.0, 620.0), (1000.0, 620.0)])
