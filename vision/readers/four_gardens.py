@@ -172,11 +172,12 @@ class FourGardensReader(ReaderBase):
         Extra-rewards tiles of a player who has none in ``hand["players"]`` (tiles read from their photos)."""
         positions = self.positions(profile, readings)
         # A colour is a player's when its marker is seen surely somewhere, not from faint sightings alone.
-        in_play = {
-            colour
-            for colour, tracks in self.sightings(profile, readings).items()
-            if any(spots[0][0] >= 0.5 for spots in tracks.values())
-        }
+        seen = self.sightings(profile, readings)
+
+        def seen_at(least: float) -> set[str]:
+            return {c for c, tracks in seen.items() if any(s[0][0] >= least for s in tracks.values())}
+
+        in_play = seen_at(0.5)
         tiles = {str(k): list(v) for k, v in (hand.get(EXTRA_REWARDS_BY_COLOUR) or {}).items()}
         unknown = sorted(set(tiles) - set(positions))
         if unknown:
@@ -198,12 +199,22 @@ class FourGardensReader(ReaderBase):
                 entry["extra_rewards"] = tiles[colour]
             players.append({**entry, "colour": colour, "positions": positions[colour]})
         # Markers seen surely of a colour no player was given: a player left out (a form's colours left as
-        # they came), who would silently score nothing.
-        unclaimed = sorted(in_play - {p["colour"] for p in players}) if players else []
+        # they came), who would silently score nothing. A sighting below the line where its cell is flagged
+        # for checking refuses nothing: the bundled photo viewed upright, its outline found 24 px off at one
+        # corner, read a marker 0.896 white, and a right reading was refused.
+        unclaimed = sorted(seen_at(LOW_CONFIDENCE) - {p["colour"] for p in players}) if players else []
         if unclaimed:
+            # Where they stand, and both ways out: a misread board shows a colour nobody has too.
+            where = "; ".join(
+                f"{colour} on the {track} track's space {spots[0][1]}"
+                for colour in unclaimed
+                for track, spots in seen[colour].items()
+                if spots[0][0] >= LOW_CONFIDENCE
+            )
             raise ValueError(
-                f"{' and '.join(unclaimed)} markers stand on the Scoreboard but no player has that colour: "
-                "give each player the colour of their markers"
+                f"{' and '.join(unclaimed)} markers stand on the Scoreboard ({where}) but no player has that "
+                "colour: give each player the colour of their markers, or, if nobody plays that colour, "
+                "photograph the board again with some table round it (a marker may have been misread)"
             )
         if not players:
             players = [

@@ -271,7 +271,29 @@ def test_markers_of_a_colour_no_player_was_given_are_not_scored_as_nobodys() -> 
     readings = _readings(_labels({("red", 2): "orange", ("green", 7): "blue"}))
     given = {"players": [{"name": "Ann", "colour": "blue"}, {"name": "Bo", "colour": "white"}]}
     with pytest.raises(
-        ValueError, match="orange markers stand on the Scoreboard but no player has that colour"
+        ValueError,
+        match=r"orange markers stand on the Scoreboard \(orange on the red track's space 2\) but no player "
+        "has that colour: give each player the colour of their markers, or, if nobody plays that colour, "
+        "photograph the board again",
+    ):
+        READER.assemble(PROFILE, readings, given)
+
+
+def test_an_unsure_sighting_of_a_colour_no_player_has_is_flagged_not_refused() -> None:
+    # A phantom marker read 0.90 white (an outline found off the board) refused a whole photo whose cell
+    # was flagged for checking anyway; the players given are scored, the cell left to be checked.
+    readings = _readings(_labels({("red", 2): "orange", ("green", 7): "blue"}))
+    given = {"players": [{"name": "Ann", "colour": "blue"}, {"name": "Bo", "colour": "orange"}]}
+    key = ("track:yellow", 0, 10)
+    readings[key] = {**readings[key], "white": ("yes", LOW_CONFIDENCE - 0.01)}
+    got = READER.assemble(PROFILE, readings, given)
+    assert [(p["colour"], p["positions"]["red"], p["positions"]["green"]) for p in got["players"]] == [
+        ("blue", None, 7),
+        ("orange", 2, None),
+    ]
+    readings[key] = {**readings[key], "white": ("yes", LOW_CONFIDENCE)}
+    with pytest.raises(
+        ValueError, match=r"white markers stand on the Scoreboard \(white on the yellow track's"
     ):
         READER.assemble(PROFILE, readings, given)
 
