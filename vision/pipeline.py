@@ -494,7 +494,7 @@ def _concluded(
         )
     low = tuple(sorted(unsure | overruled))
     state = reader.assemble(profile, readings, entered)
-    flags.extend(reader.notes(profile, readings))
+    flags.extend(reader.notes(profile, readings, state))
     # A copy of its own no model learnt reads unsure until taught: its owner is asked to check each cell.
     title = get_entry(profile.game).rules.title
     share = SURE_UNLIKE_SHARE if reader.printed_sure else UNLIKE_SHARE

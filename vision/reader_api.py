@@ -325,8 +325,14 @@ class Reader(Protocol):
         teaching (enrolment) and training learn each cell's classes from, through :meth:`targets`."""
         ...
 
-    def notes(self, profile: BoardProfile, readings: Mapping[CellKey, Reading]) -> tuple[str, ...]:
-        """What the player should check that no single cell's confidence shows (e.g. a marker not seen)."""
+    def notes(
+        self,
+        profile: BoardProfile,
+        readings: Mapping[CellKey, Reading],
+        state: Mapping[str, Any] | None = None,
+    ) -> tuple[str, ...]:
+        """What the player should check that no single cell's confidence shows (e.g. a marker not seen);
+        ``state``, the board's state as :meth:`assemble` made it (whose markers are in play)."""
         ...
 
 
@@ -369,7 +375,12 @@ class ReaderBase:
     def touching(self, profile: BoardProfile) -> tuple[Touching, ...]:
         return ()
 
-    def notes(self, profile: BoardProfile, readings: Mapping[CellKey, Reading]) -> tuple[str, ...]:
+    def notes(
+        self,
+        profile: BoardProfile,
+        readings: Mapping[CellKey, Reading],
+        state: Mapping[str, Any] | None = None,
+    ) -> tuple[str, ...]:
         return ()
 
 

@@ -230,16 +230,31 @@ class FourGardensReader(ReaderBase):
         setup = {k: v for k, v in profile.setup.items() if k not in READER_SETUP}
         return {"game": self.game, "setup": setup, "players": players}
 
-    def notes(self, profile: BoardProfile, readings: Mapping[CellKey, Reading]) -> tuple[str, ...]:
+    def notes(
+        self,
+        profile: BoardProfile,
+        readings: Mapping[CellKey, Reading],
+        state: Mapping[str, Any] | None = None,
+    ) -> tuple[str, ...]:
         """What a marker's confidence alone does not show: seen on two spaces of a track, taken from a faint
         sighting, or missing from a track a doubtful space could hide it on (under a hand), or a space with
         a marker (one can stand right behind another and show nothing: a clear "no" there proves nothing).
-        Missing where no space could hide it, it was removed and needs no check."""
+        Missing where no space could hide it, it was removed and needs no check. Said of the players'
+        colours in ``state``, where it is given; a colour nobody plays, seen faintly, is said once, as such
+        (its notes read as if it played: "white's marker not seen" on a table of orange and black)."""
         low = LOW_CONFIDENCE
         out: list[str] = []
         seen = self.sightings(profile, readings)
         positions = self.positions(profile, readings)
-        for colour in self.markers:
+        playing = self.markers if state is None else tuple(str(p["colour"]) for p in state["players"])
+        for colour in (m for m in self.markers if m not in playing):
+            where = [f"the {t} track's space {s}" for t, s in positions[colour].items() if s is not None]
+            if where:
+                out.append(
+                    f"{colour} markers may stand on the Scoreboard, faintly seen on {', '.join(where)}, but "
+                    "no player has that colour: check those spaces, or give the player"
+                )
+        for colour in playing:
             for track, spots in seen[colour].items():
                 sure = sorted(c for p, c in spots if p >= 0.5)
                 if len(sure) > 1:
@@ -266,7 +281,7 @@ class FourGardensReader(ReaderBase):
             ]
             if not why:
                 continue
-            for colour in self.markers:
+            for colour in playing:
                 placed = positions[colour]
                 # A colour seen on no track at all is not in play: nobody owns that marker.
                 if placed[track] is None and any(v is not None for v in placed.values()):

@@ -283,7 +283,12 @@ class TangReader(ReaderBase):
             "players": [dict(p) for p in hand.get("players", [])],
         }
 
-    def notes(self, profile: BoardProfile, readings: Mapping[CellKey, Reading]) -> tuple[str, ...]:
+    def notes(
+        self,
+        profile: BoardProfile,
+        readings: Mapping[CellKey, Reading],
+        state: Mapping[str, Any] | None = None,
+    ) -> tuple[str, ...]:
         out = []
         for r, c in profile.region("grid").cells():
             reading = readings[("grid", r, c)]

@@ -298,6 +298,24 @@ def test_an_unsure_sighting_of_a_colour_no_player_has_is_flagged_not_refused() -
         READER.assemble(PROFILE, readings, given)
 
 
+def test_a_colour_nobody_plays_seen_faintly_is_said_once_as_such() -> None:
+    readings = _readings(_labels({("red", 2): "orange", ("green", 7): "blue"}))
+    key = ("track:red", 0, 10)
+    readings[key] = {**readings[key], "white": ("no", 0.7)}  # a faint white sighting, 0.3
+    given = {"players": [{"name": "Ann", "colour": "blue"}, {"name": "Bo", "colour": "orange"}]}
+    state = READER.assemble(PROFILE, readings, given)
+    notes = READER.notes(PROFILE, readings, state)
+    assert (
+        "white markers may stand on the Scoreboard, faintly seen on the red track's space 10, but no player "
+        "has that colour: check those spaces, or give the player"
+    ) in notes
+    assert not any(n.startswith("white's") for n in notes)
+    # With no state (or white playing), white's own notes as before.
+    assert "white's marker on the red track read faintly, on space 10: check" in READER.notes(
+        PROFILE, readings
+    )
+
+
 def test_score_takes_each_players_reward_tile_from_its_own_photo(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
