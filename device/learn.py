@@ -315,18 +315,19 @@ def outdated(state: StateDir, name: str) -> bool:
     return bundle.enrolment.model != base_classifier(reader_for(bundle.profile).game).model_id
 
 
-def _example(photo: teaching.TeachingPhoto, game: str, camera: CameraModel | None) -> Example:
+def _example(photo: teaching.TeachingPhoto, profile: BoardProfile, camera: CameraModel | None) -> Example:
     """A teaching photo as the reader takes it (decoded reduced where large, as an upload is: its corners
-    scaled with it), read through the table camera's calibration where it is that camera's size."""
+    scaled with it), read through the table camera's calibration where it is that camera's size, else
+    through the lens its board's sides show, read once: each of its views read for teaching, its corners
+    moved a little, would read another lens from them."""
     data = photo.photo.read_bytes()
     width, _ = check_photo(data)
     image = decode_photo(data)
     scale = image.shape[1] / width
     corners = None if photo.corners_xy is None else photo.corners_xy * scale
     fits = camera is not None and tuple(camera.size_wh) == (image.shape[1], image.shape[0])
-    return Example(
-        image, check_enrolment_state(photo.state, game, photo.id), corners, camera if fits else None
-    )
+    lens = camera if fits else None if corners is None else given_lens(image, corners, [profile])
+    return Example(image, check_enrolment_state(photo.state, profile.game, photo.id), corners, lens)
 
 
 def reteach(
@@ -336,7 +337,7 @@ def reteach(
     kept = teaching.photos(state, profile.name)
     if not kept:
         raise StateError(f"profile {profile.name!r} has no teaching photos yet")
-    examples = [_example(p, profile.game, camera) for p in kept]
+    examples = [_example(p, profile, camera) for p in kept]
     enrolment, figures = _enrol(state, profile, examples, stickers)
     report = teaching.TeachingReport(
         len(kept),

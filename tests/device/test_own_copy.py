@@ -12,6 +12,7 @@ from numpy.typing import NDArray
 import device.learn
 from calibration.profiles import GridPlace, load_bundle, with_geometry
 from calibration.statedir import StateDir
+from calibration.teaching import TeachingPhoto
 from device.learn import UnsureTurn, place_board
 from device.photo import load_orienter
 from lab.bench import reshaped_profile
@@ -158,6 +159,21 @@ def test_a_board_given_its_corners_is_seen_through_the_lens_its_sides_show() -> 
     assert lens is not None and lens.estimated
     ideal = photo.camera().undistort_px(truth)
     assert _off(lens.undistort_px(truth), ideal) < 0.02 and _off(truth, ideal) > 0.1
+
+
+def test_a_teaching_photo_is_read_through_one_lens_its_sides_show(tmp_path: Path) -> None:
+    # Read once per photo, not once per view: each view read for teaching moves the corners a little, and
+    # a lens read from each would be another.
+    photo = render_photo(RenderSpec(("alices-garden",), 20261121), 47)
+    board = photo.truth["boards"][0]
+    (tmp_path / "p.jpg").write_bytes(photo.jpeg)
+    truth = np.array(board["corners_xy"], np.float64)
+    kept = TeachingPhoto("1", tmp_path / "p.jpg", board["state"], truth, None)
+    example = device.learn._example(kept, default_profile("alices-garden"), None)
+    assert example.camera is not None and example.camera.estimated
+    assert example.corners_xy is not None and np.array_equal(example.corners_xy, truth)
+    _, lens = place_board(photo.decode(), default_profile("alices-garden"), None, truth)
+    assert lens is not None and np.array_equal(example.camera.dist, lens.dist)
 
 
 def test_a_turn_the_layout_model_denies_is_asked_even_where_the_grid_agrees_on_it() -> None:
