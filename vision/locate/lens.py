@@ -86,13 +86,20 @@ def _undone(corners: Points, matrix: NDArray[np.float64], bends: NDArray[np.floa
     photo cut off its lens' centre (the guessed centre wrong) came back with two corners moved 400 px."""
     f, cx, cy = matrix[0, 0], matrix[0, 2], matrix[1, 2]
     distorted = (np.asarray(corners, np.float64) - [cx, cy]) / f
+    ideal = _undo(distorted, bends)
+    r2 = (ideal**2).sum(axis=2, keepdims=True)
+    again = ideal * (1 + bends[:, None, 0:1] * r2 + bends[:, None, 1:2] * r2**2)
+    return np.asarray(np.abs(again - distorted).max(axis=(1, 2)) * f <= UNDONE_PX)
+
+
+def _undo(distorted: NDArray[np.float64], bends: NDArray[np.float64]) -> NDArray[np.float64]:
+    """(bends, n, 2) normalised points (n, 2) as each radial bend (k1, k2) undoes them, by fixed-point
+    steps as OpenCV does."""
     ideal = np.broadcast_to(distorted, (len(bends), *distorted.shape)).copy()
     for _ in range(UNDISTORT_STEPS):
         r2 = (ideal**2).sum(axis=2, keepdims=True)
         ideal = distorted / (1 + bends[:, None, 0:1] * r2 + bends[:, None, 1:2] * r2**2)
-    r2 = (ideal**2).sum(axis=2, keepdims=True)
-    again = ideal * (1 + bends[:, None, 0:1] * r2 + bends[:, None, 1:2] * r2**2)
-    return np.asarray(np.abs(again - distorted).max(axis=(1, 2)) * f <= UNDONE_PX)
+    return ideal
 
 
 def _crookedness(
@@ -104,11 +111,7 @@ def _crookedness(
     f, cx, cy = matrix[0, 0], matrix[0, 2], matrix[1, 2]
     out = []
     for points in sides:
-        distorted = (points - [cx, cy]) / f  # (n, 2), normalised
-        ideal = np.broadcast_to(distorted, (len(bends), *distorted.shape)).copy()
-        for _ in range(UNDISTORT_STEPS):
-            r2 = (ideal**2).sum(axis=2, keepdims=True)
-            ideal = distorted / (1 + bends[:, None, 0:1] * r2 + bends[:, None, 1:2] * r2**2)
+        ideal = _undo((points - [cx, cy]) / f, bends)
         centred = ideal - ideal.mean(axis=1, keepdims=True)
         # Each line's direction: the larger eigenvector of the points' 2 x 2 scatter.
         sxx, syy = (centred[..., 0] ** 2).sum(axis=1), (centred[..., 1] ** 2).sum(axis=1)
