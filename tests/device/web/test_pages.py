@@ -1239,7 +1239,8 @@ def test_the_owner_sets_the_tables_broker_on_the_set_up_page(
         wait.until(ec.text_to_be_present_in_element((By.ID, "broker-status"), ": connected."))
         assert driver.find_element(By.ID, "broker-table").get_attribute("value") == "table-3"
         driver.find_element(By.ID, "broker-remove").click()
-        driver.switch_to.alert.accept()
+        # The confirmation is the browser's own dialog: waited for, as a loaded machine may show it late.
+        wait.until(ec.alert_is_present()).accept()
         wait.until(ec.text_to_be_present_in_element((By.ID, "broker-status"), "No broker"))
         heard.wait(lambda: heard.on("garden-scorer/table-3/available")[-1] == b"offline", "offline")
     finally:
