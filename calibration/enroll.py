@@ -41,8 +41,9 @@ from vision.readers import IGNORE, CellLabels, Head, check_fits, reader_for
 KIND = "enrolment"
 # 2: the model the corrections were fitted to is recorded (``model``). 3: a head may scale its features
 # (``centre``, ``spread``). 4: a head may know its bare cell's looks (``bare``). 5: a head may weigh the
-# model's own reading less (``model_weight``: its class prototypes alone). Versions 2 to 4 still read.
-VERSION = 5
+# model's own reading less (``model_weight``: its class prototypes alone). 6: a head knows which of its
+# classes its teaching cells showed (``taught``). Versions 2 to 5 still read.
+VERSION = 6
 # Extra reads of each enrolment board (see :func:`enrol`), each in a light up to LIGHT_JITTER per channel
 # unlike the photo's. On the held-out pack, Zen Garden enrolled from 2 photos read 95.5 % of boards perfectly
 # with 8 views at 8 %, 96.0 % at 15 %, 97.0 % with 16 views at 15 % (one run each; enrolling takes 3-6 s).
@@ -115,6 +116,11 @@ class HeadCorrection:
     # How much the model's own log-probabilities count: 1, corrected; 0, replaced (prototypes, where a copy's
     # art is so far from the model's that its reading misleads more than it tells).
     model_weight: float = 1.0
+    # Per class, whether a teaching cell showed it; None: every class as corrected. A correction knows only
+    # the classes it was taught: a prototype never reads another, and a fitted one pushes the others down
+    # (a Sanssouci copy taught from red nobles read every yellow and blue one as red, surely). A cell the
+    # model reads as a class never taught keeps the model's reading.
+    taught: NDArray[np.bool_] | None = None
 
     def scaled(self, embedding: NDArray[np.float64]) -> NDArray[np.float64]:
         """``embedding`` as the correction weighs it (scaled, where it scales)."""
@@ -146,6 +152,15 @@ class HeadCorrection:
             tiles[:, label] = 0.0
             tiles /= np.maximum(tiles.sum(axis=1, keepdims=True), 1e-12)
             p[moved] = UNLIKE_BARE_TRUST * tiles + (1 - UNLIKE_BARE_TRUST) / p.shape[1]
+        if self.taught is not None and not self.taught.all():
+            # The classes never taught keep the model's share; the taught ones share the rest as corrected.
+            model = np.exp(base_log - base_log.max(axis=1, keepdims=True))
+            model /= model.sum(axis=1, keepdims=True)
+            taught = p * self.taught
+            rest = model[:, ~self.taught].sum(axis=1, keepdims=True)
+            p = np.where(
+                self.taught, (1 - rest) * taught / np.maximum(taught.sum(axis=1, keepdims=True), 1e-12), model
+            )
         return p.astype(np.float32)
 
     def to_json(self) -> dict[str, Any]:
@@ -156,7 +171,15 @@ class HeadCorrection:
         )
         bare = {} if self.bare is None else {"bare": self.bare.to_json()}
         weighed = {} if self.model_weight == 1.0 else {"model_weight": self.model_weight}
-        return {"weights": self.weights.tolist(), "bias": self.bias.tolist(), **scaled, **bare, **weighed}
+        taught = {} if self.taught is None else {"taught": self.taught.tolist()}
+        return {
+            "weights": self.weights.tolist(),
+            "bias": self.bias.tolist(),
+            **scaled,
+            **bare,
+            **weighed,
+            **taught,
+        }
 
 
 @dataclass(frozen=True)
@@ -394,6 +417,8 @@ def fit(
         if correction is None:
             unchanged.append(head.name)
             continue
+        if head.name in checked and not scale:
+            correction = replace(correction, taught=np.isin(np.arange(len(head.classes)), data[2]))
         if scale and bare and head.name in bare:
             looks = _bare_looks(correction, data[0], data[2], sources, bare[head.name])
             correction = replace(correction, bare=looks)
@@ -711,7 +736,7 @@ def save(enrolment: Enrolment, path: Path) -> None:
 
 
 def load(path: Path) -> Enrolment:
-    data = read_versioned(path, KIND, (2, 3, 4, VERSION))
+    data = read_versioned(path, KIND, (2, 3, 4, 5, VERSION))
     try:
         corrections = {str(name): _correction(str(name), h) for name, h in data["heads"].items()}
         cells, photos = int(data["cells"]), int(data["photos"])
@@ -738,8 +763,9 @@ def _correction(name: str, data: Mapping[str, Any]) -> HeadCorrection:
     model_weight = float(data.get("model_weight", 1.0))
     if not 0.0 <= model_weight <= 1.0:
         raise ValueError(f"heads.{name}: model_weight must be from 0 to 1, not {model_weight}")
+    taught = _taught(name, data.get("taught"), weights.shape[1])
     if "centre" not in data and "spread" not in data:
-        return HeadCorrection(weights, bias, model_weight=model_weight)
+        return HeadCorrection(weights, bias, model_weight=model_weight, taught=taught)
     centre = np.array(data["centre"], np.float64)
     spread = np.array(data["spread"], np.float64)
     if centre.shape != (weights.shape[0],) or spread.shape != centre.shape:
@@ -747,7 +773,15 @@ def _correction(name: str, data: Mapping[str, Any]) -> HeadCorrection:
     if not (np.isfinite(centre).all() and (spread > 0).all() and np.isfinite(spread).all()):
         raise ValueError(f"heads.{name}: centre must be finite and spread finite and above zero")
     bare = _bare(name, data.get("bare"), weights.shape)
-    return HeadCorrection(weights, bias, centre, spread, bare, model_weight)
+    return HeadCorrection(weights, bias, centre, spread, bare, model_weight, taught)
+
+
+def _taught(name: str, data: Any, classes: int) -> NDArray[np.bool_] | None:
+    if data is None:
+        return None
+    if not isinstance(data, list) or len(data) != classes or not all(isinstance(t, bool) for t in data):
+        raise ValueError(f"heads.{name}.taught: one true or false per class of the head")
+    return np.array(data, bool)
 
 
 def _bare(name: str, data: Any, shape: tuple[int, ...]) -> BareLooks | None:

@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -203,6 +204,32 @@ def test_a_head_with_no_model_under_it_is_fitted_on_scaled_features() -> None:
     assert accuracy(scaled) > 0.95
 
 
+@pytest.mark.parametrize("far", [False, True])
+def test_a_class_no_teaching_cell_showed_keeps_the_models_reading(far: bool) -> None:
+    """A Sanssouci copy taught from one player's red nobles read every blue one as red, surely: the
+    correction (prototypes, or a fitted one) knew only the classes it was taught."""
+    # Art far from the model's is read by its prototypes; art near it, by a fitted correction.
+    pred, truth = _far_art((0, 1, 2), 1) if far else (_two_photos(shared=True)[0][0], _two_photos(True)[1][0])
+    taught_keys = [key for key in pred.keys if truth[key]["cell"] != 2]
+    untaught = {key: ({"cell": IGNORE} if key not in taught_keys else truth[key]) for key in pred.keys}
+    enrolment = fit("g", (HEAD,), [pred], [untaught], "fixed", photos=[1], checked={"cell"})
+    correction = enrolment.corrections["cell"]
+    assert correction.model_weight == (0.0 if far else 1.0)
+    assert correction.taught is not None and correction.taught.tolist() == [True, True, False]
+    # Fresh cells the model reads surely as "c", the class teaching never showed: still "c".
+    said = [2, 2, 0, 1]
+    fresh = _predictions(np.eye(3, pred.embedding.shape[1])[said] * 3, np.eye(3)[said] * 0.97 + 0.01)
+    cells = CellGrid(np.zeros((4, 8, 8, 3), np.uint8), fresh.keys)
+    read = EnrolledClassifier(Fixed(fresh), enrolment).classify(cells).probabilities["cell"]
+    assert read.argmax(axis=1)[:2].tolist() == [2, 2] and (read[:2, 2] > 0.9).all()
+    np.testing.assert_allclose(read.sum(axis=1), 1.0, rtol=1e-5)
+    # As the correction had it, "c" is never read.
+    forgetful = EnrolledClassifier(
+        Fixed(fresh), replace(enrolment, corrections={"cell": replace(correction, taught=None)})
+    )
+    assert 2 not in forgetful.classify(cells).probabilities["cell"].argmax(axis=1)[:2].tolist()
+
+
 def test_enrolment_files_round_trip(tmp_path: Path) -> None:
     enrolment = Enrolment(
         "g", {"cell": HeadCorrection(np.ones((4, 3)), np.arange(3.0))}, 10, 2, "m1", ("facing",)
@@ -228,6 +255,17 @@ def test_enrolment_files_round_trip(tmp_path: Path) -> None:
     alone = HeadCorrection(np.ones((4, 3)), np.zeros(3), model_weight=0.0)
     save(Enrolment("g", {"cell": alone}, 10, 2, "m1"), tmp_path / "p.json")
     assert load(tmp_path / "p.json").corrections["cell"].model_weight == 0.0
+    # The classes a head was taught are kept; a file that names them wrongly is refused.
+    taught = HeadCorrection(np.ones((4, 3)), np.zeros(3), taught=np.array([True, False, True]))
+    save(Enrolment("g", {"cell": taught}, 10, 2, "m1"), tmp_path / "t.json")
+    again_taught = load(tmp_path / "t.json").corrections["cell"].taught
+    assert again_taught is not None and again_taught.tolist() == [True, False, True]
+    assert load(tmp_path / "e.json").corrections["cell"].taught is None
+    bad_taught = json.loads((tmp_path / "t.json").read_text())
+    bad_taught["heads"]["cell"]["taught"] = [True, False]
+    (tmp_path / "t.json").write_text(json.dumps(bad_taught))
+    with pytest.raises(ValueError, match=r"taught: one true or false per class"):
+        load(tmp_path / "t.json")
     data = json.loads((tmp_path / "s.json").read_text())
     for field, value in (("spread", [1, 1, 0, 1]), ("centre", [0, 1])):
         data["heads"]["cell"][field] = value
