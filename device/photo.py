@@ -221,7 +221,7 @@ def _score_board(reading: BoardReading) -> ScoredBoard:
         result = rules.score(state)
     except InvalidState as exc:
         return ScoredBoard(
-            reading, reading.state, None, (*reading.flags, *(f"not scored: {p}" for p in exc.problems))
+            reading, reading.state, None, (*reading.flags, *(f"not scored: {p.said}" for p in exc.problems))
         )
     if isinstance(result, TableScore):
         return ScoredBoard(reading, reading.state, None, reading.flags, table=result)
@@ -257,7 +257,7 @@ def _score_table(game: str, readings: list[BoardReading], hand: Mapping[str, Any
     try:
         result = rules.score(rules.parse(table))
     except InvalidState as exc:
-        extra = tuple(f"not scored: {p}" for p in exc.problems)
+        extra = tuple(f"not scored: {p.said}" for p in exc.problems)
     except StateError as exc:
         extra = (f"not scored: {exc}",)
     else:

@@ -5,6 +5,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
+from scoring.words import paths_said, where_said
+
 
 @dataclass(frozen=True)
 class ScoreLine:
@@ -76,6 +78,12 @@ class Problem:
 
     def __str__(self) -> str:
         return f"{self.where}: {self.message}" if self.where else self.message
+
+    @property
+    def said(self) -> str:
+        """As a player reads it: the field and any other named in the message in words."""
+        message = paths_said(self.message)
+        return f"{where_said(self.where)}: {message}" if self.where else message
 
 
 class StateError(ValueError):

@@ -31,6 +31,34 @@ def test_invalid_state_lists_problems() -> None:
     assert len(exc.problems) == 2
 
 
+@pytest.mark.parametrize(
+    ("where", "message", "said"),
+    [
+        ("noblemen[5]", "ends on a gardener tile in row 4", "nobleman 6: ends on a gardener tile in row 4"),
+        (
+            "players[1].tiles[3][2]",
+            "same floor, path and decor as players[0].tiles[0][1]; each of the 90 is unique",
+            "player 2, row 4, column 3: same floor, path and decor as player 1, row 1, column 2; each of "
+            "the 90 is unique",
+        ),
+        ("rows[0]", "row 1 (beige) is fully preprinted", "row 1: row 1 (beige) is fully preprinted"),
+        ("tiles[4]", "expected 5 tiles, got 4", "row 5: expected 5 tiles, got 4"),
+        (
+            "setup.preferences",
+            "pick the Emperor's tiles",
+            "the set-up, preferences: pick the Emperor's tiles",
+        ),
+        ("track_score", "cannot be negative", "track score: cannot be negative"),
+        ("", "the same mission card twice", "the same mission card twice"),
+    ],
+)
+def test_a_problem_is_said_without_code_words(where: str, message: str, said: str) -> None:
+    problem = Problem("c", where, message)
+    assert problem.said == said
+    # Programs keep the field's path.
+    assert str(problem) == (f"{where}: {message}" if where else message)
+
+
 def test_components_on_an_empty_grid() -> None:
     assert components4([], lambda _: True) == []
     assert cell_name((0, 7)) == "row 1, column 8"

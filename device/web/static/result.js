@@ -415,7 +415,9 @@ function headline() {
   } else if (done.length === boards.length) {
     const checks = boards.flatMap((b, i) => toCheck(b).map((f) => (boards.length > 1 ? `${boardName(i)}: ${f}` : f)));
     if (checks.length) {
-      lines.push(el("p", { class: "check" }, `Check the board: ${scoreWords(boards)} as read, but`));
+      // Corrected, the cells left flagged are those the player never tapped: the rest is theirs, not read.
+      const how = result.source === "corrected" ? "as corrected" : "as read";
+      lines.push(el("p", { class: "check" }, `Check the board: ${scoreWords(boards)} ${how}, but`));
       lines.push(el("ul", { class: "checks" }, checks.map((f) => el("li", {}, sentence(f)))));
     } else {
       lines.push(el("p", { class: "good" }, `Scored: ${scoreWords(boards)}`));
@@ -493,7 +495,11 @@ function render() {
   const changed = dirty();
   document.getElementById("correct").classList.toggle("pending", changed);
   document.getElementById("pending-score").textContent = previewed ? changedWords() : "";
-  rescoreButton.disabled = !changed || previewError !== null;
+  // A board read right is kept to teach as it was read: nothing to correct, but the owner says so.
+  const consent = document.getElementById("consent");
+  const keepAsRead = !changed && consent.checked && !consent.disabled;
+  rescoreButton.disabled = !(changed || keepAsRead) || previewError !== null;
+  rescoreButton.textContent = keepAsRead ? "Keep it to teach, as read" : "Save the corrections";
   undoButton.disabled = undone.length === 0;
   document.getElementById("preview-error").replaceChildren(
     previewError ? el("p", { class: "error", role: "alert" }, previewError) : "");
@@ -686,6 +692,8 @@ document.getElementById("place-send").addEventListener("click", async () => {
     button.textContent = "Read the board here";
   }
 });
+
+document.getElementById("consent").addEventListener("change", render);
 
 undoButton.addEventListener("click", () => {
   if (!undone.length) return;

@@ -1315,6 +1315,27 @@ def test_a_sanssouci_nobleman_is_said_and_moved_from_the_list(site: Site, driver
     )
 
 
+def test_a_board_read_right_is_kept_to_teach_as_read(site: Site, driver: webdriver.Chrome) -> None:
+    # Nothing to correct, so nothing to save, but the owner still keeps it to teach: the tick says so.
+    _, truth = _example("alices-garden")
+    first = _sent_example(site, "alices-garden", _example_hand("alices-garden", truth))
+    before = len(site.client.get("/api/calibrate/inbox").json()["items"])
+    read = _result(site, first)["boards"][0]["board"]["state"]
+    driver.get(f"{site.url}/result/{first}")
+    wait = _wait(driver)
+    keep = wait.until(ec.element_to_be_clickable((By.ID, "consent")))
+    save = driver.find_element(By.ID, "rescore")
+    assert not save.is_enabled()
+    keep.click()
+    wait.until(ec.element_to_be_clickable((By.ID, "rescore")))
+    assert save.text == "Keep it to teach, as read"
+    save.click()
+    wait.until(lambda d: _game_id_in(d.current_url) != first, "the board read right was not kept")
+    assert _result(site, _game_id_in(driver.current_url))["boards"][0]["board"]["state"] == read
+    items = site.client.get("/api/calibrate/inbox").json()["items"]
+    assert len(items) == before + 1 and items[-1]["game_id"] == _game_id_in(driver.current_url)
+
+
 def test_a_zen_tile_is_corrected_part_by_part_from_lists(site: Site, driver: webdriver.Chrome) -> None:
     _, truth = _example("zen-garden")
     first = _sent_example(site, "zen-garden", _example_hand("zen-garden", truth))
