@@ -30,6 +30,7 @@ if str(ROOT) not in sys.path:  # run as a script from anywhere: the project's pa
     sys.path.insert(0, str(ROOT))
 
 from calibration.statedir import StateDir  # noqa: E402
+from device.kiosk import write_kiosk_page  # noqa: E402
 from device.live import Broadcaster, LiveEvent  # noqa: E402
 from device.serve import upload_scorer  # noqa: E402
 from device.web import AppConfig, create_app  # noqa: E402
@@ -124,9 +125,12 @@ def take(out: Path) -> list[Path]:
             shots.append(save(driver, out / "pair-phone.png"))
             set_viewport(driver)
 
-            # As the TV's kiosk, signed in with its token: it shows the pairing code too.
-            driver.get(f"{url}/kiosk?token={KIOSK_TOKEN}")
-            wait_for(driver, "the live scores", lambda d: len(d.find_elements(By.CSS_SELECTOR, ".seat")) == 2)
+            # As the TV's kiosk opens it at start, signed in by the page file `kiosk-page` writes (its token
+            # never in an address): it shows the pairing code too.
+            kiosk = Path(tmp) / "kiosk.html"
+            write_kiosk_page(kiosk, f"{url}/", KIOSK_TOKEN)
+            driver.get(kiosk.as_uri())
+            wait_for(driver, "the scores", lambda d: d.find_elements(By.CSS_SELECTOR, ".seat"))
             wait_for(driver, "the pairing code", lambda d: d.find_element(By.ID, "pair-code").text)
             shots.append(save(driver, out / "tv.png"))
     return shots
