@@ -50,7 +50,7 @@ from scoring import custom_grid
 from scoring.core import StateError
 from scoring.registry import get_game, read_state
 from vision.camera_model import CameraModel, matrix_or_guess
-from vision.geometry import Points
+from vision.geometry import Points, quad_size
 from vision.locate.board import Quad
 from vision.locate.rectangle import aspect
 from vision.pipeline import OUT_OF_PHOTO, BoardReading, NoBoardError, given_lens, locate_boards, read_photo
@@ -58,6 +58,15 @@ from vision.profile import BoardProfile
 from vision.read.colour import BoardColour, measure
 from vision.read.upright import Turns, weigh_turns
 from vision.readers import reader_for
+
+
+class SeveralBoards(StateError):
+    """A set-up photo in which more than one board was found (a card, a score pad taken for one): the
+    outlines, the largest first."""
+
+    def __init__(self, quads: Sequence[Quad]) -> None:
+        self.quads = sorted(quads, key=lambda q: -quad_size(q.ideal_xy))
+        super().__init__(f"{len(quads)} boards found: photograph one board at a time (or give its corners)")
 
 
 class UnsureTurn(ValueError):
@@ -105,7 +114,7 @@ def find_board(
             "no board found in the photo: make sure the whole board is in view, on a plain table, and lit"
         )
     if len(quads) > 1:
-        raise StateError(f"{len(quads)} boards found: photograph one board at a time (or give its corners)")
+        raise SeveralBoards(quads)
     return quads[0], lens
 
 

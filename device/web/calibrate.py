@@ -47,6 +47,7 @@ from calibration.statedir import StateDir
 from device.history import GameNotFound, History
 from device.inbox import ITEM, InboxItem
 from device.learn import (
+    SeveralBoards,
     UnsureTurn,
     board_turns,
     check_enrolment_state,
@@ -519,6 +520,14 @@ def locate_board(
             quad, _ = find_board(photo.image, profile, camera, stickers)
         except NoBoardError as exc:
             message = str(exc)
+        except SeveralBoards as exc:
+            # Something beside the board taken for another: the handles start on the largest, to check.
+            corners = _points(exc.quads[0].corners_xy * photo.scale)
+            flags = [
+                f"{len(exc.quads)} boards found (something beside the board may look like one): the handles "
+                "sit on the largest; drag them onto your board's corners if they are not, or photograph the "
+                "board alone"
+            ]
         except ValueError as exc:
             raise _bad(422, exc) from None
         else:

@@ -26,9 +26,12 @@ from device.inbox import INBOX_DIR, Inbox
 from device.photo import ScoredBoard
 from device.web import AppConfig, create_app
 from lab.pairing import KIOSK_TOKEN, pair
+from lab.synth.camera import PhotoOptions
+from lab.synth.render import RenderSpec, render_photo
 from tests.conftest import BASE_URL, LOCAL
 from tests.support import ALICE_PHOTO, ALICE_TRUTH, charuco_photos
 from vision.camera_model import CameraModel
+from vision.geometry import quad_size
 from vision.profile import default_profile as load_default
 
 GAME = "alices-garden"
@@ -187,6 +190,24 @@ def test_a_board_not_found_is_placed_by_hand(local: TestClient) -> None:
         json={"token": located.json()["token"], "game": GAME, "corners_xy": inside_out},
     )
     assert bad.status_code == 422
+
+
+def test_a_set_up_photo_of_two_boards_is_placed_from_the_largest(local: TestClient) -> None:
+    # An independent try: a set-up photo with a card taken for a second board answered "2 boards found ...
+    # (or give its corners)" with no handles to give them by.
+    spec = RenderSpec((GAME,), 0, boards=2, options=PhotoOptions(size_wh=(1280, 720), max_tilt_deg=20))
+    photo = render_photo(spec, 0)
+    located = local.post(
+        "/api/calibrate/profile/locate",
+        files={"file": ("two.jpg", photo.jpeg, "image/jpeg")},
+        data={"game": GAME},
+    )
+    assert located.status_code == 200, located.text
+    answer = located.json()
+    assert answer["corners_xy"] is not None and answer["flags"][0].startswith("2 boards found")
+    truths = [np.array(b["corners_xy"], np.float64) for b in photo.truth["boards"]]
+    largest = max(truths, key=quad_size)
+    assert np.linalg.norm(np.mean(answer["corners_xy"], axis=0) - largest.mean(axis=0)) < 5
 
 
 def _inbox_pair(state: StateDir) -> str:
