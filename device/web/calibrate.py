@@ -360,6 +360,13 @@ def recorded_corners(history: History, item: InboxItem) -> NDArray[np.float64] |
     return None if corners is None else np.array(corners, np.float64)
 
 
+DRAGGED_GRID = (
+    "A grid dragged is measured from the board's handle 1 as its top-left corner: if handle 1 is not on the "
+    "board's own top-left corner (as its printing reads), move the board's handles round first, or type "
+    "where the grid lies in millimetres instead"
+)
+
+
 def placed(
     state: StateDir, uploads: UploadStore, request: PlacedBoard
 ) -> tuple[BoardProfile, _Photo, Points, CameraModel | None]:
@@ -385,7 +392,11 @@ def placed(
         if request.size_mm is not None or places:
             profile = with_geometry(profile, request.size_mm, places)
     except (StateError, KeyError, ValueError) as exc:
-        raise _bad(400, exc) from None
+        if request.grid_xy is None:
+            raise _bad(400, exc) from None
+        # A grid dragged is measured from handle 1 as the board's top-left corner: an independent try's
+        # handle 1 sat on the photo's top left, the board lying the other way up, and its grid "did not fit".
+        raise HTTPException(400, f"{exc}. {DRAGGED_GRID}") from None
     return profile, photo, corners, camera
 
 
