@@ -17,7 +17,16 @@ from numpy.typing import NDArray
 from scoring.registry import get_entry
 from scoring.words import counted
 from vision.camera_model import CameraModel
-from vision.geometry import CellKey, Points, in_frame, is_convex, quad_size, snapped, within_reach
+from vision.geometry import (
+    CellKey,
+    Points,
+    apply_homography,
+    in_frame,
+    is_convex,
+    quad_size,
+    snapped,
+    within_reach,
+)
 from vision.locate import landscape, lattice
 from vision.locate.art import ArtColours
 from vision.locate.board import PLACED, Quad, locate, overlap, quad_from_corners
@@ -131,6 +140,9 @@ SMALLER_INSIDE = (
 # A board of tiles alone (a kingdom) whose side lies nearer the photo's edge than this share of a square is
 # taken to run on beyond it.
 EDGE_CLEAR = 0.25
+# Beside a board its picture found, an outline whose sides measure on the table under this share of the
+# copy's board (or over its inverse) is no board of that copy (:func:`_of_its_size`).
+COPY_SIZE = 0.75
 OUT_OF_PHOTO = "the board is partly out of the photo: move the camera or the board"
 # Said of a board of tiles alone at or within EDGE_CLEAR of the photo's edge: whole in view, perhaps, but a
 # photo cut along a row's seams looks just so.
@@ -665,7 +677,24 @@ def find_boards(
     pictured = _pictured(image, profiles, pictures or {}, camera, located)
     # Other boards in view (a table game's other players') are found as before.
     others = [q for q in located if not any(overlap(q.ideal_xy, p.ideal_xy) for p in pictured)]
+    if pictured and len(profiles) == 1:
+        others = [q for q in others if _of_its_size(q, pictured[0], profiles[0])]
     return [*pictured, *others]
+
+
+def _of_its_size(quad: Quad, pictured: Quad, profile: BoardProfile) -> bool:
+    """Whether an outline measures on the table as the board its picture found there does, its sides
+    through that board's plane within :data:`COPY_SIZE` of the copy's: every board of one copy is its size,
+    however far across the table. A score pad, a card or a wedge of floor beside the board measured 0.13-0.61
+    of it (an independent try's 20 photos of its own Sanssouci copy, read and scored as boards, one "winning"
+    with 224); each garden of a table 0.99 of another at their true corners, 0.77-0.99 as found (own-copy Zen
+    Garden tables)."""
+    to_mm = np.asarray(np.linalg.inv(board_homography(profile, pictured.ideal_xy)), np.float64)
+    corners = apply_homography(to_mm, quad.ideal_xy)
+    sides = np.hypot(*(np.roll(corners, -1, axis=0) - corners).T)
+    measured = sorted(((sides[0] + sides[2]) / 2, (sides[1] + sides[3]) / 2))
+    ratios = np.array(measured) / np.array(sorted(profile.size_mm))
+    return bool(np.all((ratios >= COPY_SIZE) & (ratios <= 1 / COPY_SIZE)))
 
 
 def locate_boards(

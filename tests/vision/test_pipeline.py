@@ -17,6 +17,7 @@ from scoring.core import ScoreBreakdown, StateError
 from scoring.registry import read_state
 from tests.fakes import TruthClassifier
 from tests.support import EXAMPLES, SHARED
+from vision import pipeline as pipeline_module
 from vision.camera_model import CameraModel, matrix_or_guess
 from vision.geometry import SNAP_PER_PX, apply_homography, quad_size
 from vision.image_io import read_image
@@ -884,3 +885,25 @@ def test_an_outline_thrown_far_beyond_the_photo_is_no_board(monkeypatch: pytest.
     camera = CameraModel(matrix_or_guess(None, (400, 300)), np.zeros(5), (400, 300))
     quads, _ = locate_boards(image, [default_profile("alices-garden")], camera)
     assert [q.corners_xy.tolist() for q in quads] == [near.tolist(), partly_out.tolist()]
+
+
+def test_beside_a_board_its_picture_found_only_outlines_of_its_size_are_boards_of_that_copy() -> None:
+    # An independent try's own Sanssouci copy: a score pad and a wedge of floor beside the board, outlined
+    # too, were read and scored as boards, one "winning" with 224.
+    profile = default_profile("sanssouci")
+    w, h = profile.size_mm
+    table = np.array(
+        [[1.6, 0.35, 900.0], [-0.1, 1.3, 500.0], [0.0004, 0.0009, 1.0]]
+    )  # mm -> ideal px, slanted
+
+    def seen(x: float, y: float, across: float, down: float) -> Quad:
+        corners = apply_homography(table, [[x, y], [x + across, y], [x + across, y + down], [x, y + down]])
+        return Quad(corners, corners, True, 1.0)
+
+    pictured = replace(seen(0, 0, w, h), picture_of=profile.name)
+    # Another player's board of the copy, far across the table and turned a quarter: its size.
+    assert pipeline_module._of_its_size(seen(w + 300, 100, h, w), pictured, profile)
+    assert pipeline_module._of_its_size(seen(-w - 80, 40, w * 0.97, h * 1.02), pictured, profile)
+    # A score pad, a card, two boards' worth of floor: not boards of it.
+    for across, down in ((0.4 * w, 0.5 * h), (0.2 * w, 0.3 * h), (2 * w, h)):
+        assert not pipeline_module._of_its_size(seen(w + 60, 0, across, down), pictured, profile)
