@@ -678,7 +678,9 @@ def find_boards(
     # Other boards in view (a table game's other players') are found as before.
     others = [q for q in located if not any(overlap(q.ideal_xy, p.ideal_xy) for p in pictured)]
     if pictured and len(profiles) == 1:
-        others = [q for q in others if _of_its_size(q, pictured[0], profiles[0])]
+        # A board cut by the photo's edge measures short, and is shown as cut (a table's other garden left
+        # out would change everyone's score).
+        others = [q for q in others if not q.in_frame or _of_its_size(q, pictured[0], profiles[0])]
     return [*pictured, *others]
 
 

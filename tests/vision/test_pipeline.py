@@ -907,3 +907,21 @@ def test_beside_a_board_its_picture_found_only_outlines_of_its_size_are_boards_o
     # A score pad, a card, two boards' worth of floor: not boards of it.
     for across, down in ((0.4 * w, 0.5 * h), (0.2 * w, 0.3 * h), (2 * w, h)):
         assert not pipeline_module._of_its_size(seen(w + 60, 0, across, down), pictured, profile)
+
+
+def test_beside_a_board_its_picture_found_a_board_cut_by_the_photo_is_kept_as_cut(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # A table's garden cut by the photo's edge measures short: left out, the table would be scored without it.
+    profile = default_profile("zen-garden")
+    w, h = profile.size_mm
+    corners = np.array(
+        [[100.0, 100.0], [100 + 2 * w, 100.0], [100 + 2 * w, 100 + 2 * h], [100.0, 100 + 2 * h]]
+    )
+    pictured = Quad(corners, corners, True, 1.0, oriented=True, picture_of=profile.name)
+    half = np.array([[900.0, 100.0], [900 + w, 100.0], [900 + w, 100 + 2 * h], [900.0, 100 + 2 * h]])
+    cut, speck = Quad(half, half, False, 1.0), Quad(half / 4, half / 4, True, 1.0)
+    monkeypatch.setattr(pipeline_module, "locate", lambda *args: [pictured, cut, speck])
+    monkeypatch.setattr(pipeline_module, "_pictured", lambda *args: [pictured])
+    found = find_boards(np.zeros((600, 1200, 3), np.uint8), [profile], pictures={})
+    assert len(found) == 2 and found[0] is pictured and found[1] is cut
