@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import functools
+import ipaddress
 import logging
 import os
 import re
@@ -258,6 +259,16 @@ def server_config(
     )
 
 
+def reaches_network(host: str) -> bool:
+    """Whether listening on ``host`` lets other machines reach the app: any address but this machine's own
+    loopback (127.0.0.1, the default, keeps it to this machine)."""
+    try:
+        found = socket.getaddrinfo(host, None)
+    except OSError:
+        return True  # a name not resolved here: said as before, with the machine's address
+    return not all(ipaddress.ip_address(str(info[4][0]).split("%")[0]).is_loopback for info in found)
+
+
 def listening_socket(host: str, port: int) -> socket.socket:
     """A socket listening on ``host``:``port``. ``::`` (every address) takes IPv4 too: asyncio would listen
     on IPv6 alone, while the banner and the TV's browser say 127.0.0.1."""
@@ -325,6 +336,7 @@ def serve(state: StateDir, options: ServeOptions) -> None:
         kiosk_token=token,
         allowed_hosts=options.allowed_hosts,
         broker=broker,
+        on_network=reaches_network(options.host),
     )
     app = create_app(config)
     # The journal then says which part spoke; uvicorn's own loggers keep their handlers.

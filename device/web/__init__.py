@@ -75,6 +75,8 @@ class AppConfig:
     """Host names the app answers to besides IP addresses, localhost and this machine's names."""
     broker: BrokerLink | None = None
     """The table's tie to an MQTT broker, told of each game the app stores; None: none, nor may one be set."""
+    on_network: bool = True
+    """Whether it listens beyond this machine, so that phones on the network reach it (``serve --host``)."""
 
     def __post_init__(self) -> None:
         check_kiosk_token(self.kiosk_token)
@@ -154,4 +156,5 @@ def _services(config: AppConfig) -> Services:
         pairing_code=PairingCode(long=attempts.flooded),
         kiosk_token=config.kiosk_token,
         broker=config.broker,
+        on_network=config.on_network,
     )

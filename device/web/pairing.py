@@ -36,7 +36,7 @@ from device.web.auth import (
 from device.web.bodies import Guarded
 from device.web.places import client_key
 from device.web.security import page_response
-from device.web.services import AttemptsDep, DevicesDep, KioskTokenDep, PairingCodeDep
+from device.web.services import AttemptsDep, DevicesDep, KioskTokenDep, OnNetworkDep, PairingCodeDep
 
 
 class PairRequest(BaseModel):
@@ -48,7 +48,10 @@ class PairRequest(BaseModel):
 class PairingInfo(BaseModel):
     code: str = Field(description="eight digits (or twelve letters and digits), shown in groups of four")
     expires_in_s: int
-    address: str = Field(description="where a phone on the network opens the pairing page")
+    address: str | None = Field(
+        description="where a phone on the network opens the pairing page; None when the scorer listens on "
+        "this machine only, where no phone reaches it"
+    )
 
 
 class CodeKind(BaseModel):
@@ -131,12 +134,14 @@ def pair_page() -> HTMLResponse:
 
 
 @router.get("/api/tv/pairing", responses={403: {"description": "not the TV's kiosk browser"}})
-def pairing_code(request: Request, code: PairingCodeDep) -> PairingInfo:
+def pairing_code(request: Request, code: PairingCodeDep, on_network: OnNetworkDep) -> PairingInfo:
     """The code that pairs a phone; only the kiosk on the TV is shown it."""
     if not is_kiosk(request):
         raise HTTPException(403, "the pairing code is shown on the TV only")
     shown, left = code.current()
-    return PairingInfo(code=_grouped(shown), expires_in_s=int(left), address=pairing_address(request))
+    # Listening on this machine only, the app has no address a phone could open: the TV says how to give one.
+    address = pairing_address(request) if on_network else None
+    return PairingInfo(code=_grouped(shown), expires_in_s=int(left), address=address)
 
 
 @router.get("/api/pair")

@@ -44,6 +44,8 @@ class Services:
     kiosk_token: str
     broker: BrokerLink | None = None
     """The table's tie to an MQTT broker (None: an app that may not have one, as the tests' apps)."""
+    on_network: bool = True
+    """Whether phones on the network can reach the app (it listens beyond this machine)."""
 
 
 async def services(request: Request) -> Services:
@@ -110,6 +112,10 @@ async def broker(services: ServicesDep) -> BrokerLink | None:
     return services.broker
 
 
+async def on_network(services: ServicesDep) -> bool:
+    return services.on_network
+
+
 async def max_upload_bytes(request: Request) -> int:
     """The largest request body accepted (kept on ``app.state`` for bodies.Guarded, which checks it)."""
     limit: int = request.app.state.max_upload_bytes
@@ -131,3 +137,4 @@ PairingCodeDep = Annotated[PairingCode, Depends(pairing_code)]
 KioskTokenDep = Annotated[str, Depends(kiosk_token)]
 MaxUploadBytesDep = Annotated[int, Depends(max_upload_bytes)]
 BrokerDep = Annotated[BrokerLink | None, Depends(broker)]
+OnNetworkDep = Annotated[bool, Depends(on_network)]

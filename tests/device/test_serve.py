@@ -26,6 +26,7 @@ from device.serve import (
     listening_socket,
     live_scorer,
     open_live_camera,
+    reaches_network,
     read_kiosk_token,
     serve_supervised,
     upload_scorer,
@@ -236,3 +237,11 @@ def test_the_server_gives_freed_memory_back() -> None:
 
     glibc = getattr(ctypes.CDLL(None), "gnu_get_libc_version", None) is not None
     assert give_back_freed_memory() is glibc
+
+
+@pytest.mark.parametrize(
+    ("host", "reached"),
+    [("127.0.0.1", False), ("localhost", False), ("::1", False), ("0.0.0.0", True), ("::", True)],
+)
+def test_only_an_address_beyond_loopback_lets_phones_reach_the_scorer(host: str, reached: bool) -> None:
+    assert reaches_network(host) is reached

@@ -201,6 +201,9 @@ async function showPairing() {
     const pairing = await api("/api/tv/pairing");
     document.getElementById("pair-at").textContent = pairing.address;
     document.getElementById("pair-code").textContent = pairing.code;
+    // Listening on this machine only, no phone reaches the scorer: the line says how to let them.
+    document.getElementById("pair-how").hidden = pairing.address === null;
+    document.getElementById("pair-local").hidden = pairing.address !== null;
     document.getElementById("pairing").hidden = false;
     // Asked again every few seconds: the code changes when it is used or the scorer restarts, not only when
     // it expires, and a stale one would cost the owner a try.

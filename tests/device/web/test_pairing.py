@@ -72,6 +72,15 @@ def test_only_the_kiosk_is_shown_the_pairing_code(app: FastAPI, remote: TestClie
     assert on_the_pi.get("/api/me").json() == {"paired": False, "name": None, "kiosk": True}
 
 
+def test_a_scorer_on_this_machine_only_gives_the_tv_no_address_to_pair_at(tmp_path: Path) -> None:
+    # An independent try ran `serve --host 127.0.0.1` (the default): the TV named the machine's network
+    # address, where nothing listened, for phones to pair at.
+    kiosk = _client(_app(tmp_path, on_network=False), LOCAL)
+    kiosk.post("/kiosk", data={"token": KIOSK_TOKEN}).raise_for_status()
+    shown = kiosk.get("/api/tv/pairing").json()
+    assert shown["address"] is None and shown["code"][:4].isdigit()
+
+
 def test_a_phone_paired_with_the_code_may_do_the_owners_tasks_until_unpaired(
     app: FastAPI, remote: TestClient
 ) -> None:
