@@ -42,6 +42,8 @@ class Numbers:
     lo: int
     hi: int
     hint: str = ""
+    # No two alike (two mission cards are two cards).
+    distinct: bool = False
 
 
 @dataclass(frozen=True)
@@ -100,6 +102,8 @@ Form = tuple[Field, ...]
 PLAYER_NAME = "name"
 # What to do about a required count left blank (a Tang Garden player's coins), as the page and a refusal say.
 BLANK_COUNT = "type how many, 0 if none"
+# What to do about two numbers alike where no two may be (a Sanssouci player's two mission cards).
+DISTINCT = "no two may be the same: check each"
 
 
 def form_json(form: Form) -> list[dict[str, Any]]:
@@ -116,7 +120,7 @@ def _field_json(field: Field) -> dict[str, Any]:
         if field.required:
             out["blank"] = BLANK_COUNT
     elif isinstance(field, Numbers):
-        out.update(names=list(field.names), lo=field.lo, hi=field.hi)
+        out.update(names=list(field.names), lo=field.lo, hi=field.hi, distinct=field.distinct)
     elif isinstance(field, Choice):
         first = "" if field.optional else field.options[0][0]
         out.update(
@@ -161,6 +165,8 @@ def _check(field: Field, value: Any, where: str, partial: bool) -> None:
             raise StateError(f"{where}: give {len(field.names)} numbers ({', '.join(field.names)})")
         for name, item in zip(field.names, value, strict=True):
             _whole(item, f"{where}, {name}", field.lo, field.hi)
+        if field.distinct and len(set(value)) < len(value):
+            raise StateError(f"{where}: {DISTINCT}")
     elif isinstance(field, Choice):
         # Compared, not hashed: a list typed as JSON is refused, not a crash.
         if value not in [v for v, _ in field.options]:

@@ -62,6 +62,7 @@ HAND_FORM: Form = (
         1,
         COLS,
         hint="the column number printed on each mission card",
+        distinct=True,
     ),
     Number(
         "track_score",

@@ -42,6 +42,9 @@ def test_a_bad_entry_is_refused_in_the_players_words() -> None:
         check(sanssouci, {"missions": [3, 12]})
     with pytest.raises(StateError, match=r"Your two mission cards: give 2 numbers"):
         check(sanssouci, {"missions": [3]})
+    # Refused with the form, not only by the rules once the photo is read (an independent try).
+    with pytest.raises(StateError, match=r"Your two mission cards: no two may be the same"):
+        check(sanssouci, {"missions": [4, 4]})
     with pytest.raises(StateError, match=r"Your score on the score track: type a whole number"):
         check(sanssouci, {"track_score": "38"})
     tang = get_entry("tang-garden").hand_form

@@ -251,6 +251,13 @@ function formField(field, value, partial) {
       type: "number", inputmode: "numeric", step: 1, min: field.lo, max: field.hi, required: true,
       "aria-label": `${field.label}: ${name}`, value: Array.isArray(value) && Number.isInteger(value[i]) ? value[i] : "",
     }));
+    if (field.distinct) {
+      // Two alike are refused before the photo is sent, as the scorer would refuse them.
+      const alike = () => inputs.forEach((input, i) => input.setCustomValidity(
+        input.value !== "" && inputs.some((other, j) => j !== i && other.value === input.value)
+          ? `${field.label}: no two may be the same` : ""));
+      inputs.forEach((input) => input.addEventListener("input", alike));
+    }
     const set = el("fieldset", { class: "field" }, el("legend", {}, field.label), ...described(field, inputs[0]),
       el("div", { class: "inline" }, inputs.map((input, i) => el("label", { class: "small" }, field.names[i], input))));
     return { node: set, read: () => (inputs.some((i) => i.value === "") ? undefined : inputs.map((i) => Number(i.value))) };

@@ -1217,6 +1217,12 @@ def test_the_game_set_up_is_a_form_and_fills_the_home_page_in(site: Site, driver
     Select(driver.find_element(By.ID, "game")).select_by_value("sanssouci")
     form = _form(site, "sanssouci")
     box = wait.until(ec.visibility_of_element_located((By.ID, "hand-form")))
+    # The same mission card twice is refused by the form itself, before anything is sent.
+    _fill(driver, form, box, {"missions": [4, 4], "track_score": 41})
+    driver.find_element(By.CSS_SELECTOR, "#setup button[type=submit]").click()
+    said = box.find_element(By.CSS_SELECTOR, '[data-key="missions"] input').get_attribute("validationMessage")
+    assert said == "Your two mission cards: no two may be the same"
+    assert site.client.get("/api/setup").json()["hand"] != {"missions": [4, 4], "track_score": 41}
     _fill(driver, form, box, {"missions": [2, 7], "track_score": 41})
     driver.find_element(By.CSS_SELECTOR, "#setup button[type=submit]").click()
     wait.until(ec.text_to_be_present_in_element((By.ID, "saved"), "Saved"))
