@@ -216,7 +216,9 @@ def _layout_problems(board: SanssouciBoard) -> list[Problem]:
     if board.rows and board.rows[0] != PREPRINTED * COLS:
         problems.append(
             Problem(
-                "layout-mismatch", "rows[0]", "row 1 (beige) is fully preprinted: every square must be '#'"
+                "layout-mismatch",
+                "rows[0]",
+                "the beige row is printed whole: none of its squares can hold a tile or be empty",
             )
         )
     mask = board.layout.preprinted

@@ -677,7 +677,7 @@ def rescored(
         boards = [record.boards[i].data for i in kept]
         return rescore(record.game, boards, states, hand, checked), hand, kept
     except InvalidState as exc:
-        problems = "; ".join(str(p) for p in exc.problems)
+        problems = "; ".join(p.said for p in exc.problems)
         raise HTTPException(422, f"the corrected board breaks the rules: {problems}") from None
     except StateError as exc:
         raise HTTPException(422, str(exc)) from None

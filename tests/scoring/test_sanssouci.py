@@ -117,7 +117,7 @@ def test_check_reports_grid_and_mission_problems() -> None:
         "unknown-label",
         "impossible-count",
     ]
-    with pytest.raises(InvalidState, match="row 1"):
+    with pytest.raises(InvalidState, match="the beige row is printed whole"):
         ss.score(bad_row1)
 
 

@@ -497,7 +497,9 @@ function render() {
   document.getElementById("pending-score").textContent = previewed ? changedWords() : "";
   // A board read right is kept to teach as it was read: nothing to correct, but the owner says so.
   const consent = document.getElementById("consent");
-  const keepAsRead = !changed && consent.checked && !consent.disabled;
+  // Only a board the rules score: one they refuse is corrected before it teaches.
+  const keepAsRead = !changed && consent.checked && !consent.disabled &&
+    result.boards.every((b) => scored(b.board));
   rescoreButton.disabled = !(changed || keepAsRead) || previewError !== null;
   rescoreButton.textContent = keepAsRead ? "Keep it to teach, as read" : "Save the corrections";
   undoButton.disabled = undone.length === 0;

@@ -125,6 +125,12 @@ function showBreakdown() {
   // The colon and the space are read out too: "Mushrooms: 0", not "Mushrooms0".
   const item = (line) => el("li", {}, el("span", {}, `${line.rule}:`), " ", el("strong", {}, line.points));
   box.replaceChildren(el("h2", {}, `${player.name}: ${player.total ?? "–"}`), el("ul", {}, player.lines.map(item)));
+  // A long breakdown (a Sanssouci board's fourteen lines on a 720-line screen) is drawn smaller until it fits
+  // above the footer, down to 0.6 of its size; what still does not fit is cut there.
+  box.style.removeProperty("--fit");
+  for (let fit = 0.9; fit >= 0.6 && box.scrollHeight > box.clientHeight + 1; fit -= 0.1) {
+    box.style.setProperty("--fit", fit.toFixed(1));
+  }
 }
 
 setInterval(() => {

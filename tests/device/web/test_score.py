@@ -900,6 +900,8 @@ def test_an_outline_that_is_no_board_is_left_out_of_a_correction(
         game = first.json()["game_id"]
         kept_all = client.post(f"/api/result/{game}/correct", json={"boards": [*gardens, gardens[0]]})
         assert kept_all.status_code == 422 and "unique" in kept_all.text
+        # Said in words: the tiles by their garden, row and column, not by their fields' paths.
+        assert "player 3, row 1, column 1" in kept_all.text and "players[" not in kept_all.text
         left_out = {"boards": [*gardens, None]}
         preview = client.post(f"/api/result/{game}/preview", json=left_out)
         assert preview.status_code == 200, preview.text
