@@ -428,7 +428,10 @@ function headline() {
     const what = done.length ? `Partly scored: ${missing.length} of ${boards.length} boards are not` : "Not scored";
     lines.push(el("p", { class: "bad" }, `${what}, because ${reasons.join("; ")}`));
     if (!document.getElementById("hand-section").hidden) {
-      lines.push(el("p", {}, "Fill in what the photo cannot show below, and score it again."));
+      // The rules' refusal may be of what was typed (no mission cards) or of a cell misread (a nobleman on an
+      // empty square): both ways on are said, as the page cannot tell which.
+      lines.push(el("p", {}, "If something typed for the game is wrong or missing, fill it in below and score " +
+        "it again; if a cell is read wrong, tap it and set it right."));
     }
     // A table whose rules compare the players cannot score one player's board alone.
     if (result.game === "zen-garden" && boards.length === 1) {

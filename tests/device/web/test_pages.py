@@ -1150,7 +1150,7 @@ def test_a_board_left_unscored_for_want_of_hand_entry_is_scored_from_its_result_
         )
         # One headline that says it is not scored, why, and what to do.
         assert headline.startswith("Not scored, because") and "mission cards" in headline
-        assert "Fill in what the photo cannot show below" in headline
+        assert "fill it in below and score it again" in headline and "tap it and set it right" in headline
         box = _wait(driver).until(ec.visibility_of_element_located((By.ID, "hand-form")))
         _fill(driver, form, box, _example_hand("sanssouci", truth))
         driver.find_element(By.ID, "hand-send").click()
