@@ -175,7 +175,26 @@ def fitted_grid(
         return np.inf if moved is None else spread(moved, classifier, boards, reference)
 
     fitted = _searched(profile, cost)
-    return None if fitted == profile else fitted
+    if fitted == profile or not all(
+        _helps(profile, fitted, classifier, board, reference) for board in boards
+    ):
+        return None
+    return fitted
+
+
+def _helps(
+    before: BoardProfile,
+    after: BoardProfile,
+    classifier: CellClassifier,
+    board: tuple[Example, CellLabels],
+    reference: BoardColour | None,
+) -> bool:
+    """Whether ``after``'s grids part one taught board's cells no worse than ``before``'s: a move that one
+    board alone wants (a board found a few per cent off, its corners where they are not) is no grid's."""
+    try:
+        return spread(after, classifier, [board], reference) <= spread(before, classifier, [board], reference)
+    except ValueError:
+        return True  # a board that shows too little to judge by has no say
 
 
 Values = tuple[float, float, float, float]

@@ -4,6 +4,7 @@ right stays about where it was."""
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -71,6 +72,18 @@ def test_a_step_typed_a_millimetre_long_is_fitted_back_from_one_game(game: str) 
 def test_a_grid_placed_right_stays_about_where_it_was(game: str) -> None:
     copy, photo = _copy(game)
     fitted = fitted_grid(copy, load_classifier(game), load_orienter(game), [_example(photo)])
+    assert fitted is None or _farthest_mm(fitted, copy) < 1.5
+
+
+def test_a_board_found_off_does_not_move_a_grid_the_others_place_right() -> None:
+    copy = reshaped_profile("alices-garden", COPIES["alices-garden"])
+    _, photos = _photos(CopyRun("alices-garden", COPIES["alices-garden"], fresh=0, played=2), copy)
+    right, found_off = _example(photos[0]), _example(photos[1])
+    assert found_off.corners_xy is not None
+    # Found 3 % across and 2 % down from where it lies: alone, it would pull the grid 8 mm.
+    shift = np.array([0.03, 0.02]) * np.ptp(found_off.corners_xy, axis=0)
+    found_off = replace(found_off, corners_xy=found_off.corners_xy + shift)
+    fitted = fitted_grid(copy, load_classifier("alices-garden"), None, [right, found_off])
     assert fitted is None or _farthest_mm(fitted, copy) < 1.5
 
 
