@@ -441,7 +441,7 @@ class Example:
     untaught: frozenset[CellKey] = frozenset()
 
 
-def example_labels(i: int, example: Example, profile: BoardProfile) -> CellLabels:
+def _labels(i: int, example: Example, profile: BoardProfile) -> CellLabels:
     """What each cell of enrolment photo ``i``'s board shows, by its state; refused where the state's grids
     are not the board's."""
     labels = reader_for(profile).cell_labels(profile, example.state)
@@ -452,7 +452,7 @@ def example_labels(i: int, example: Example, profile: BoardProfile) -> CellLabel
     return labels
 
 
-def read_example(
+def _read_example(
     i: int,
     example: Example,
     profile: BoardProfile,
@@ -523,7 +523,7 @@ def example_colour(
     """The board's background colour in an enrolment photo, as a profile's colour is measured (None when too
     little of it shows): the light that photos read with this profile are brought to."""
     reader = reader_for(profile)
-    reading = read_example(
+    reading = _read_example(
         1, example, profile, _AnsweringFor(classifier, reader.heads), orienter, stickers, None
     )
     return measure(reading.rectified, profile)
@@ -560,9 +560,9 @@ def enrol(
     targets: list[dict[CellKey, dict[str, int]]] = []
     photos: list[int] = []
     for i, example in enumerate(examples, start=1):
-        reading = read_example(i, example, profile, classifier, orienter, stickers, reference)
+        reading = _read_example(i, example, profile, classifier, orienter, stickers, reference)
         # The reader maps a state to what each cell shows, for teaching and training alike.
-        labels = example_labels(i, example, profile)
+        labels = _labels(i, example, profile)
         truth = {
             key: (
                 {head.name: IGNORE for head in reader.heads}
@@ -634,8 +634,8 @@ def left_out(
         others = [e for j, e in enumerate(examples) if j != i]
         enrolment = enrol(profile, classifier, orienter, others, stickers, reference=reference)
         taught = EnrolledClassifier(classifier, enrolment, heads)
-        reading = read_example(i + 1, example, profile, taught, orienter, stickers, reference)
-        labels = example_labels(i + 1, example, profile)
+        reading = _read_example(i + 1, example, profile, taught, orienter, stickers, reference)
+        labels = _labels(i + 1, example, profile)
         read = reading.predictions.readings()
         wrong = 0
         for key in reading.predictions.keys:

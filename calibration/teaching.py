@@ -28,8 +28,7 @@ from vision.image_io import without_personal_metadata
 FOLDER = "teaching"
 REPORT_FILE = "report.json"
 REPORT_KIND = "teaching-report"
-# 2: what teaching did to a copy's grid (``grid``); version 1 still reads.
-REPORT_VERSION = 2
+REPORT_VERSION = 1
 PHOTO_SUFFIXES = (".jpg", ".png")
 _ID = re.compile(r"\d{4,}")
 
@@ -59,7 +58,6 @@ class LeftOut:
 class TeachingReport:
     photos: int
     left_out: tuple[LeftOut, ...]  # empty with a single photo: nothing is left to teach from
-    grid: str = ""  # where this teaching moved a copy's grid to, in words; "": it stayed
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -67,7 +65,6 @@ class TeachingReport:
             "version": REPORT_VERSION,
             "photos": self.photos,
             "left_out": [x.to_json() for x in self.left_out],
-            "grid": self.grid,
         }
 
 
@@ -148,9 +145,9 @@ def load_report(state: StateDir, profile: str) -> TeachingReport | None:
     path = state.profile(profile) / REPORT_FILE
     if not path.is_file():
         return None
-    data = read_versioned(path, REPORT_KIND, (1, REPORT_VERSION))
+    data = read_versioned(path, REPORT_KIND, (REPORT_VERSION,))
     try:
         left_out = tuple(LeftOut(str(x["photo"]), int(x["cells"]), int(x["wrong"])) for x in data["left_out"])
-        return TeachingReport(int(data["photos"]), left_out, str(data.get("grid", "")))
+        return TeachingReport(int(data["photos"]), left_out)
     except (KeyError, TypeError, ValueError) as exc:
         raise ValueError(f"{path}: bad or missing field ({exc})") from None

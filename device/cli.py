@@ -614,8 +614,6 @@ def cmd_enroll(args: argparse.Namespace) -> int:
         f"Enrolled {args.profile!r} from its {enrolment.photos} teaching photo(s), {enrolment.cells} cells, "
         f"in {seconds:.1f} s; score with `garden-scorer score PHOTO --game {game} --profile {args.profile}`"
     )
-    if report.grid:
-        print(f"  {report.grid}")
     for x in report.left_out:
         print(f"  taught without photo {x.photo}, it reads {x.wrong} of its {x.cells} cells wrong")
     if enrolment.unchanged:

@@ -24,7 +24,6 @@ from calibration.enroll import (
     example_picture,
     left_out,
 )
-from calibration.grid_fit import fitted_grid, said
 from calibration.profiles import (
     has_picture,
     load_bundle,
@@ -55,7 +54,7 @@ from vision.geometry import Points, quad_size
 from vision.locate.board import Quad
 from vision.locate.rectangle import aspect
 from vision.pipeline import OUT_OF_PHOTO, BoardReading, NoBoardError, given_lens, locate_boards, read_photo
-from vision.profile import BoardProfile, own_printing
+from vision.profile import BoardProfile
 from vision.read.colour import BoardColour, measure
 from vision.read.upright import Turns, weigh_turns
 from vision.readers import reader_for
@@ -262,14 +261,12 @@ def check_enrolment_state(truth: Any, game: str, where: str) -> dict[str, Any]:
 
 def _enrol(
     state: StateDir, profile: BoardProfile, examples: Sequence[Example], stickers: bool
-) -> tuple[Enrolment, list[tuple[int, int]], str]:
+) -> tuple[Enrolment, list[tuple[int, int]]]:
     """Enrol ``profile`` from ``examples``, save it with its enrolment, and read each example with the profile
-    taught from the others (:func:`calibration.enroll.left_out`); what became of its grid, in words ("": it
-    stayed).
+    taught from the others (:func:`calibration.enroll.left_out`).
 
     The photos are read in the profile's light (its background colour), as boards scored with it are; a
-    profile that has none yet takes it from the first photo. A copy's own grid, placed by its owner from one
-    photo, is first fitted to the boards taught (:mod:`calibration.grid_fit`).
+    profile that has none yet takes it from the first photo.
     """
     is_custom = profile.game == custom_grid.GAME
     base = base_classifier(reader_for(profile).game)
@@ -280,11 +277,6 @@ def _enrol(
     measured = colour is None and bool(examples)
     if measured:
         colour = example_colour(profile, base, orienter, examples[0], stickers)
-    # A user's own grid is where its corners or its lattice say; a kingdom's grid is its board.
-    fits = not is_custom and own_printing(profile) and not profile.tiles_only
-    fitted = fitted_grid(profile, base, orienter, examples, colour) if fits else None
-    grid = "" if fitted is None else said(profile, fitted)
-    profile = fitted or profile
     enrolment = enrol(profile, base, orienter, examples, stickers=stickers, reference=colour)
     save_profile(state, profile)
     if measured and colour is not None:
@@ -298,7 +290,7 @@ def _enrol(
     art = example_art(profile, examples) if reader_for(profile).turns_freely else None
     if art is not None:
         save_art(state, profile.name, art)
-    return enrolment, left_out(profile, base, orienter, examples, stickers, colour), grid
+    return enrolment, left_out(profile, base, orienter, examples, stickers, colour)
 
 
 def teach_profile(
@@ -355,11 +347,10 @@ def reteach(
     if not kept:
         raise StateError(f"profile {profile.name!r} has no teaching photos yet")
     examples = [_example(p, profile, camera) for p in kept]
-    enrolment, figures, grid = _enrol(state, profile, examples, stickers)
+    enrolment, figures = _enrol(state, profile, examples, stickers)
     report = teaching.TeachingReport(
         len(kept),
         tuple(teaching.LeftOut(p.id, cells, wrong) for p, (cells, wrong) in zip(kept, figures, strict=False)),
-        grid,
     )
     teaching.save_report(state, profile.name, report)
     return enrolment, report

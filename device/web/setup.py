@@ -99,9 +99,6 @@ class ProfileInfo(BaseModel):
     left_out: list[LeftOutInfo] = Field(
         description="per teaching photo, how it reads when the profile is taught from the others alone"
     )
-    grid: str = Field(
-        description="where its last teaching moved a copy's grid to, in words; empty: it stayed"
-    )
     reteaching: bool = Field(description="whether the profile is being taught again from its photos now")
 
 
@@ -156,7 +153,6 @@ def profiles(state: StateDep, reteacher: ReteacherDep) -> list[ProfileInfo]:
                 left_out=[LeftOutInfo(photo=x.photo, cells=x.cells, wrong=x.wrong) for x in report.left_out]
                 if report
                 else [],
-                grid=report.grid if report else "",
                 reteaching=reteacher.pending(name),
             )
         )

@@ -116,7 +116,7 @@ def test_enroll_names_the_heads_left_to_the_model(
     import device.learn
 
     left = Enrolment("alices-garden", {}, 96, 2, "m", ("cell",))
-    monkeypatch.setattr(device.learn, "_enrol", lambda *args, **kwargs: (left, [(96, 3)], ""))
+    monkeypatch.setattr(device.learn, "_enrol", lambda *args, **kwargs: (left, [(96, 3)]))
     truth_state = tmp_path / "truth.json"
     truth_state.write_text(json.dumps(TRUTH["state"]))
     args = ("enroll", "--profile", "t", "--game", "alices-garden", str(PHOTO), str(truth_state))
@@ -135,9 +135,9 @@ def test_enroll_takes_corners_once_for_all_photos_or_once_per_photo(
 
     def enrol(
         state: object, profile: object, examples: list[Any], stickers: bool
-    ) -> tuple[Enrolment, list[tuple[int, int]], str]:
+    ) -> tuple[Enrolment, list[tuple[int, int]]]:
         seen.append([None if e.corners_xy is None else e.corners_xy.tolist() for e in examples])
-        return Enrolment("alices-garden", {}, 96, len(examples), "m"), [], ""
+        return Enrolment("alices-garden", {}, 96, len(examples), "m"), []
 
     monkeypatch.setattr(device.learn, "_enrol", enrol)
     truth_state = tmp_path / "truth.json"

@@ -353,8 +353,6 @@ async function loadProfiles() {
       `${p.name}: ${titles[p.game] || p.game}; learnt ${learnt.join(", ") || "nothing yet"} `,
       p.picture ? el("a", { href: p.picture }, "picture") : null,
       p.reteaching ? el("p", { class: "muted" }, "Learning from a corrected photo now…") : null,
-      // Said once where teaching moved a copy's grid: the owner placed it, and may want to check it.
-      p.grid ? el("p", { class: "muted" }, `Taught: ${p.grid}.`) : null,
       leftOut.length
         ? el("p", { class: "muted" }, `Each photo read by what the others taught: ${leftOut.join("; ")}.`)
         : null,

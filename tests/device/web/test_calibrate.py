@@ -167,7 +167,6 @@ def test_a_board_profile_from_a_located_photo(local: TestClient, tmp_path: Path)
             "picture": made.json()["picture"],
             "teaching_photos": 0,
             "left_out": [],
-            "grid": "",
             "reteaching": False,
         }
     ]
