@@ -415,8 +415,9 @@ function headline() {
   } else if (done.length === boards.length) {
     const checks = boards.flatMap((b, i) => toCheck(b).map((f) => (boards.length > 1 ? `${boardName(i)}: ${f}` : f)));
     if (checks.length) {
-      // Corrected, the cells left flagged are those the player never tapped: the rest is theirs, not read.
-      const how = result.source === "corrected" ? "as corrected" : "as read";
+      // Kept (corrected, or kept to teach as read), the cells left flagged are those the player never
+      // tapped: the rest is theirs, not read.
+      const how = result.source === "corrected" ? "as kept" : "as read";
       lines.push(el("p", { class: "check" }, `Check the board: ${scoreWords(boards)} ${how}, but`));
       lines.push(el("ul", { class: "checks" }, checks.map((f) => el("li", {}, sentence(f)))));
     } else {
