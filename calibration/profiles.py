@@ -143,16 +143,40 @@ def with_geometry(
         _placed(r, placed[r.name]) if r.name in placed else _follow(r, anchor, stretch)
         for r in profile.regions
     )
-    reshaped = replace(profile, size_mm=size, regions=regions)
-    # The profile's own checks: every cell on the board.
-    try:
-        return parse_profile(dump_profile(reshaped))
-    except StateError as exc:
-        w, h = reshaped.size_mm
-        raise StateError(
-            f"the grid as placed does not fit on a {w:g} x {h:g} mm board ({exc}): place it on the board, or "
-            "give the board's real size"
-        ) from None
+    for region in sorted(regions, key=lambda r: r.name not in placed):  # the owner's own numbers first
+        _check_on_board(region, size, title, region.name in placed)
+    # The profile's own checks (every name and number as a saved profile's).
+    return parse_profile(dump_profile(replace(profile, size_mm=size, regions=regions)))
+
+
+def _check_on_board(region: Region, size: tuple[float, float], title: str, measured: bool) -> None:
+    """Refuse, in the owner's measures, a grid that does not lie on the board: which edge it crosses and by
+    how much, and what to measure again."""
+    fix = (
+        "Check the cell's side and the step (from one cell's edge to the next cell's same edge), and the "
+        "board's size"
+        if measured
+        else f"It keeps its place beside the grid you measured, as on {title}'s board: measure its place too"
+    )
+    grid = f"the {region.name} grid" if region.name != "grid" else "the grid"
+    for axis, count, edge, far, across in (
+        (0, region.cols, "left", "right", "wide"),
+        (1, region.rows, "top", "bottom", "high"),
+    ):
+        start = region.origin_mm[axis]
+        reach = start + (count - 1) * region.pitch_mm[axis] + region.cell_mm[axis]
+        if start < -1e-6:
+            where = f"Measure from the board's {edge} edge to the grid's first cell" if measured else fix
+            raise StateError(
+                f"{grid} does not fit on the board: it starts {-start:g} mm beyond its {edge} edge. {where}"
+            )
+        if reach > size[axis] + 1e-6:
+            lines = "columns" if axis == 0 else "rows"
+            raise StateError(
+                f"{grid} does not fit on the board: its {count} {lines} at a {region.pitch_mm[axis]:g} mm "
+                f"step reach {reach:g} mm from the board's {edge} edge, past its {far} edge "
+                f"({size[axis]:g} mm {across}). {fix}"
+            )
 
 
 def _placed(region: Region, place: GridPlace) -> Region:

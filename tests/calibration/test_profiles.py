@@ -315,7 +315,11 @@ def test_a_real_boards_size_and_grids_are_given_to_its_profile(
     for bad, says in (
         (["--grid-mm", "25,13,28"], "2 grids (terrace, grid): name the one"),
         (["--grid-mm", "moat=1,2,3"], "no grid 'moat'"),
-        (["--grid-mm", "grid=25,100,28"], "extends past"),
+        (
+            ["--grid-mm", "grid=25,100,28"],
+            "its 6 rows at a 28 mm step reach 268 mm from the board's top edge",
+        ),
+        (["--grid-mm", "grid=25,8,28"], "the terrace grid does not fit on the board: it starts"),
         (["--grid-mm", "grid=25,60,30,28"], "no larger than its step"),
     ):
         code, _, err = _run(capsys, *argv, "--force", *bad)

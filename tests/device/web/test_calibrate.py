@@ -387,7 +387,7 @@ def test_a_boards_size_and_its_grid_placed_on_the_photo_make_the_profiles_geomet
         "grid_xy": off,
     }
     response = local.post("/api/calibrate/profile", json=bad)
-    assert response.status_code == 400 and "extends past" in response.json()["detail"]
+    assert response.status_code == 400 and "does not fit on the board" in response.json()["detail"]
     # Dragged, it may be the board's handle 1 that is off its top-left corner: the answer says so.
     assert "handle 1" in response.json()["detail"]
 
