@@ -234,6 +234,12 @@ def cmd_score(args: argparse.Namespace) -> int:
     image = read_image(str(args.photo))
     also = [read_image(str(path)) for path in args.also]
     corners = np.array(args.corners, float) if args.corners else None
+    if corners is not None and args.profile:
+        from calibration.profiles import load_bundle
+        from device.learn import check_corner_order
+
+        state = state_of(args)
+        check_corner_order(state, load_bundle(state, args.profile).profile, Path(args.photo), corners)
     boards = score_image(
         image,
         args.game,

@@ -52,6 +52,7 @@ from scoring.registry import get_game, read_state
 from vision.camera_model import CameraModel, matrix_or_guess
 from vision.geometry import Points, quad_size
 from vision.locate.board import Quad
+from vision.locate.picture import picture_turn
 from vision.locate.rectangle import aspect
 from vision.pipeline import OUT_OF_PHOTO, BoardReading, NoBoardError, given_lens, locate_boards, read_photo
 from vision.profile import BoardProfile
@@ -302,8 +303,10 @@ def teach_profile(
 ) -> tuple[Enrolment, TeachingReport]:
     """Keep each new photo (its path, its board's true state, its corners) among ``profile``'s teaching
     photos, then enrol the profile from all of them (:func:`reteach`)."""
-    for photo, truth, _ in new:
+    for photo, truth, corners in new:
         check_enrolment_state(truth, profile.game, str(photo))
+        if corners is not None:
+            check_corner_order(state, profile, photo, corners)
     before = {p.id for p in teaching.photos(state, profile.name)}
     added = [teaching.add(state, profile.name, photo, truth, corners) for photo, truth, corners in new]
     try:
@@ -313,6 +316,31 @@ def teach_profile(
         for ident in set(added) - before:
             teaching.remove(state, profile.name, ident)
         raise
+
+
+def check_corner_order(state: StateDir, profile: BoardProfile, photo: Path, corners_xy: Points) -> None:
+    """Refuse corners given from the photo's top left where the profile's picture of the board shows another
+    of them is the board's: taught so, every cell would be learnt as another's. Said with the corners in
+    the board's order, to give again. Nothing to check without a picture, or for bare tiles, which read
+    alike whichever way up they lie."""
+    if reader_for(profile).turns_freely or not has_picture(state, profile.name):
+        return
+    picture = load_bundle(state, profile.name).picture()
+    if picture is None:
+        return
+    data = photo.read_bytes()
+    width, _ = check_photo(data)
+    image = decode_photo(data)
+    scale = image.shape[1] / width
+    first = picture_turn(image, picture, np.asarray(corners_xy, np.float64) * scale)
+    if first:
+        upright = np.roll(np.asarray(corners_xy, np.float64), -first, axis=0)
+        typed = ",".join(f"{x:.0f},{y:.0f}" for x, y in upright)
+        raise StateError(
+            f"{photo.name}: the corners given start at the board's corner {first + 1}, not at its top left "
+            f"(the board's picture in profile {profile.name!r} shows which way up it lies). Give them from "
+            f"the board's own top-left corner, clockwise: --corners {typed}"
+        )
 
 
 def outdated(state: StateDir, name: str) -> bool:

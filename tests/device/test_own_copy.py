@@ -3,6 +3,7 @@ the profile's geometry is the one its photos are read with."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import numpy as np
@@ -10,6 +11,7 @@ import pytest
 from numpy.typing import NDArray
 
 import device.learn
+from calibration import teaching
 from calibration.profiles import GridPlace, load_bundle, with_geometry
 from calibration.statedir import StateDir
 from calibration.teaching import TeachingPhoto
@@ -39,10 +41,10 @@ COPIES = {
 LAYOUT_ALONE_WRONG = ("zen-garden", "four-gardens")
 
 
-def _photo(game: str) -> tuple[Photo, BoardProfile]:
+def _photo(game: str, index: int = 0) -> tuple[Photo, BoardProfile]:
     copy, pack, seed = COPIES[game]
     spec = RenderSpec((game,), seed, packs=(pack,), options=PhotoOptions(max_tilt_deg=35), reshaped=copy)
-    return render_photo(spec, 0), copy
+    return render_photo(spec, index), copy
 
 
 def _off(corners: NDArray[np.float64], truth: NDArray[np.float64]) -> float:
@@ -184,3 +186,37 @@ def test_a_turn_the_layout_model_denies_is_asked_even_where_the_grid_agrees_on_i
     assert shifted.best == 2 and not shifted.sure
     assert Turns((a, b, c, d), (0.0, 0.006, 0.994, 0.0), (0.1, 0.1, 0.7, 0.1)).sure
     assert Turns((a, b, c, d), (0.0, 0.006, 0.994, 0.0)).sure  # no layout model: the cues alone
+
+
+def test_corners_given_from_a_photos_top_left_are_refused_with_the_boards_order_once_it_is_known(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    # Profile made (its picture kept), then a game taught with corners typed from the photo's top left: every
+    # cell would be learnt as another's. The profile's picture shows which corner is the board's.
+    photo, _ = _photo("alices-garden")
+    (tmp_path / "board.jpg").write_bytes(photo.jpeg)
+    state = tmp_path / "state"
+    made = ["profile", "create", "mine", str(tmp_path / "board.jpg"), "--game", "alices-garden"]
+    code, _, err = run_cli(
+        capsys, "--state-dir", str(state), *made, "--size-mm", "210,210", "--grid-mm", "9,12,24"
+    )
+    assert code == 0, err
+
+    played, _ = _photo("alices-garden", 1)
+    board = played.truth["boards"][0]
+    (tmp_path / "game.jpg").write_bytes(played.jpeg)
+    (tmp_path / "game.json").write_text(json.dumps(board["state"]))
+    truth = np.array(board["corners_xy"], np.float64)
+    typed = ",".join(f"{v:.0f}" for v in np.roll(truth, 1, 0).ravel())
+    teach = ["enroll", str(tmp_path / "game.jpg"), str(tmp_path / "game.json"), "--profile", "mine"]
+    code, _, err = run_cli(capsys, "--state-dir", str(state), *teach, "--corners", typed)
+    assert code == 2 and "not at its top left" in err
+    given = err.split("--corners ")[1].split()[0]
+    assert given == ",".join(f"{v:.0f}" for v in truth.ravel())
+    assert teaching.photos(StateDir(state), "mine") == []  # nothing kept to teach from
+    score = ["score", str(tmp_path / "game.jpg"), "--game", "alices-garden", "--profile", "mine"]
+    code, _, err = run_cli(capsys, "--state-dir", str(state), *score, "--corners", typed)
+    assert code == 2 and "not at its top left" in err  # no score read from a board turned over
+    # Given from the board's top left, they are taken.
+    mine = load_bundle(StateDir(state), "mine").profile
+    device.learn.check_corner_order(StateDir(state), mine, tmp_path / "game.jpg", truth)

@@ -47,6 +47,10 @@ MIN_SPREAD = 0.15
 # photos tilted up to 35 degrees): a homography that draws a sharper one was fitted to matches of the same
 # faces elsewhere (a garden's tiles on another garden of the table), a sliver across two boards.
 MIN_CORNER_DEG = 40.0
+# Corners given and the picture's match agree on where the board lies when they lie, on average, within this
+# share of the board's size of each other (lens bend without a calibration puts a match a few per cent off).
+TURN_AGREES = 0.15
+CROP_MARGIN = 0.25  # board sizes: how far round the corners given the picture is looked for
 
 
 @dataclass(frozen=True)
@@ -191,6 +195,27 @@ def find_picture(
     outline = max(candidates, key=lambda c: likeness(image_bgr, c, picture, camera))
     corners = camera.distort_px(outline) if camera is not None else outline
     return Quad(corners, outline, in_frame(corners, (w, h)), 1.0, oriented=True, method="picture")
+
+
+def picture_turn(image_bgr: NDArray[np.uint8], picture: BoardPicture, corners_xy: Points) -> int | None:
+    """Which of ``corners_xy`` (photo pixels, clockwise, as a player placed them) is the board's top-left as
+    its picture shows it: 0 for the first, 1 for the next, ...; None when the picture is not found there.
+    Corners typed from the photo's top left, not the board's, would teach every cell as another's.
+
+    Looked for round the corners alone (at the photo's resolution there, and not on another board of the
+    same copy on the table)."""
+    size = float(np.sqrt(cv2.contourArea(corners_xy.astype(np.float32))))
+    h, w = image_bgr.shape[:2]
+    x0, y0 = np.maximum(np.floor(corners_xy.min(axis=0) - CROP_MARGIN * size), 0).astype(int)
+    x1, y1 = np.ceil(corners_xy.max(axis=0) + CROP_MARGIN * size).astype(int)
+    found = find_picture(image_bgr[y0 : min(y1, h), x0 : min(x1, w)], picture)
+    if found is None:
+        return None
+    matched = found.corners_xy + np.array([x0, y0], np.float64)
+    off = [float(np.linalg.norm(np.roll(corners_xy, -k, axis=0) - matched, axis=1).mean()) for k in range(4)]
+    best = int(np.argmin(off))
+    # Far from every way round of the corners given: the picture matched something else there.
+    return best if off[best] < TURN_AGREES * size else None
 
 
 def _outline(homography: NDArray[np.float64], size_mm: tuple[float, float]) -> Points | None:
