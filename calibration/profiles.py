@@ -123,7 +123,7 @@ def with_geometry(
         if given is None and len(names) != 1:
             raise StateError(
                 f"{title}'s board has {len(names)} grids ({', '.join(names)}): name the one "
-                "placed, e.g. --grid-mm grid=24,58,28"
+                f"placed, e.g. --grid-mm {names[0]}=24,58,28"
             )
         name = names[0] if given is None else given
         if name not in names:

@@ -517,7 +517,8 @@ def cmd_profile_create(args: argparse.Namespace) -> int:
         if colour is None:
             print("  ! the board's background could not be measured: colours will not be normalised")
         else:
-            print("  background colour (B, G, R) " + ", ".join(f"{v:.0f}" for v in colour.median_bgr))
+            rgb = ", ".join(f"{v:.0f}" for v in colour.median_bgr[::-1])
+            print(f"  the board's colour measured (red, green, blue {rgb}): other lamps' light allowed for")
         for flag in reading.flags:
             print(f"  ! {flag}")
     return 0

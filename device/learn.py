@@ -337,9 +337,10 @@ def check_corner_order(state: StateDir, profile: BoardProfile, photo: Path, corn
         upright = np.roll(np.asarray(corners_xy, np.float64), -first, axis=0)
         typed = ",".join(f"{x:.0f},{y:.0f}" for x, y in upright)
         raise StateError(
-            f"{photo.name}: the corners given start at the board's corner {first + 1}, not at its top left "
-            f"(the board's picture in profile {profile.name!r} shows which way up it lies). Give them from "
-            f"the board's own top-left corner, clockwise: --corners {typed}"
+            f"{photo.name}: the corners given start at the board's corner {(4 - first) % 4 + 1} (counted "
+            f"clockwise from its top left), not at its top left, which is corner {first + 1} as given (the "
+            f"board's picture in profile {profile.name!r} shows which way up it lies). Give them from the "
+            f"board's own top-left corner, clockwise: --corners {typed}"
         )
 
 

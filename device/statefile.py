@@ -9,6 +9,9 @@ from scoring.core import StateError
 
 # A finished table of any game fits in a few kilobytes; anything far larger is not a state file.
 MAX_STATE_BYTES = 1_000_000
+# How JPEG, PNG and WebP files begin (HEIC's "ftyp" comes 4 bytes in): a photo given where its state was
+# meant is told so.
+_PHOTO_STARTS = (b"\xff\xd8\xff", b"\x89PNG", b"RIFF")
 
 
 def load_state_json(path: Path) -> object:
@@ -21,8 +24,14 @@ def load_state_json(path: Path) -> object:
         raise StateError(f"{path}: not a file")
     if size > MAX_STATE_BYTES:
         raise StateError(f"{path}: {size} bytes is too large for a state file (limit {MAX_STATE_BYTES})")
+    data = path.read_bytes()
+    if data.startswith(_PHOTO_STARTS) or data[4:8] == b"ftyp":
+        raise StateError(
+            f"{path}: this is a photo, not a state file (JSON); where a command takes a photo and its state, "
+            "give the photo first"
+        )
     try:
-        text = path.read_text(encoding="utf-8")
+        text = data.decode("utf-8")
     except UnicodeDecodeError:
         raise StateError(f"{path}: not UTF-8 text; a state file is JSON") from None
     try:

@@ -313,7 +313,7 @@ def test_a_real_boards_size_and_grids_are_given_to_its_profile(
     assert len(cells.keys) == grid.rows * grid.cols
 
     for bad, says in (
-        (["--grid-mm", "25,13,28"], "2 grids (terrace, grid): name the one"),
+        (["--grid-mm", "25,13,28"], "2 grids (terrace, grid): name the one placed, e.g. --grid-mm terrace="),
         (["--grid-mm", "moat=1,2,3"], "no grid 'moat'"),
         (
             ["--grid-mm", "grid=25,100,28"],

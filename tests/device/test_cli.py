@@ -61,6 +61,8 @@ def test_table_text_has_standings(capsys: pytest.CaptureFixture[str]) -> None:
         ('{"game": "alices-garden", "rows": ["RRRRRRRX"]', "malformed JSON at line 1"),
         ('{"game": "sanssouci", "rows": [1]}', r"rows[0]: expected a string"),
         (b"\xff\xfe", "not UTF-8 text"),
+        (b"\xff\xd8\xff\xe0\x00\x10JFIF", "this is a photo, not a state file"),
+        (b"\x00\x00\x00\x18ftypheic", "give the photo first"),
     ],
 )
 def test_bad_input_exits_non_zero_without_a_score(

@@ -211,6 +211,8 @@ def test_corners_given_from_a_photos_top_left_are_refused_with_the_boards_order_
     teach = ["enroll", str(tmp_path / "game.jpg"), str(tmp_path / "game.json"), "--profile", "mine"]
     code, _, err = run_cli(capsys, "--state-dir", str(state), *teach, "--corners", typed)
     assert code == 2 and "not at its top left" in err
+    # Typed from the board's bottom left: that is its corner 4; its top left is the second given.
+    assert "start at the board's corner 4" in err and "corner 2 as given" in err
     given = err.split("--corners ")[1].split()[0]
     assert given == ",".join(f"{v:.0f}" for v in truth.ravel())
     assert teaching.photos(StateDir(state), "mine") == []  # nothing kept to teach from
