@@ -314,15 +314,19 @@ document.getElementById("save-profile").addEventListener("click", () => {
     });
     document.getElementById("corners").hidden = true;
     document.getElementById("turns").hidden = true;
+    // The board's own colour, shown as a swatch: later photos under another lamp are brought back to it.
+    // Set through the style object: the page's Content-Security-Policy refuses style attributes.
+    const swatch = el("span", { class: "swatch", "aria-hidden": "true" });
+    if (made.colour_bgr) swatch.style.background = `rgb(${[...made.colour_bgr].reverse().join(", ")})`;
     const colour = made.colour_bgr
-      ? `background colour (B, G, R) ${made.colour_bgr.join(", ")}`
-      : "background colour not measured";
+      ? el("span", {}, "its colour measured ", swatch, ", so another lamp's light is allowed for")
+      : "its colour could not be measured: another lamp's light is not allowed for";
     const picture = made.picture && el("img", { src: made.picture, alt: `the board of profile ${made.name}` });
     target.replaceChildren(
       el(
         "div",
         {},
-        el("p", {}, el("strong", {}, `Profile ${made.name} saved`), ` (${titles[made.game] || made.game}; ${colour}).`),
+        el("p", {}, el("strong", {}, `Profile ${made.name} saved`), ` (${titles[made.game] || made.game}; `, colour, ")."),
         made.flags.length ? flagList(made.flags) : null,
         picture ? el("div", { class: "picture" }, picture) : null,
         el("p", { class: "muted" }, "The picture should show the board flat and upright; if not, place it again."),

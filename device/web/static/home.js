@@ -3,6 +3,8 @@
 "use strict";
 
 const GAME_KEY = "garden-scorer-game";
+// The board last chosen for each game: a household's own copy stays chosen for its next game.
+const profileKey = (game) => `garden-scorer-profile:${game}`;
 const form = document.getElementById("upload");
 const gamesBox = document.getElementById("games");
 const fileInput = document.getElementById("file");
@@ -36,7 +38,7 @@ function pick(name) {
     button.setAttribute("aria-checked", on ? "true" : "false");
     button.tabIndex = on ? 0 : -1;
   }
-  const keep = profileSelect.value;
+  const keep = localStorage.getItem(profileKey(chosen.name)) || "";
   const own = profiles.filter((p) => p.game === chosen.name);
   profileSelect.replaceChildren(el("option", { value: "" }, "the game's standard board"),
     ...own.map((p) => el("option", { value: p.name, selected: p.name === keep }, p.name)));
@@ -134,11 +136,16 @@ async function start() {
     const asked = new URLSearchParams(location.search);
     pick(asked.get("game") || localStorage.getItem(GAME_KEY) || setup.game || games[0].name);
     const profile = asked.get("profile");
-    if (profile && [...profileSelect.options].some((o) => o.value === profile)) profileSelect.value = profile;
+    if (profile && [...profileSelect.options].some((o) => o.value === profile)) {
+      profileSelect.value = profile;
+      localStorage.setItem(profileKey(chosen.name), profile);
+    }
   } catch (error) {
     showError(message, error);
   }
 }
+
+profileSelect.addEventListener("change", () => localStorage.setItem(profileKey(chosen.name), profileSelect.value));
 
 const photoMessage = document.getElementById("photo-message");
 document.getElementById("also").addEventListener("change", (event) => {

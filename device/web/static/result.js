@@ -408,6 +408,14 @@ function headline() {
   const done = boards.filter(scored);
   const box = document.getElementById("headline");
   const lines = [];
+  const kept = new URLSearchParams(location.search);
+  if (kept.get("taught")) {
+    lines.push(el("p", { class: "good" }, `Kept to teach: your board profile "${kept.get("taught")}" is ` +
+      "learning from this photo now, and reads the next one with what it learnt."));
+  } else if (kept.get("inbox")) {
+    lines.push(el("p", { class: "good" }, "Kept to teach: the table's owner teaches the scorer from it on " +
+      "the Calibrate page."));
+  }
   if (previewed) {
     lines.push(el("p", { class: "check" }, `${changedWords()}. Save the corrections to keep them.`));
   } else if (previewError) {
@@ -723,7 +731,10 @@ rescoreButton.addEventListener("click", async () => {
       }),
     });
     if (consent && !corrected.enrolment_saved) window.alert("The photo is no longer kept, so it was not saved.");
-    window.location.href = `/result/${corrected.game_id}`;
+    // The result as kept says that it was kept to teach, and whom it teaches.
+    const kept = corrected.reteaching ? { taught: corrected.reteaching } : corrected.awaiting_owner ? { inbox: "1" } : {};
+    const query = new URLSearchParams(kept).toString();
+    window.location.href = `/result/${corrected.game_id}${query ? `?${query}` : ""}`;
   } catch (error) {
     showError(message, error);
     rescoreButton.disabled = false;

@@ -17,6 +17,7 @@ from datetime import UTC, datetime, timedelta
 from itertools import count
 from pathlib import Path
 from typing import Any, Literal
+from urllib.parse import urlsplit
 
 import cv2
 import httpx
@@ -198,7 +199,7 @@ def _pair_the_browser(site: Site, driver: webdriver.Chrome) -> None:
 
 
 def _game_id_in(url: str) -> int:
-    return int(url.rstrip("/").rsplit("/", 1)[-1])
+    return int(urlsplit(url).path.rstrip("/").rsplit("/", 1)[-1])  # a kept result's page has a query
 
 
 def _choose_game(driver: webdriver.Chrome, game: str) -> None:
@@ -831,6 +832,11 @@ def test_the_board_found_for_a_profile_can_be_dragged_then_saved(
     )
     profiles = {p["name"]: p for p in site.client.get("/api/profiles").json()}
     assert profiles["page-kitchen"]["colour"] and profiles["page-kitchen"]["picture"]
+    # Its colour is shown as a swatch, not as numbers in a camera's channel order.
+    said = driver.find_element(By.ID, "profile-result").text
+    assert "its colour measured" in said and "B, G, R" not in said
+    swatch = driver.find_element(By.CSS_SELECTOR, "#profile-result .swatch")
+    assert swatch.value_of_css_property("background-color") not in ("rgba(0, 0, 0, 0)", "transparent")
     # The page lists the profiles again once the save has answered: a fetch of its own.
     wait.until(ec.text_to_be_present_in_element((By.ID, "profiles"), "page-kitchen"), "not listed")
     # On to the first game with it: the home page with the game and the profile chosen.
@@ -841,6 +847,18 @@ def test_the_board_found_for_a_profile_can_be_dragged_then_saved(
     assert (
         driver.find_element(By.CSS_SELECTOR, f'[data-game="{GAME}"]').get_attribute("aria-checked") == "true"
     )
+    # The next game starts from the home page itself: the own copy is still the board chosen, in view.
+    driver.get(f"{site.url}/")
+    wait.until(
+        lambda d: d.execute_script("return document.getElementById('profile').value") == "page-kitchen",
+        "the own copy was not remembered",
+    )
+    assert driver.find_element(By.ID, "profile").is_displayed()
+    # The standard board chosen again is remembered too (and the tests after this one start from it).
+    Select(driver.find_element(By.ID, "profile")).select_by_value("")
+    driver.get(f"{site.url}/")
+    wait.until(ec.presence_of_element_located((By.CSS_SELECTOR, '#profile option[value="page-kitchen"]')))
+    assert driver.execute_script("return document.getElementById('profile').value") == ""
 
 
 def test_where_no_board_is_found_the_player_places_its_corners_on_the_home_page(
@@ -1356,6 +1374,8 @@ def test_a_board_read_right_is_kept_to_teach_as_read(site: Site, driver: webdriv
     assert save.text == "Keep it to teach, as read"
     save.click()
     wait.until(lambda d: _game_id_in(d.current_url) != first, "the board read right was not kept")
+    # Said so on the result as kept: no profile was used, so the table's owner teaches from it.
+    wait.until(ec.text_to_be_present_in_element((By.ID, "headline"), "Kept to teach: the table's owner"))
     assert _result(site, _game_id_in(driver.current_url))["boards"][0]["board"]["state"] == read
     items = site.client.get("/api/calibrate/inbox").json()["items"]
     assert len(items) == before + 1 and items[-1]["game_id"] == _game_id_in(driver.current_url)
