@@ -80,7 +80,7 @@ def draw_reading(reading: BoardReading, captions: bool = True) -> NDArray[np.uin
         region = rect.frame.profile.region(key[0])
         x0, y0, x1, y1 = (round(v * s) for v in cell_rect_mm(region, key[1], key[2]))
         colour = DOUBTFUL if key in low else GOOD
-        cv2.rectangle(image, (x0, y0), (x1, y1), colour, 2 if key in low else 1)
+        _outline(image, (x0, y0, x1, y1), colour, 2 if key in low else 1)
         if not captions:
             continue
         heads = {h.name: h for h in reader.heads}
@@ -102,8 +102,18 @@ def draw_turn(
     for region in profile.regions:
         for r, c in region.cells():
             x0, y0, x1, y1 = (round(v * TURN_PX_PER_MM) for v in cell_rect_mm(region, r, c))
-            cv2.rectangle(out, (x0, y0), (x1, y1), GOOD, 1)
+            _outline(out, (x0, y0, x1, y1), GOOD, 1)
     return np.asarray(out, np.uint8)
+
+
+def _outline(
+    image: NDArray[np.uint8], box: tuple[int, int, int, int], colour: tuple[int, int, int], width: int
+) -> None:
+    """A cell's outline in ``colour`` over a dark band: seen on any art, a green one on a green lawn too
+    (an independent try lost the grid's green lines on its own green board)."""
+    x0, y0, x1, y1 = box
+    cv2.rectangle(image, (x0, y0), (x1, y1), (0, 0, 0), width + 2)
+    cv2.rectangle(image, (x0, y0), (x1, y1), colour, width)
 
 
 def cell_words(values: dict[str, str]) -> list[str]:

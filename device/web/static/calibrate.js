@@ -204,9 +204,13 @@ document.getElementById("locate-form").addEventListener("submit", (event) => {
     const answer = await api("/api/calibrate/profile/locate", { method: "POST", body: data });
     // Not found: a square in the middle to drag onto the board's corners.
     located = { ...answer, found: answer.corners_xy || middleSquare(answer.size_wh) };
-    document.getElementById("corners-hint").textContent = answer.corners_xy
-      ? "Found the board. Check that each numbered handle sits on its corner (the thick line is the top edge)."
-      : `${answer.message} Drag the four handles onto the board's corners.`;
+    // Found with a doubt (several outlines, part of it out of view): not said to be the board.
+    document.getElementById("corners-hint").textContent = !answer.corners_xy
+      ? `${answer.message} Drag the four handles onto the board's corners.`
+      : answer.flags.length
+        ? "The handles may not be on your board (see below): drag each numbered handle onto its corner, 1 at " +
+          "the board's top left, then round clockwise (the thick line is the top edge)."
+        : "Found the board. Check that each numbered handle sits on its corner (the thick line is the top edge).";
     showCornerEditor();
     if (answer.flags.length) target.replaceChildren(flagList(answer.flags));
     const profileName = name || data.get("game");

@@ -512,8 +512,13 @@ function render() {
   // Only a board the rules score: one they refuse is corrected before it teaches.
   const keepAsRead = !changed && consent.checked && !consent.disabled &&
     result.boards.every((b) => scored(b.board));
-  rescoreButton.disabled = !(changed || keepAsRead) || previewError !== null;
-  rescoreButton.textContent = keepAsRead ? "Keep it to teach, as read" : "Save the corrections";
+  // Unsure cells the player opened and found right (the same choice tapped): saved, they are no longer
+  // flagged, on the result, the TV and in the history.
+  const checkedAsRead = !changed && result.boards.every((b) => scored(b.board)) &&
+    result.boards.some((b, i) => [...looked[i]].some((key) => isLow(b, JSON.parse(key))));
+  rescoreButton.disabled = !(changed || keepAsRead || checkedAsRead) || previewError !== null;
+  rescoreButton.textContent = keepAsRead ? "Keep it to teach, as read"
+    : checkedAsRead ? "Save: the cells checked are right" : "Save the corrections";
   undoButton.disabled = undone.length === 0;
   document.getElementById("preview-error").replaceChildren(
     previewError ? el("p", { class: "error", role: "alert" }, previewError) : "");

@@ -1381,6 +1381,34 @@ def test_a_board_read_right_is_kept_to_teach_as_read(site: Site, driver: webdriv
     assert len(items) == before + 1 and items[-1]["game_id"] == _game_id_in(driver.current_url)
 
 
+def test_an_unsure_cell_found_right_is_saved_as_checked(site: Site, driver: webdriver.Chrome) -> None:
+    # The example table's second garden has a tile read with low confidence, read right: the player opens
+    # it, sets it as it was read, and saves. The result is no longer flagged for it, and nothing changed.
+    _, truth = _example("zen-garden")
+    first = _sent_example(site, "zen-garden", _example_hand("zen-garden", truth))
+    boards = _result(site, first)["boards"]
+    (i, (_, r, c)) = next(
+        (i, tuple(k)) for i, b in enumerate(boards) for k in b["board"]["low_confidence_cells"]
+    )
+    driver.get(f"{site.url}/result/{first}")
+    wait = _wait(driver)
+    board = f"#boards > section:nth-of-type({i + 1}) .board-picture"
+    cell = f'{board} .cell[aria-label^="row {r + 1}, column {c + 1}:"]'
+    wait.until(ec.element_to_be_clickable((By.CSS_SELECTOR, cell))).click()
+    save = driver.find_element(By.ID, "rescore")
+    assert not save.is_enabled()
+    wait.until(ec.element_to_be_clickable((By.XPATH, '//dialog//button[.="Set this tile"]'))).click()
+    assert "low" not in _attribute(driver, cell, "class")  # looked at: no longer marked unsure
+    wait.until(ec.element_to_be_clickable((By.ID, "rescore")))
+    assert save.text == "Save: the cells checked are right"
+    save.click()
+    wait.until(lambda d: _game_id_in(d.current_url) != first, "the checked cell was not saved")
+    saved = _result(site, _game_id_in(driver.current_url))["boards"]
+    assert [b["board"]["state"] for b in saved] == [b["board"]["state"] for b in boards]
+    assert [r, c] not in [k[1:] for k in saved[i]["board"]["low_confidence_cells"]]
+    assert not any("low confidence" in f for f in saved[i]["board"]["flags"])
+
+
 def test_a_zen_tile_is_corrected_part_by_part_from_lists(site: Site, driver: webdriver.Chrome) -> None:
     _, truth = _example("zen-garden")
     first = _sent_example(site, "zen-garden", _example_hand("zen-garden", truth))
