@@ -4,7 +4,9 @@ the profile's geometry is the one its photos are read with."""
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from pathlib import Path
+from unittest.mock import patch
 
 import numpy as np
 import pytest
@@ -18,10 +20,12 @@ from calibration.teaching import TeachingPhoto
 from device.learn import UnsureTurn, place_board
 from device.photo import load_orienter
 from lab.bench import reshaped_profile
+from lab.bench_own_copy import CopyRun, _photos
 from lab.synth.camera import Photo, PhotoOptions
 from lab.synth.render import RenderSpec, render_photo
 from tests.support import run_cli
 from vision.geometry import quad_size
+from vision.pipeline import given_lens
 from vision.profile import BoardProfile, default_profile
 from vision.read.orient import rotations
 from vision.read.upright import Turns
@@ -141,15 +145,38 @@ def test_corners_given_from_the_photos_top_left_are_not_taken_where_the_board_is
 
 @pytest.mark.parametrize("quarter", [1, 3])
 def test_corners_given_a_quarter_turn_off_are_asked_about_not_taken(quarter: int) -> None:
-    # A board photographed turned, its corners given from the one nearest the photo's top left: they picture
-    # the board as tall as it is wide and as wide as it is tall, which no turn of the typed size is.
+    # A board photographed turned, its corners given from the one nearest the photo's top left: the layout,
+    # where it is sure, shows which corner is the top left; where it is not, the corners picture the board as
+    # tall as it is wide and as wide as it is tall, which no turn of the typed size is.
     photo, copy = _photo("zen-garden")
     w, h = copy.size_mm
     assert abs(w / h - 1) > 0.08
     truth = np.array(photo.truth["boards"][0]["corners_xy"], np.float64)
-    with pytest.raises(UnsureTurn, match=f"make the board {h:.0f} mm wide and {w:.0f} mm high"):
-        place_board(photo.decode(), copy, None, np.roll(truth, quarter, 0))
-    assert _off(place_board(photo.decode(), copy, None, truth)[0], truth) == 0
+    image = photo.decode()
+    with pytest.raises(UnsureTurn, match=f"upright with corner {quarter + 1} there") as asked:
+        place_board(image, copy, None, np.roll(truth, quarter, 0))
+    assert asked.value.turns.sure
+    assert _off(place_board(image, copy, None, truth)[0], truth) == 0
+    # Not sure of the layout (a copy read as if its board were bare tiles), the sides tell it.
+    unsure = replace(asked.value.turns, chances=(0.25, 0.25, 0.25, 0.25), layout=None)
+    assert not unsure.sure
+    with (
+        patch("device.learn.board_turns", return_value=unsure),
+        pytest.raises(UnsureTurn, match=f"make the board {h:.0f} mm wide and {w:.0f} mm high"),
+    ):
+        place_board(image, copy, None, np.roll(truth, quarter, 0))
+
+
+def test_true_corners_whose_sides_measure_a_quarter_turn_off_are_taken_when_the_layout_is_sure() -> None:
+    # A copy's set-up photo tilted, no calibration: its sides, through a lens guessed from them, measure the
+    # board taller than wide, but the layout is surely upright at the corners given, which are right.
+    copy = reshaped_profile("four-gardens", 0)
+    setup, _ = _photos(CopyRun("four-gardens", 0, fresh=0, played=0), copy)
+    image = setup.decode()
+    truth = np.array(setup.truth["boards"][0]["corners_xy"], np.float64)
+    lens = given_lens(image, truth, [copy])
+    assert device.learn._quarter_off(truth, copy, image.shape[1::-1], lens)
+    assert _off(place_board(image, copy, None, truth)[0], truth) == 0
 
 
 def test_a_board_given_its_corners_is_seen_through_the_lens_its_sides_show() -> None:
