@@ -254,6 +254,13 @@ def quad_from_corners(
     ideal = camera.undistort_px(corners) if camera is not None else corners
     if cv2.contourArea(ideal.astype(np.float32)) < 100 or not is_convex(ideal):
         raise ValueError("the 4 corners enclose no board: give them as TL, TR, BR, BL around the board")
+    # Round the other way, they picture the board mirrored, which no camera photographs: every cell would be
+    # read from its mirror image's place.
+    if cv2.contourArea(ideal.astype(np.float32), oriented=True) < 0:
+        raise ValueError(
+            "the 4 corners go round anticlockwise: give them clockwise, from the board's top left "
+            "(TL, TR, BR, BL)"
+        )
     # A corner a player puts on the photo's very edge (a crop the board fills) is in the photo.
     inside = in_frame(corners, size_wh, margin=-1.0)
     return Quad(corners, ideal, inside, 1.0, oriented=True, method=PLACED)

@@ -53,3 +53,6 @@ def test_given_corners_make_an_oriented_quad() -> None:
     # Given out of turn (TL, BR, TR, BL), the sides cross: no board's outline, and said so before reading.
     with pytest.raises(ValueError, match="give them as TL, TR, BR, BL around the board"):
         quad_from_corners([(10, 10), (205, 190), (200, 12), (8, 185)], (640, 480))
+    # Given round the other way (TL, BL, BR, TR), they would picture the board mirrored: refused, not read.
+    with pytest.raises(ValueError, match="anticlockwise: give them clockwise"):
+        quad_from_corners([(10, 10), (8, 185), (205, 190), (200, 12)], (640, 480))
