@@ -160,6 +160,6 @@ def test_the_lines_say_in_words_what_scored() -> None:
     rows = "RRT.....\nRM.....T\n.M......\n........\n.....RR.\n........"
     lines = {line.rule: line.detail for line in ag.score(board(rows)).lines}
     # Each group of roses as a player counts them, largest first; empty areas by where they start.
-    assert lines["Roses"] == "2 groups, of 3 roses and 2 roses: 9 + 4"
+    assert lines["Roses"] == "2 groups of 3 and 2 roses: 9 + 4"
     assert lines["Mushrooms"] == "2 or more in column 2"
     assert lines["Empty areas"] == "1 empty area: at row 1, column 4"
