@@ -181,11 +181,13 @@ def _roses(board: AliceBoard) -> ScoreLine:
     areas = components4(board.rows, lambda ch: ch == ROSE)
     # As a player counts them: each group of roses, largest first, and what it scores.
     sizes = sorted((len(a) for a in areas), reverse=True)
+    if not sizes:
+        return ScoreLine("Roses", "no roses", 0)
     # "3 groups of 6, 1 and 1 roses": a list of "6 roses and 1 rose and 1 rose" is hard to read.
-    listed = ", ".join(str(n) for n in sizes[:-1]) + f" and {sizes[-1]}" if len(sizes) > 1 else str(sum(sizes))
+    listed = ", ".join(str(n) for n in sizes[:-1]) + f" and {sizes[-1]}" if len(sizes) > 1 else str(sizes[0])
     roses = f"{listed} {'rose' if sizes == [1] else 'roses'}"
     points = " + ".join(str(rose_area_points(n)) for n in sizes)
-    detail = f"{counted(len(sizes), 'group')} of {roses}: {points}" if sizes else "no roses"
+    detail = f"{counted(len(sizes), 'group')} of {roses}: {points}"
     return ScoreLine("Roses", detail, sum(rose_area_points(len(a)) for a in areas))
 
 

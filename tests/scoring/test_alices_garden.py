@@ -163,3 +163,9 @@ def test_the_lines_say_in_words_what_scored() -> None:
     assert lines["Roses"] == "2 groups of 3 and 2 roses: 9 + 4"
     assert lines["Mushrooms"] == "2 or more in column 2"
     assert lines["Empty areas"] == "1 empty area: at row 1, column 4"
+    for rows, said in (
+        ("R.......\n" + "........\n" * 5, "1 group of 1 rose: 1"),
+        ("R.R.R...\n" + "........\n" * 5, "3 groups of 1, 1 and 1 roses: 1 + 1 + 1"),
+        ("T.......\n" + "........\n" * 5, "no roses"),
+    ):
+        assert {line.rule: line.detail for line in ag.score(board(rows.strip())).lines}["Roses"] == said
