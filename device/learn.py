@@ -51,7 +51,7 @@ from scoring.core import StateError
 from scoring.registry import get_game, read_state
 from vision.camera_model import CameraModel, matrix_or_guess
 from vision.geometry import Points, quad_size
-from vision.locate.board import Quad
+from vision.locate.board import Quad, quad_from_corners
 from vision.locate.picture import picture_turn
 from vision.locate.rectangle import aspect
 from vision.pipeline import OUT_OF_PHOTO, BoardReading, NoBoardError, given_lens, locate_boards, read_photo
@@ -140,6 +140,8 @@ def place_board(
         raise StateError(f"--turn {turn}: give 1, 2, 3 or 4 (the turn pictures' numbers)")
     given = corners_xy is not None
     if corners_xy is not None:
+        # Corners that enclose no board, or go round the wrong way, are said so before any turn is weighed.
+        quad_from_corners(corners_xy, (image.shape[1], image.shape[0]), camera)
         outline, oriented = np.asarray(corners_xy, np.float64), False
         lens = camera if camera is not None else given_lens(image, outline, [profile])
     else:
