@@ -325,29 +325,44 @@ def teach_profile(
         raise
 
 
-def check_corner_order(state: StateDir, profile: BoardProfile, photo: Path, corners_xy: Points) -> None:
-    """Refuse corners given from the photo's top left where the profile's picture of the board shows another
-    of them is the board's: taught so, every cell would be learnt as another's. Said with the corners in
-    the board's order, to give again. Nothing to check without a picture, or for bare tiles, which read
-    alike whichever way up they lie."""
+def corner_turn(state: StateDir, profile: BoardProfile, image: NDArray[np.uint8], corners_xy: Points) -> int:
+    """Which of ``corners_xy`` (``image``'s pixels, clockwise, as an owner gave or placed them) is the board's
+    top left as the profile's picture of the board shows it: 0 (the first, as asked) where it is, or where
+    nothing tells (no picture, its picture not found there, or bare tiles, which read alike whichever way up
+    they lie). Corners from the photo's top left, not the board's, would read or teach every cell as
+    another's."""
     if reader_for(profile).turns_freely or not has_picture(state, profile.name):
-        return
+        return 0
     picture = load_bundle(state, profile.name).picture()
     if picture is None:
-        return
+        return 0
+    return picture_turn(image, picture, np.asarray(corners_xy, np.float64)) or 0
+
+
+def corner_order_words(first: int, profile: BoardProfile) -> str:
+    """What is wrong with corners whose ``first``-th (0 on) is the board's top left, in the owner's words."""
+    return (
+        f"the corners given start at the board's corner {(4 - first) % 4 + 1} (counted clockwise from its "
+        f"top left), not at its top left, which is corner {first + 1} as given (the board's picture in "
+        f"profile {profile.name!r} shows which way up it lies)"
+    )
+
+
+def check_corner_order(state: StateDir, profile: BoardProfile, photo: Path, corners_xy: Points) -> None:
+    """Refuse corners given from the photo's top left where the profile's picture of the board shows another
+    of them is the board's (:func:`corner_turn`): said with the corners in the board's order, to give
+    again."""
     data = photo.read_bytes()
     width, _ = check_photo(data)
     image = decode_photo(data)
     scale = image.shape[1] / width
-    first = picture_turn(image, picture, np.asarray(corners_xy, np.float64) * scale)
+    first = corner_turn(state, profile, image, np.asarray(corners_xy, np.float64) * scale)
     if first:
         upright = np.roll(np.asarray(corners_xy, np.float64), -first, axis=0)
         typed = ",".join(f"{x:.0f},{y:.0f}" for x, y in upright)
         raise StateError(
-            f"{photo.name}: the corners given start at the board's corner {(4 - first) % 4 + 1} (counted "
-            f"clockwise from its top left), not at its top left, which is corner {first + 1} as given (the "
-            f"board's picture in profile {profile.name!r} shows which way up it lies). Give them from the "
-            f"board's own top-left corner, clockwise: --corners {typed}"
+            f"{photo.name}: {corner_order_words(first, profile)}. Give them from the board's own top-left "
+            f"corner, clockwise: --corners {typed}"
         )
 
 

@@ -32,7 +32,7 @@ from calibration.statedir import StateDir
 from calibration.store import sweep_temporaries
 from device.camera import Camera, open_camera
 from device.history import History, LiveRecord
-from device.learn import outdated, reteach
+from device.learn import corner_order_words, corner_turn, outdated, reteach
 from device.live import Broadcaster, LiveLoop, LiveScorer
 from device.memory import give_back_freed_memory
 from device.mqtt.link import NONE, BrokerLink
@@ -41,6 +41,7 @@ from device.notify import Systemd, supervise
 from device.photo import ScoredBoard, profile_models, score_image, state_camera
 from device.web import AppConfig, create_app
 from device.web.connections import ConnectionLimits, guarded_h11
+from scoring.core import StateError
 from scoring.registry import Kind, get_entry
 from vision.geometry import Points
 
@@ -122,6 +123,15 @@ def upload_scorer(state: StateDir) -> Any:
         if camera is not None and tuple(camera.size_wh) != (image.shape[1], image.shape[0]):
             camera = None
         models = profile_models(state, game, profile)
+        if corners is not None and profile is not None:
+            # Handles placed from another corner than the board's top left: said, not read turned over (the
+            # reading would replace the result it was placed on).
+            board = models["profiles"][0]
+            if first := corner_turn(state, board, image, corners):
+                raise StateError(
+                    f"{corner_order_words(first, board)}: place handle 1 on the board's top-left corner, "
+                    "then the others round clockwise"
+                )
         return score_image(image, game, hand, camera, corners_xy=corners, also=also, **models)
 
     return score

@@ -19,10 +19,12 @@ from calibration.statedir import StateDir
 from calibration.teaching import TeachingPhoto
 from device.learn import UnsureTurn, place_board
 from device.photo import load_orienter
+from device.serve import upload_scorer
 from lab.bench import reshaped_profile
 from lab.bench_own_copy import CopyRun, _photos
 from lab.synth.camera import Photo, PhotoOptions
 from lab.synth.render import RenderSpec, render_photo
+from scoring.core import StateError
 from tests.support import run_cli
 from vision.geometry import quad_size
 from vision.pipeline import given_lens
@@ -249,3 +251,11 @@ def test_corners_given_from_a_photos_top_left_are_refused_with_the_boards_order_
     # Given from the board's top left, they are taken.
     mine = load_bundle(StateDir(state), "mine").profile
     device.learn.check_corner_order(StateDir(state), mine, tmp_path / "game.jpg", truth)
+    # On the pages alike: handles placed from the board's bottom left (the home page, or a result's "place
+    # its corners", whose reading would replace the result) are refused, saying which handle goes where.
+    score = upload_scorer(StateDir(state))
+    image = played.decode()
+    with pytest.raises(StateError, match=r"corner 2 as given .*: place handle 1 on the board's top-left"):
+        score(image, "alices-garden", {}, "mine", corners=np.roll(truth, 1, 0))
+    (board,) = score(image, "alices-garden", {}, "mine", corners=truth)
+    assert board.breakdown is not None
