@@ -167,14 +167,34 @@ function fillGrids() {
   showGridPlace();
 }
 
+// Each grid's place as typed, by grid: a copy may place two of them otherwise (Sanssouci's terrace and its
+// grid); one typed alone, the others keep their place beside it.
+let typedGrids = {};
+
 function showGridPlace() {
   const [x, y, cell, step, rowStep] = measuredGrid().place_mm;
   const steps = rowStep === step ? [step] : [step, rowStep];
-  document.getElementById("grid-mm").placeholder = `the game's: ${[x, y, cell, ...steps].join(",")}`;
+  const box = document.getElementById("grid-mm");
+  box.placeholder = `the game's: ${[x, y, cell, ...steps].join(",")}`;
+  box.value = typedGrids[measuredGrid().name] || "";
+  showTypedGrids();
   placeGrid();
 }
 
-document.getElementById("profile-game").addEventListener("change", fillGrids);
+function showTypedGrids() {
+  const named = Object.keys(typedGrids).filter((name) => typedGrids[name].trim());
+  document.getElementById("grids-typed").textContent = profileGame().grids.length > 1 && named.length
+    ? `Typed for: ${named.join(", ")}. Choose another grid above to type its place too.` : "";
+}
+
+document.getElementById("grid-mm").addEventListener("input", (event) => {
+  typedGrids[measuredGrid().name] = event.target.value;
+  showTypedGrids();
+});
+document.getElementById("profile-game").addEventListener("change", () => {
+  typedGrids = {};
+  fillGrids();
+});
 document.getElementById("grid-region").addEventListener("change", showGridPlace);
 
 function boardSize() {
@@ -224,15 +244,20 @@ document.getElementById("locate-form").addEventListener("submit", (event) => {
 
 document.getElementById("reset-corners").addEventListener("click", showCornerEditor);
 
-// The grid's place typed in mm: "x,y,cell[,step]" for the game's grid (its region named grid).
+// The grids' places typed in mm, "x,y,cell[,step[,row step]]" each, by grid; null where none is typed.
 function gridMm() {
-  const text = document.getElementById("grid-mm").value.trim();
-  if (!text) return null;
-  const values = text.split(/[, ]+/).map(Number);
-  if (values.length < 3 || values.length > 5 || !values.every((v) => v >= 0) || !(values[2] > 0)) {
-    throw new Error(`The grid's place: x, y, a cell's side and its step in mm, e.g. 9,12,24,24 (not "${text}").`);
+  const places = {};
+  for (const [name, typed] of Object.entries(typedGrids)) {
+    const text = typed.trim();
+    if (!text) continue;
+    const values = text.split(/[, ]+/).map(Number);
+    if (values.length < 3 || values.length > 5 || !values.every((v) => v >= 0) || !(values[2] > 0)) {
+      throw new Error(`The ${name}'s place: x, y, a cell's side and its step in mm, e.g. 9,12,24,24 ` +
+        `(not "${text}").`);
+    }
+    places[name] = values;
   }
-  return { [document.getElementById("grid-region").value]: values };
+  return Object.keys(places).length ? places : null;
 }
 
 // The board as the owner placed it, and its geometry: what the turns are weighed and the profile made from.
@@ -246,6 +271,7 @@ function placedBoard() {
   }
   const name = document.getElementById("profile-name").value.trim();
   const typed = gridMm();
+  const region = document.getElementById("grid-region").value;
   return {
     token: located.token,
     game: document.getElementById("profile-game").value,
@@ -253,8 +279,9 @@ function placedBoard() {
     setup: fields,
     corners_xy: located.corners,
     size_mm: boardSize(),
-    grid_xy: gridView && !typed ? gridView.corners : null,
-    grid_region: document.getElementById("grid-region").value,
+    // The grid dragged is the one chosen, unless its place was typed.
+    grid_xy: gridView && !(typed && region in typed) ? gridView.corners : null,
+    grid_region: region,
     grids_mm: typed,
   };
 }

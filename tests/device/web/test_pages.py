@@ -861,6 +861,41 @@ def test_the_board_found_for_a_profile_can_be_dragged_then_saved(
     assert driver.execute_script("return document.getElementById('profile').value") == ""
 
 
+def test_a_copy_places_each_of_its_grids_on_the_calibration_page(
+    site: Site, driver: webdriver.Chrome
+) -> None:
+    # A Sanssouci copy whose terrace and grid both lie otherwise than on the game's board: the owner types
+    # each one's place, grid by grid, and both are sent (an independent try could type one only, and the
+    # other, placed beside it as on the game's board, sat off its printed squares).
+    driver.get(f"{site.url}/calibrate")
+    wait = _wait(driver)
+    wait.until(ec.presence_of_element_located((By.CSS_SELECTOR, '#profile-game option[value="sanssouci"]')))
+    Select(driver.find_element(By.ID, "profile-game")).select_by_value("sanssouci")
+    # The board placed (its section shown, as once a photo is located), its geometry opened.
+    driver.execute_script(
+        "document.getElementById('corners').hidden = false; document.getElementById('geometry').open = true"
+    )
+    region, box = Select(driver.find_element(By.ID, "grid-region")), driver.find_element(By.ID, "grid-mm")
+    region.select_by_value("terrace")
+    box.send_keys("25,13,28")
+    region.select_by_value("grid")
+    assert box.get_attribute("value") == ""
+    box.send_keys("25,60,28,29")
+    assert "terrace, grid" in driver.find_element(By.ID, "grids-typed").text
+    region.select_by_value("terrace")
+    assert box.get_attribute("value") == "25,13,28"  # each grid's own place, shown again
+    sent = driver.execute_script(
+        "located = {token: 't', corners: [[0, 0], [9, 0], [9, 9], [0, 9]]}; return placedBoard()"
+    )
+    assert sent["grids_mm"] == {"terrace": [25, 13, 28], "grid": [25, 60, 28, 29]}
+    assert sent["grid_xy"] is None
+    # A place that is not one is said, naming its grid.
+    box.clear()
+    box.send_keys("25,13")
+    message = driver.execute_script("try { placedBoard(); return ''; } catch (e) { return e.message; }")
+    assert message.startswith("The terrace's place:")
+
+
 def test_where_no_board_is_found_the_player_places_its_corners_on_the_home_page(
     site: Site, driver: webdriver.Chrome, tmp_path: Path
 ) -> None:
