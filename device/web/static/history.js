@@ -37,7 +37,9 @@ async function loadMore() {
         {},
         el("td", {}, el("a", { href: `/result/${game.id}` }, localTime(game.played_at))),
         el("td", {}, titles[game.game] || game.game),
-        el("td", {}, scores(game)),
+        // A score the scorer asked to check (and nobody set right) says so here too, not only on its page.
+        el("td", {}, scores(game), game.boards.some((b) => toCheck(b.board).length)
+          ? el("span", { class: "to-check" }, " · to check") : null),
         el("td", { class: "muted" }, game.source),
       );
       if (owner) {

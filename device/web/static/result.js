@@ -505,17 +505,20 @@ function boardSection(entry, i) {
 function render() {
   boardsBox.replaceChildren(...result.boards.map(boardSection));
   const changed = dirty();
-  document.getElementById("correct").classList.toggle("pending", changed);
-  document.getElementById("pending-score").textContent = previewed ? changedWords() : "";
+  // Unsure cells the player opened and set as they were read (found right).
+  const checked = result.boards.reduce(
+    (n, b, i) => n + [...looked[i]].filter((key) => isLow(b, JSON.parse(key))).length, 0);
+  // Saved, cells found right are no longer flagged, on the result, the TV and in the history.
+  const checkedAsRead = !changed && checked > 0 && result.boards.every((b) => scored(b.board));
+  document.getElementById("correct").classList.toggle("pending", changed || checkedAsRead);
+  // Cells found right lose their mark at once on the page; kept, only once saved: said, so it is not missed.
+  document.getElementById("pending-score").textContent = previewed ? changedWords()
+    : checkedAsRead ? `${checked === 1 ? "1 cell" : `${checked} cells`} checked as read: save to keep it so` : "";
   // A board read right is kept to teach as it was read: nothing to correct, but the owner says so.
   const consent = document.getElementById("consent");
   // Only a board the rules score: one they refuse is corrected before it teaches.
   const keepAsRead = !changed && consent.checked && !consent.disabled &&
     result.boards.every((b) => scored(b.board));
-  // Unsure cells the player opened and found right (the same choice tapped): saved, they are no longer
-  // flagged, on the result, the TV and in the history.
-  const checkedAsRead = !changed && result.boards.every((b) => scored(b.board)) &&
-    result.boards.some((b, i) => [...looked[i]].some((key) => isLow(b, JSON.parse(key))));
   rescoreButton.disabled = !(changed || keepAsRead || checkedAsRead) || previewError !== null;
   rescoreButton.textContent = keepAsRead ? "Keep it to teach, as read"
     : checkedAsRead ? "Save: the cells checked are right" : "Save the corrections";

@@ -1436,12 +1436,31 @@ def test_an_unsure_cell_found_right_is_saved_as_checked(site: Site, driver: webd
     assert "low" not in _attribute(driver, cell, "class")  # looked at: no longer marked unsure
     wait.until(ec.element_to_be_clickable((By.ID, "rescore")))
     assert save.text == "Save: the cells checked are right"
+    assert "1 cell checked as read: save to keep it so" in driver.find_element(By.ID, "pending-score").text
     save.click()
     wait.until(lambda d: _game_id_in(d.current_url) != first, "the checked cell was not saved")
     saved = _result(site, _game_id_in(driver.current_url))["boards"]
     assert [b["board"]["state"] for b in saved] == [b["board"]["state"] for b in boards]
     assert [r, c] not in [k[1:] for k in saved[i]["board"]["low_confidence_cells"]]
     assert not any("low confidence" in f for f in saved[i]["board"]["flags"])
+
+
+def test_the_history_marks_the_scores_to_check(site: Site, driver: webdriver.Chrome) -> None:
+    # Newest first: a Zen Garden table with a tile read unsure, then an Alice's Garden board read surely.
+    _, truth = _example("zen-garden")
+    unsure = _sent_example(site, "zen-garden", _example_hand("zen-garden", truth))
+    assert any(b["board"]["low_confidence_cells"] for b in _result(site, unsure)["boards"])
+    _, truth = _example("alices-garden")
+    sure = _sent_example(site, "alices-garden", _example_hand("alices-garden", truth))
+    assert not _result(site, sure)["boards"][0]["board"]["flags"]
+    driver.get(f"{site.url}/history")
+    wait = _wait(driver)
+    wait.until(ec.presence_of_element_located((By.CSS_SELECTOR, f'#games a[href="/result/{unsure}"]')))
+    rows = {
+        _game_id_in(row.find_element(By.TAG_NAME, "a").get_attribute("href") or ""): row.text
+        for row in driver.find_elements(By.CSS_SELECTOR, "#games tr")[:2]
+    }
+    assert "to check" in rows[unsure] and "to check" not in rows[sure]
 
 
 def test_a_zen_tile_is_corrected_part_by_part_from_lists(site: Site, driver: webdriver.Chrome) -> None:
