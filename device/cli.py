@@ -519,7 +519,7 @@ def cmd_profile_create(args: argparse.Namespace) -> int:
         else:
             rgb = ", ".join(f"{v:.0f}" for v in colour.median_bgr[::-1])
             print(f"  the board's colour measured (red, green, blue {rgb}): other lamps' light allowed for")
-        for flag in reading.flags:
+        for flag in reading.photo_flags:  # of the board in the photo, not of its cells' reading
             print(f"  ! {flag}")
     return 0
 

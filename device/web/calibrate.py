@@ -664,7 +664,9 @@ def make(
         setup=dict(profile.setup),
         picture=picture_url(state, profile.name),
         colour_bgr=[round(float(v), 1) for v in colour.median_bgr] if colour else None,
-        flags=list(reading.flags),
+        # What the photo says of the board (out of view, its edges unclear); not its cells' reading, which
+        # an untaught copy's board cannot help, and the owner has nothing to do about.
+        flags=list(reading.photo_flags),
     )
 
 

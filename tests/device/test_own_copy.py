@@ -181,6 +181,37 @@ def test_true_corners_whose_sides_measure_a_quarter_turn_off_are_taken_when_the_
     assert _off(place_board(image, copy, None, truth)[0], truth) == 0
 
 
+def test_a_profile_made_says_what_its_photo_shows_not_how_its_cells_read(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    # The set-up photo of a copy no game has taught: its cells read unsure, which the owner can do nothing
+    # about while making the profile (an independent try was shown 20 such cells); the board's place is said.
+    copy = reshaped_profile("alices-garden", 0)
+    setup, _ = _photos(CopyRun("alices-garden", 0, fresh=0, played=0), copy)
+    (tmp_path / "board.jpg").write_bytes(setup.jpeg)
+    truth = np.array(setup.truth["boards"][0]["corners_xy"], np.float64)
+    grid = copy.regions[0]
+    measured = [*grid.origin_mm, grid.cell_mm[0], *grid.pitch_mm]
+    argv = ["--state-dir", str(tmp_path / "state"), "profile", "create", "mine", str(tmp_path / "board.jpg")]
+    code, out, err = run_cli(
+        capsys,
+        *argv,
+        "--game",
+        "alices-garden",
+        "--size-mm",
+        ",".join(f"{v:.2f}" for v in copy.size_mm),
+        "--grid-mm",
+        ",".join(f"{v:.2f}" for v in measured),
+        "--corners",
+        ",".join(f"{v:.0f}" for v in truth.ravel()),
+    )
+    assert code == 0, err
+    assert "board found at" in out and "low confidence" not in out
+    mine = load_bundle(StateDir(tmp_path / "state"), "mine").profile
+    reading = device.learn.read_one_board(setup.decode(), mine, None, truth)
+    assert any("low confidence" in flag for flag in reading.flags)  # what was left unsaid
+
+
 def test_a_board_given_its_corners_is_seen_through_the_lens_its_sides_show() -> None:
     # A phone's wide lens and no calibration: the set-up photo's board is read through the lens its sides
     # bow by, as a board found is, where it was read straight (its grid 14 % of its size off at a corner).

@@ -82,7 +82,8 @@ function openPicker(i, r, c) {
   const pieceButton = piece && el("button", {
     type: "button", class: here ? "" : "secondary", "aria-pressed": here ? "true" : "false",
     onclick: () => change(() => { states[i][piece.field][c] = here ? 0 : r + 1; }, i, [picker.region, r, c]),
-  }, `${here ? "✓ " : ""}The ${piece.name} of this column stands here`);
+  }, here ? `✓ The ${piece.name} of this column stands here (tap to take him off the grid, to his start)`
+    : `The ${piece.name} of this column stands here`);
   document.getElementById("choices").replaceChildren(...choices, pieceButton || "");
   dialog.showModal();
 }
