@@ -117,6 +117,12 @@ let located = null; // the photo's token, size and picture, the corners as found
 
 function showCornerEditor() {
   located.corners = located.found.map((p) => [...p]);
+  // Once the owner moves a handle, what was said of the outline found ("4 boards found") is theirs to judge.
+  located.onMove = () => {
+    document.querySelectorAll("#profile-result .flags").forEach((list) => list.remove());
+    document.getElementById("corners-hint").textContent =
+      "Check that each numbered handle sits on its corner, 1 at the board's top left (the thick line is the top edge).";
+  };
   document.getElementById("corner-editor").replaceChildren(cornerEditor(located));
   placeGrid();
 }

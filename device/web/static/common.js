@@ -146,6 +146,7 @@ function cornerEditor(view) {
   const moveTo = (i, x, y) => {
     view.corners[i] = [clamp(x, 0, w - 1), clamp(y, 0, h - 1)];
     place();
+    if (view.onMove) view.onMove();
   };
   handles.forEach((handle, i) => {
     let grab = null;

@@ -808,6 +808,9 @@ def test_the_board_found_for_a_profile_can_be_dragged_then_saved(
     moved = driver.execute_script("return located.corners[0]")
     assert moved == pytest.approx([found[0][0] + 30 * scale, found[0][1] - 20 * scale], abs=2 * scale)
     assert driver.find_element(By.CSS_SELECTOR, ".loupe").get_attribute("hidden") is not None
+    # Moved by the owner, the outline is theirs: what was said of the one found is no longer shown.
+    assert driver.find_element(By.ID, "corners-hint").text.startswith("Check that each numbered handle")
+    assert not driver.find_elements(By.CSS_SELECTOR, "#profile-result .flags")
 
     driver.find_element(By.ID, "reset-corners").click()
     assert driver.execute_script("return located.corners") == found
