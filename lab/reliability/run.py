@@ -347,7 +347,8 @@ def rows(results: dict[str, Any]) -> list[Row]:
         Row(
             "soak: TV stream",
             f"{tv.get('reconnects', 0)} reconnects, {tv.get('events', 0)} events, "
-            f"{tv.get('out_of_order', 0)} out of order, caught up: {tv.get('caught_up')}",
+            f"{tv.get('out_of_order', 0)} out of order, caught up: {tv.get('caught_up')}"
+            + (f"; errors: {len(tv['errors'])}, first: {tv['errors'][0]}" if tv.get("errors") else ""),
             bool(tv) and tv["reconnects"] >= 1 and tv["caught_up"] and not tv["errors"],
         ),
         Row(

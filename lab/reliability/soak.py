@@ -367,6 +367,10 @@ class _StoryCamera(Camera):
 # The TV
 
 
+class _TurnedAway(Exception):
+    """/api/events answered 503: every place for this client's streams is taken."""
+
+
 @dataclass
 class SseClient:
     """A TV on ``url``'s /api/events that drops its connection every ``drop_after`` events and reconnects
@@ -378,6 +382,7 @@ class SseClient:
     events: int = 0
     errors: list[str] = field(default_factory=list)
     out_of_order: int = 0
+    turned_away: int = 0
     last_id: int | None = None
     latest: dict[str, tuple[int, dict[str, Any]]] = field(default_factory=dict)
     _stop: threading.Event = field(default_factory=threading.Event)
@@ -388,6 +393,15 @@ class SseClient:
             connection = http.client.HTTPConnection(host, int(port), timeout=2.0)
             try:
                 self._listen(connection)
+            except TimeoutError:
+                # No answer within the socket's timeout (a loaded machine): asked again. A scorer that
+                # never answers is caught by the TV not catching up, not by how fast it answered.
+                continue
+            except _TurnedAway:
+                # The place of the stream just dropped not yet given back (the server learns of a closed
+                # stream when it next writes to it): asked again shortly, as the TV page does.
+                self.turned_away += 1
+                time.sleep(0.2)
             except (OSError, http.client.HTTPException) as exc:
                 if not self._stop.is_set():
                     self.errors.append(f"{type(exc).__name__}: {exc}")
@@ -404,6 +418,8 @@ class SseClient:
             headers["Last-Event-ID"] = str(self.last_id)
         connection.request("GET", "/api/events", headers=headers)
         response = connection.getresponse()
+        if response.status == 503:
+            raise _TurnedAway
         if response.status != 200:
             raise http.client.HTTPException(f"/api/events answered {response.status}")
         self.connects += 1
@@ -570,6 +586,7 @@ def run_soak(
                 "events": client.events,
                 "out_of_order": client.out_of_order,
                 "errors": client.errors[:5],
+                "turned_away": client.turned_away,
                 "caught_up": caught_up,
             }
     gc.collect()

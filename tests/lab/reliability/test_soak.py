@@ -3,7 +3,9 @@ step."""
 
 from __future__ import annotations
 
+import threading
 import time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
@@ -13,7 +15,7 @@ import pytest
 from device.camera import Camera
 from device.live import Broadcaster, LiveLoop, LiveScorer
 from device.photo import ScoredBoard
-from lab.reliability.soak import FIRST_SEED, build_story, render_scenes, run_soak
+from lab.reliability.soak import FIRST_SEED, SseClient, build_story, render_scenes, run_soak
 from vision.pipeline import NoBoardError
 
 # One cycle of the one-scene story is 9 steps: 8 of 12 frames and the camera gone for 6 ticks.
@@ -112,3 +114,38 @@ def test_the_loop_forgets_old_frame_times_even_when_no_one_asks_for_its_speed(sc
     assert loop._frames >= 200
     # At most the window's worth of frames (about 1 ms each) is remembered.
     assert len(loop._times) < 100
+
+
+def test_a_tv_turned_away_while_its_last_stream_is_let_go_asks_again(tmp_path: Path) -> None:
+    # The server learns of a stream the TV dropped only when it next writes to it: until then the TV's place
+    # is taken, and its reconnection is answered 503. Asked again, as the TV page does: not an error.
+    answers = iter([503, 503, 200])
+
+    class Events(BaseHTTPRequestHandler):
+        def do_GET(self) -> None:
+            status = next(answers, 200)
+            self.send_response(status)
+            self.send_header("Content-Type", "text/event-stream")
+            self.end_headers()
+            if status == 200:
+                self.wfile.write(b"".join(b"id: %d\nevent: score\ndata: {}\n\n" % i for i in range(1, 4)))
+
+        def log_message(self, *_: Any) -> None:
+            pass
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Events)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        client = SseClient(f"http://127.0.0.1:{server.server_address[1]}", drop_after=3)
+        listening = threading.Thread(target=client.run, daemon=True)
+        listening.start()
+        for _ in range(200):
+            if client.events >= 3:
+                break
+            time.sleep(0.05)
+        client.stop()
+        listening.join(5.0)
+    finally:
+        server.shutdown()
+    assert client.turned_away == 2 and client.events >= 3 and client.errors == []
