@@ -429,7 +429,10 @@ class SseClient:
             try:
                 line = response.readline()
             except TimeoutError:
-                continue  # quiet stream: nothing published meanwhile
+                # A quiet stream (nothing published for the socket's timeout, on a loaded machine): a read
+                # that timed out leaves the response unreadable ("cannot read from timed out object"), so
+                # the TV connects again from the last event it saw, as a browser does.
+                return
             if not line:
                 raise http.client.HTTPException("the event stream ended")
             text = line.decode().rstrip("\r\n")

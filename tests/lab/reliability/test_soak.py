@@ -149,3 +149,43 @@ def test_a_tv_turned_away_while_its_last_stream_is_let_go_asks_again(tmp_path: P
     finally:
         server.shutdown()
     assert client.turned_away == 2 and client.events >= 3 and client.errors == []
+
+
+def test_a_tv_whose_stream_goes_quiet_connects_again_from_its_last_event(tmp_path: Path) -> None:
+    # Nothing published for longer than the TV's socket waits (a loaded machine): the read that timed out
+    # leaves the response unreadable, so the TV connects again, from the last event it saw, and goes on.
+    asked: list[str | None] = []
+    done = threading.Event()
+
+    class Events(BaseHTTPRequestHandler):
+        def do_GET(self) -> None:
+            asked.append(self.headers.get("Last-Event-ID"))
+            self.send_response(200)
+            self.send_header("Content-Type", "text/event-stream")
+            self.end_headers()
+            if len(asked) == 1:
+                self.wfile.write(b"id: 1\nevent: score\ndata: {}\n\n")
+                self.wfile.flush()
+                done.wait(30.0)  # quiet, the stream left open, for far longer than the TV's socket waits
+            else:
+                self.wfile.write(b"id: 2\nevent: score\ndata: {}\n\nid: 3\nevent: status\ndata: {}\n\n")
+
+        def log_message(self, *_: Any) -> None:
+            pass
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Events)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        client = SseClient(f"http://127.0.0.1:{server.server_address[1]}", drop_after=2)
+        listening = threading.Thread(target=client.run, daemon=True)
+        listening.start()
+        for _ in range(300):
+            if client.events >= 3:
+                break
+            time.sleep(0.05)
+        client.stop()
+        listening.join(5.0)
+    finally:
+        done.set()
+        server.shutdown()
+    assert client.errors == [] and client.events >= 3 and asked[:2] == [None, "1"]
