@@ -116,12 +116,38 @@ def test_the_loop_forgets_old_frame_times_even_when_no_one_asks_for_its_speed(sc
     assert len(loop._times) < 100
 
 
-def test_a_tv_turned_away_while_its_last_stream_is_let_go_asks_again(tmp_path: Path) -> None:
+def _followed(events: type[BaseHTTPRequestHandler], drop_after: int, release: threading.Event) -> SseClient:
+    """The soak's TV following a server whose /api/events ``events`` answers, until it has seen 3 events (or
+    30 s have gone); ``release`` is set before the server stops, to let its open streams end."""
+    server = ThreadingHTTPServer(("127.0.0.1", 0), events)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        client = SseClient(f"http://127.0.0.1:{server.server_address[1]}", drop_after=drop_after)
+        listening = threading.Thread(target=client.run, daemon=True)
+        listening.start()
+        for _ in range(600):
+            if client.events >= 3:
+                break
+            time.sleep(0.05)
+        client.stop()
+        listening.join(5.0)
+    finally:
+        release.set()
+        server.shutdown()
+    return client
+
+
+class _Quiet(BaseHTTPRequestHandler):
+    def log_message(self, *_: Any) -> None:
+        pass
+
+
+def test_a_tv_turned_away_while_its_last_stream_is_let_go_asks_again() -> None:
     # The server learns of a stream the TV dropped only when it next writes to it: until then the TV's place
     # is taken, and its reconnection is answered 503. Asked again, as the TV page does: not an error.
     answers = iter([503, 503, 200])
 
-    class Events(BaseHTTPRequestHandler):
+    class Events(_Quiet):
         def do_GET(self) -> None:
             status = next(answers, 200)
             self.send_response(status)
@@ -130,34 +156,17 @@ def test_a_tv_turned_away_while_its_last_stream_is_let_go_asks_again(tmp_path: P
             if status == 200:
                 self.wfile.write(b"".join(b"id: %d\nevent: score\ndata: {}\n\n" % i for i in range(1, 4)))
 
-        def log_message(self, *_: Any) -> None:
-            pass
-
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Events)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        client = SseClient(f"http://127.0.0.1:{server.server_address[1]}", drop_after=3)
-        listening = threading.Thread(target=client.run, daemon=True)
-        listening.start()
-        for _ in range(200):
-            if client.events >= 3:
-                break
-            time.sleep(0.05)
-        client.stop()
-        listening.join(5.0)
-    finally:
-        server.shutdown()
+    client = _followed(Events, 3, threading.Event())
     assert client.turned_away == 2 and client.events >= 3 and client.errors == []
 
 
-def test_a_tv_whose_stream_goes_quiet_connects_again_from_its_last_event(tmp_path: Path) -> None:
+def test_a_tv_whose_stream_goes_quiet_connects_again_from_its_last_event() -> None:
     # Nothing published for longer than the TV's socket waits (a loaded machine): the read that timed out
     # leaves the response unreadable, so the TV connects again, from the last event it saw, and goes on.
     asked: list[str | None] = []
     done = threading.Event()
 
-    class Events(BaseHTTPRequestHandler):
+    class Events(_Quiet):
         def do_GET(self) -> None:
             asked.append(self.headers.get("Last-Event-ID"))
             self.send_response(200)
@@ -170,22 +179,5 @@ def test_a_tv_whose_stream_goes_quiet_connects_again_from_its_last_event(tmp_pat
             else:
                 self.wfile.write(b"id: 2\nevent: score\ndata: {}\n\nid: 3\nevent: status\ndata: {}\n\n")
 
-        def log_message(self, *_: Any) -> None:
-            pass
-
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Events)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    try:
-        client = SseClient(f"http://127.0.0.1:{server.server_address[1]}", drop_after=2)
-        listening = threading.Thread(target=client.run, daemon=True)
-        listening.start()
-        for _ in range(300):
-            if client.events >= 3:
-                break
-            time.sleep(0.05)
-        client.stop()
-        listening.join(5.0)
-    finally:
-        done.set()
-        server.shutdown()
+    client = _followed(Events, 2, done)
     assert client.errors == [] and client.events >= 3 and asked[:2] == [None, "1"]
