@@ -155,7 +155,7 @@ def place_board(
     if given:
         # The layout weighed surely says which corner is the top left; the sides' proportions, measured
         # through a lens guessed from them, only where it does not: at 35 degrees they took true corners for
-        # a quarter turn off on 5 of 72 own-copy photos whose layout was sure of them (see the experiments).
+        # a quarter turn off on 5 of 78 own-copy photos whose layout was sure of them (see the experiments).
         if turns.sure:
             if turns.best != 0:
                 raise UnsureTurn(turns, given=True)

@@ -509,17 +509,17 @@ function render() {
   // Unsure cells the player opened and set as they were read (found right).
   const checked = result.boards.reduce(
     (n, b, i) => n + [...looked[i]].filter((key) => isLow(b, JSON.parse(key))).length, 0);
+  // Only boards the rules score are kept unchanged: one they refuse is corrected first.
+  const allScored = result.boards.every((b) => scored(b.board));
   // Saved, cells found right are no longer flagged, on the result, the TV and in the history.
-  const checkedAsRead = !changed && checked > 0 && result.boards.every((b) => scored(b.board));
+  const checkedAsRead = !changed && checked > 0 && allScored;
   document.getElementById("correct").classList.toggle("pending", changed || checkedAsRead);
   // Cells found right lose their mark at once on the page; kept, only once saved: said, so it is not missed.
   document.getElementById("pending-score").textContent = previewed ? changedWords()
     : checkedAsRead ? `${checked === 1 ? "1 cell" : `${checked} cells`} checked as read: save to keep it so` : "";
   // A board read right is kept to teach as it was read: nothing to correct, but the owner says so.
   const consent = document.getElementById("consent");
-  // Only a board the rules score: one they refuse is corrected before it teaches.
-  const keepAsRead = !changed && consent.checked && !consent.disabled &&
-    result.boards.every((b) => scored(b.board));
+  const keepAsRead = !changed && consent.checked && !consent.disabled && allScored;
   rescoreButton.disabled = !(changed || keepAsRead || checkedAsRead) || previewError !== null;
   rescoreButton.textContent = keepAsRead ? "Keep it to teach, as read"
     : checkedAsRead ? "Save: the cells checked are right" : "Save the corrections";
