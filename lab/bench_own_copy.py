@@ -9,7 +9,9 @@ page and the result page send it:
    (``grids_mm``), ``turns`` (taken when the scorer is sure; asked of the owner, who taps the upright one,
    otherwise), ``profile``;
 2. the fresh photos scored (the learning curve's point after 0 games);
-3. a game played: its photo scored, every cell read wrong corrected (the taps it takes), kept to teach
+3. a game played: its photo scored, every cell read wrong corrected (the taps it takes: the owner sets
+   the cells wrong one by one, and takes the page's offer of the cells that look like one just set where
+   that saves taps), kept to teach
    (``consent``): the profile is taught again in the background, and the fresh photos scored again once it
    is; repeated for each game played.
 
@@ -58,8 +60,10 @@ REQUEST_TIMEOUT_S = 600.0
 # Re-teaching runs in the background: how long to wait for it, and how often to look.
 TEACHING_WAIT_S = 1800.0
 TEACHING_POLL_S = 0.5
-# A tap per cell on the result page, one per choice in its picker; then the keep-to-teach tick and Save.
+# A tap per cell on the result page, one per choice in its picker; one on "Set them too" (the cells that
+# look like one just set); then the keep-to-teach tick and Save.
 TAPS_PER_CELL = 2
+TAPS_TO_SET_ALIKE = 1
 TAPS_TO_SAVE = 2
 
 
@@ -181,7 +185,8 @@ def _marked(
     run: CopyRun, copy: BoardProfile, truth: Mapping[str, Any], board: Mapping[str, Any] | None
 ) -> dict[str, Any]:
     """One board against its truth (``board``: as the app read it, None when it found none there): scored or
-    not, exact, wrong, silently wrong; cells wrong; taps to correct it on the result page."""
+    not, exact, wrong, silently wrong; cells wrong; taps to correct it on the result page, a cell at a time
+    (:func:`_taps`: with the look-alikes offered)."""
     want = _cells(run, copy, truth)
     state = board["state"] if board is not None else {}
     try:
@@ -215,6 +220,62 @@ def _marked(
         "taps": TAPS_PER_CELL * fixes + TAPS_TO_SAVE,
         "flags": list(board["flags"]) if board is not None else ["not found"],
     }
+
+
+def _taps(
+    phone: httpx.Client,
+    run: CopyRun,
+    copy: BoardProfile,
+    photo: Photo,
+    result: Mapping[str, Any],
+    at: Sequence[int | None],
+) -> list[int] | None:
+    """Per truth board of the photo, the taps its owner makes on the result page to set it right: each cell
+    read wrong set (2 taps), and where the page then offers the cells that look like it and were read as it
+    was, "Set them too" (1 tap) when more of them are right than it costs (each set wrong is set again); a
+    board not found, every cell set. None where the page offers no look-alikes (a shared board's tracks)."""
+    if get_entry(run.game).kind is Kind.SHARED_BOARD or result["game_id"] is None:
+        return None
+    game_id, boards = result["game_id"], result["boards"]
+    shown = _ok(phone.get(f"/api/result/{game_id}"))["boards"]
+    truths = {i: photo.truth["boards"][t]["state"] for t, i in enumerate(at) if i is not None}
+    want = {i: _cells(run, copy, truth) for i, truth in truths.items()}
+    read: dict[int, dict[tuple[str, int, int], str]] = {}
+    for i, truth in truths.items():
+        try:
+            read[i] = _cells(run, copy, _candidate(run.game, dict(truth), dict(boards[i]["state"])))
+        except (KeyError, ValueError, TypeError, IndexError):
+            read[i] = {}
+    now = {i: dict(cells) for i, cells in read.items()}
+    taps = {i: TAPS_TO_SAVE for i in truths}
+    for i in truths:
+        keys = [tuple(cell["key"]) for cell in shown[i]["cells"]]
+        for index, key in enumerate(keys):
+            if key not in want[i] or now[i].get(key) == want[i][key]:
+                continue
+            taps[i] += TAPS_PER_CELL
+            now[i][key] = want[i][key]
+            if read[i].get(key) is None:
+                continue
+            offered = phone.get(f"/api/result/{game_id}/board/{i}/alike/{index}")
+            if offered.status_code != 200:
+                continue
+            alike = []
+            for cell in offered.json()["cells"]:
+                b, other = cell["board"], tuple(shown[cell["board"]]["cells"][cell["cell"]]["key"])
+                if b in now and read[b].get(other) == read[i][key] and now[b].get(other) == read[b][other]:
+                    alike.append((b, other))
+            right = sum(want[b].get(other) == want[i][key] for b, other in alike)
+            if alike and TAPS_TO_SET_ALIKE + TAPS_PER_CELL * (len(alike) - right) < TAPS_PER_CELL * right:
+                taps[i] += TAPS_TO_SET_ALIKE
+                for b, other in alike:
+                    now[b][other] = want[i][key]
+    for i in truths:  # cells the page does not lay over the picture: set from the lists
+        taps[i] += TAPS_PER_CELL * sum(now[i].get(key) != label for key, label in want[i].items())
+    return [
+        taps[i] if i is not None else TAPS_TO_SAVE + TAPS_PER_CELL * len(_cells(run, copy, t["state"]))
+        for t, i in zip(photo.truth["boards"], at, strict=True)
+    ]
 
 
 def _matched(photo: Photo, boards: Sequence[Mapping[str, Any]]) -> list[int | None]:
@@ -305,6 +366,7 @@ def run_copy(run: CopyRun) -> dict[str, Any]:
             stages, played = [curve(0)], []
             for k, photo in enumerate(games, start=1):
                 result, marks = read(photo)
+                taps = _taps(phone, run, copy, photo, result, _matched(photo, result["boards"]))
                 taught = result["game_id"] is not None  # a refused photo is taken again: it teaches nothing
                 # Every board set right, in the result's order; one on no board of the photo (something else
                 # taken for one) left out as no board. A board the app did not find is not in it at all.
@@ -331,7 +393,7 @@ def run_copy(run: CopyRun) -> dict[str, Any]:
                         "boards": len(marks),
                         "exact": sum(m["exact"] for m in marks),
                         "cells_wrong": [m["cells_wrong"] for m in marks],
-                        "taps": [m["taps"] for m in marks],
+                        "taps": [m["taps"] for m in marks] if taps is None else taps,
                         "left_out": profile["left_out"],
                     }
                 )

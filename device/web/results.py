@@ -3,11 +3,13 @@
 It holds the photo as uploaded (for an enrolment the player consents to later), ``also-K`` for each more
 photo of its board read with it (so that the board can be read again with one more), ``board-I.png`` per board
 (``vision.debug.draw_reading``: each cell outlined, doubtful cells in orange; the page says what each holds in
-its own text) and ``result.json`` (the hand-entry fields and profile used, each board's state as read and
-where its cells lie in the picture, as fractions of the board). The pictures are drawn at upload because
-re-reading the photo later costs the Pi's CPU and could read differently once the board is enrolled. The
-folders share ``KEEP_BYTES`` of the card, the oldest results' going first to make room, so photos never fill
-it: an older result still shows its breakdown from the history, without picture, cell picker or photo.
+its own text), ``looks-I.npy`` per board (its cells' looks, :mod:`vision.read.alike`, to offer the cells that
+look like one the player set right) and ``result.json`` (the hand-entry fields and profile used, each board's
+state as read, where its cells lie in the picture, as fractions of the board, and whose model its looks
+are of). The pictures are drawn at upload because re-reading the photo later costs the Pi's CPU and could
+read differently once the board is enrolled. The folders share ``KEEP_BYTES`` of the card, the oldest
+results' going first to make room, so photos never fill it: an older result still shows its breakdown from
+the history, without picture, cell picker or photo.
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ from pathlib import Path
 from typing import Any
 
 import cv2
+import numpy as np
 
 from calibration.statedir import StateDir
 from calibration.store import write_json_atomic
@@ -30,12 +33,16 @@ from device.photo import ScoredBoard
 from vision.debug import draw_reading
 from vision.geometry import cell_rect_mm
 from vision.pipeline import BoardReading
+from vision.read.alike import alike, looks
+from vision.readers import reader_for
 
 log = logging.getLogger(__name__)
 
 RESULTS_DIR = "web-results"
 META_FILE = "result.json"
 _ALSO_FILE = re.compile(r"also-(\d+)\.(?:jpg|png)")
+# Per board I: its picture, its cells' looks.
+_BOARD_FILES = ("board-{}.png", "looks-{}.npy")
 # What ResultStore.save names a result's folder while it writes it.
 _TEMP_FOLDER = re.compile(r"\.\d+\..+")
 # A result's folder takes a few MB (its photos, 20 MB at most, and a picture of each board): an evening's
@@ -103,10 +110,19 @@ class ResultStore:
                 if not ok:
                     raise OSError(f"could not encode the picture of board {i + 1}")
                 (tmp / f"board-{i}.png").write_bytes(png.tobytes())
+                np.save(tmp / f"looks-{i}.npy", looks(board.reading.predictions.embedding))
             meta = {
                 "profile": profile,
                 "hand": dict(hand),
-                "boards": [{"read_state": dict(b.state), "cells": _cells(b.reading)} for b in boards],
+                "boards": [
+                    {
+                        "read_state": dict(b.state),
+                        "cells": _cells(b.reading),
+                        # Whose model's embedding its looks are: only one model's looks compare.
+                        "reader": reader_for(b.reading.rectified.frame.profile).game,
+                    }
+                    for b in boards
+                ],
             }
             (tmp / META_FILE).write_text(json.dumps(meta), encoding="utf-8")
             # The folder appears whole or not at all.
@@ -126,6 +142,24 @@ class ResultStore:
     def picture(self, game_id: int, index: int) -> Path | None:
         path = self.folder(game_id) / f"board-{int(index)}.png"
         return path if path.is_file() else None
+
+    def alike(self, game_id: int, index: int, cell: int) -> list[tuple[int, int]] | None:
+        """(board, cell) of the result's cells that look like cell ``cell`` of board ``index`` (itself left
+        out), on the boards its model read; None when its looks are not kept (an older result, or no such)."""
+        boards = self.meta(game_id).get("boards")
+        if not isinstance(boards, list) or not 0 <= index < len(boards):
+            return None
+        reader = boards[index].get("reader")
+        kept = {}
+        for i, board in enumerate(boards):
+            path = self.folder(game_id) / f"looks-{i}.npy"
+            if reader is not None and board.get("reader") == reader and path.is_file():
+                kept[i] = np.load(path, allow_pickle=False)
+        if index not in kept or not 0 <= cell < len(kept[index]):
+            return None
+        order = list(kept)
+        found = alike(kept[index][cell], [kept[i] for i in order])
+        return [(order[b], k) for b, k in found if (order[b], k) != (index, cell)]
 
     def photo(self, game_id: int) -> Path | None:
         return next((p for p in self.folder(game_id).glob("photo.*") if p.is_file()), None)
@@ -154,15 +188,17 @@ class ResultStore:
         boards = meta.get("boards")
         if not folder.is_dir() or not isinstance(boards, list) or list(kept) == list(range(len(boards))):
             return
-        pictures = [self.picture(game_id, i) for i in range(len(boards))]
-        for path in pictures:
-            if path is not None:
-                path.replace(path.with_name(f".{path.name}"))
-        for new, old in enumerate(kept):
-            if pictures[old] is not None:
-                folder.joinpath(f".board-{old}.png").replace(folder / f"board-{new}.png")
-        for path in folder.glob(".board-*.png"):
-            path.unlink()
+        for name in _BOARD_FILES:
+            files = [folder / name.format(i) for i in range(len(boards))]
+            for path in files:
+                if path.is_file():
+                    path.replace(path.with_name(f".{path.name}"))
+            for new, old in enumerate(kept):
+                hidden = files[old].with_name(f".{files[old].name}")
+                if hidden.is_file():
+                    hidden.replace(folder / name.format(new))
+            for path in folder.glob("." + name.format("*")):
+                path.unlink()
         meta["boards"] = [boards[i] for i in kept]
         write_json_atomic(folder / META_FILE, meta)
 

@@ -221,6 +221,15 @@ class Previewed(BaseModel):
     )
 
 
+class AlikeCell(BaseModel):
+    board: int = Field(description="the board's place in the result's boards")
+    cell: int = Field(description="the cell's place in that board's cells")
+
+
+class AlikeCells(BaseModel):
+    cells: list[AlikeCell] = Field(description="the cells that look alike, the most alike first")
+
+
 class Corrected(ScoreResult):
     enrolment_saved: bool = Field(
         description="whether the photo was kept to teach from: among its profile's teaching photos, or in "
@@ -941,6 +950,25 @@ def board_picture(
     if path is None:
         raise HTTPException(404, f"no picture of board {index} of game {game_id} is kept ({NOT_KEPT})")
     return FileResponse(path, media_type="image/png")
+
+
+@router.get(
+    "/api/result/{game_id}/board/{index}/alike/{cell}",
+    responses={404: {"description": "no such game, or its cells' looks are no longer kept"}},
+)
+def alike_cells(
+    game_id: GameId,
+    index: Annotated[int, PathParam(ge=0, le=63)],
+    cell: Annotated[int, PathParam(ge=0)],
+    results: ResultsDep,
+) -> AlikeCells:
+    """The cells that look like cell ``cell`` (its place in the board's ``cells``) of board ``index``, the
+    most alike first, on any board of the result: a cell of a copy's own art misread is misread so wherever
+    it lies, and the page offers to set them right with it."""
+    found = results.alike(game_id, index, cell)
+    if found is None:
+        raise HTTPException(404, f"game {game_id} keeps no looks of board {index}'s cell {cell} ({NOT_KEPT})")
+    return AlikeCells(cells=[AlikeCell(board=b, cell=k) for b, k in found])
 
 
 @router.post(

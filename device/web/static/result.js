@@ -14,6 +14,14 @@ let previewed = null; // the boards as the rules score the edited states, or nul
 let previewError = null;
 let previewAsked = 0; // answers to earlier asks, overtaken by a later change, are dropped
 let looked = []; // per board, the cells the player set (changed or not), as JSON keys: no longer to check
+// Cells that look like the one just set right and still hold what it was read as: {board, to, was, now,
+// cells: [{i, key}]}; offered once, until the next change.
+let alikeOffer = null;
+// The control to focus once the boards are drawn again (its data-focus): the page is redrawn on every change,
+// and a keyboard or screen reader stays where the player was, or goes to an offer just made.
+let refocus = null;
+// The changes not saved yet are kept in the tab while it lives: a phone reloads a page it put aside.
+const editsKey = `result-${gameId}-edits`;
 
 const copy = (value) => JSON.parse(JSON.stringify(value));
 const sentence = (text) => text[0].toUpperCase() + text.slice(1);
@@ -55,6 +63,39 @@ function setCell(picker, state, r, c, value) {
 
 function isLow(board, key) {
   return board.board.low_confidence_cells.some((k) => k.join("/") === key.join("/"));
+}
+
+// The boards as read (or as last kept), which changes kept in the tab are made to.
+const baseOf = () => JSON.stringify(result.boards.map((b) => b.board.state));
+
+// Keeps the changes not saved yet (cells changed or checked, and the steps Undo takes back) in the tab, or
+// forgets them.
+function keepEdits(keep) {
+  try {
+    if (keep) {
+      const edits = { base: baseOf(), states, undone, looked: looked.map((keys) => [...keys]) };
+      sessionStorage.setItem(editsKey, JSON.stringify(edits));
+    } else {
+      sessionStorage.removeItem(editsKey);
+    }
+  } catch {
+    // No room or no storage (a private tab): the changes live as long as the page.
+  }
+}
+
+// The changes kept in the tab, taken up again when they were made to the boards as they are now.
+function takeUpEdits() {
+  let edits = null;
+  try {
+    edits = JSON.parse(sessionStorage.getItem(editsKey));
+  } catch {
+    return false;
+  }
+  if (!edits || edits.base !== baseOf() || edits.states.length !== states.length) return false;
+  states = edits.states;
+  undone = edits.undone;
+  looked = edits.looked.map((keys) => new Set(keys));
+  return true;
 }
 
 function dirty() {
@@ -260,26 +301,27 @@ function cellsOf(board, i) {
     const now = words(states[i], r, c);
     const was = words(read, r, c);
     return { key, box, line: `Row ${r + 1}`, place: `column ${c + 1}`, now, was, text: now, wasText: was,
-      low: unsure(board, i, key), open };
+      low: unsure(board, i, key), offered: isOffered(i, key), open };
   });
 }
 
 function said(cell) {
   const changed = cell.now !== cell.was ? `, changed from ${cell.was}` : "";
   const low = cell.low && cell.now === cell.was ? ", hard to read: check it" : "";
-  return `${cell.line.toLowerCase()}, ${cell.place}: ${cell.now}${changed}${low}`;
+  const offered = cell.offered ? ", looks like the cell just set" : "";
+  return `${cell.line.toLowerCase()}, ${cell.place}: ${cell.now}${changed}${low}${offered}`;
 }
 
 function cellClass(cell, base) {
   const low = cell.low ? "low" : "";
-  return [base, low, cell.now !== cell.was ? "changed" : ""].join(" ");
+  return [base, low, cell.now !== cell.was ? "changed" : "", cell.offered ? "alike" : ""].join(" ");
 }
 
 // The board's picture, as wide as the screen (two fingers zoom it), each cell a button over it.
 function picture(board, i, cells) {
   const buttons = cells.map((cell) => {
     const button = el("button", { type: "button", class: cellClass(cell, "cell"), title: said(cell),
-      "aria-label": said(cell), onclick: cell.open });
+      "aria-label": said(cell), "data-focus": `cell ${i} ${cell.key.join("/")}`, onclick: cell.open });
     const [x0, y0, x1, y1] = cell.box;
     Object.assign(button.style, { left: `${x0 * 100}%`, top: `${y0 * 100}%`, width: `${(x1 - x0) * 100}%`,
       height: `${(y1 - y0) * 100}%` });
@@ -300,7 +342,7 @@ function cellList(board, i, cells) {
   const shown = result.change_refused
     ? (cell) => el("li", { class: cellClass(cell, "read-cell") }, cell.text)
     : (cell) => el("li", {}, el("button", { type: "button", class: cellClass(cell, "read-cell"),
-      "aria-label": said(cell), onclick: cell.open },
+      "aria-label": said(cell), "data-focus": `listed ${i} ${cell.key.join("/")}`, onclick: cell.open },
     cell.now !== cell.was ? [el("s", {}, cell.wasText), " ", cell.text] : cell.text));
   return el("details", { class: "cells-read", open: true },
     el("summary", {}, "Every cell as read"),
@@ -488,6 +530,7 @@ function boardSection(entry, i) {
     entry.picture
       ? picture(entry, i, result.change_refused ? [] : cells)
       : el("p", { class: "muted" }, "No picture is kept for this result."),
+    alikeBox(i),
     board.lines.length ? breakdown(board, before) : null,
     // A shared board (Four Gardens' Scoreboard, Tang Garden) holds every player's score.
     ...ranked(board.players || []).map((p) =>
@@ -504,8 +547,13 @@ function boardSection(entry, i) {
 }
 
 function render() {
+  const focused = refocus ?? document.activeElement?.dataset?.focus;
+  refocus = null;
   boardsBox.replaceChildren(...result.boards.map(boardSection));
+  const again = focused && boardsBox.querySelector(`[data-focus="${CSS.escape(focused)}"]`);
+  if (again) again.focus({ preventScroll: true });
   const changed = dirty();
+  keepEdits(changed || looked.some((keys) => keys.size));
   // Unsure cells the player opened and set as they were read (found right).
   const checked = result.boards.reduce(
     (n, b, i) => n + [...looked[i]].filter((key) => isLow(b, JSON.parse(key))).length, 0);
@@ -521,7 +569,7 @@ function render() {
   const consent = document.getElementById("consent");
   const keepAsRead = !changed && consent.checked && !consent.disabled && allScored;
   rescoreButton.disabled = !(changed || keepAsRead || checkedAsRead) || previewError !== null;
-  rescoreButton.textContent = keepAsRead ? "Keep it to teach, as read"
+  rescoreButton.textContent = keepAsRead ? `Keep it to teach, ${result.source === "corrected" ? "as corrected" : "as read"}`
     : checkedAsRead ? "Save: the cells checked are right" : "Save the corrections";
   undoButton.disabled = undone.length === 0;
   document.getElementById("preview-error").replaceChildren(
@@ -529,15 +577,96 @@ function render() {
   headline();
 }
 
+// A cell's one value, for the pickers whose cell holds one (a letter, a tile's word): what look-alikes are
+// set to.
+const VALUES = {
+  cells: [cellValue, setCell],
+  tiles: [tileWord, setTile],
+};
+const readState = (i) => result.boards[i].read_state || result.boards[i].board.state;
+
 // A change to the boards (``apply`` edits ``states``; ``key``, board ``i``'s cell set, now looked at): one
 // more step for Undo, the picker closed, and the changed boards scored by the rules at once, kept only when
-// the player saves them.
+// the player saves them. A cell set right from what it was read as offers the cells that look like it.
 function change(apply, i = null, key = null) {
   if (key) looked[i].add(JSON.stringify(key));
+  const before = key && valueAt(i, states[i], key);
   undone.push(copy(states));
   apply();
+  alikeOffer = null;
   if (dialog.open) dialog.close();
   rescoreNow();
+  const read = key && valueAt(i, readState(i), key);
+  if (key && before !== undefined && before === read && valueAt(i, states[i], key) !== read) {
+    offerAlike(i, key, read, previewAsked);
+  }
+}
+
+// Board ``i``'s cell ``key`` in ``state`` (undefined: not a one-value cell).
+function valueAt(i, state, key) {
+  const { picker } = result.boards[i];
+  const access = picker && VALUES[picker.kind];
+  return access && state && key[0] === picker.region ? access[0](picker, state, key[1], key[2]) : undefined;
+}
+
+// Asks which cells look like board ``i``'s cell ``key``, just set right from ``read``: those still as read,
+// and read as it was, are offered (a copy's own art misread is misread alike wherever it lies).
+async function offerAlike(i, key, read, asked) {
+  const index = result.boards[i].cells.findIndex((cell) => cell.key.join("/") === key.join("/"));
+  let answer;
+  try {
+    answer = await api(`/api/result/${gameId}/board/${i}/alike/${index}`);
+  } catch {
+    return; // its looks are not kept (an older result): the player sets each cell
+  }
+  if (previewAsked !== asked) return; // changed again meanwhile
+  const to = valueAt(i, states[i], key);
+  const cells = answer.cells.map(({ board, cell }) => ({ i: board, key: result.boards[board].cells[cell].key }))
+    .filter(({ i: b, key: k }) => states[b] !== null && result.boards[b].picker?.kind === result.boards[i].picker.kind
+      && valueAt(b, readState(b), k) === read && valueAt(b, states[b], k) === read);
+  if (!cells.length) return;
+  const words = wordsOf(result.boards[i].picker);
+  alikeOffer = { board: i, key, cells, to, was: words(readState(i), key[1], key[2]), now: words(states[i], key[1], key[2]) };
+  refocus = "offer";
+  render();
+  // Under the picture, clear of the bar of changes kept at the screen's foot.
+  const box = boardsBox.querySelector(".alike-offer");
+  box.style.scrollMarginBottom = `${document.getElementById("correct").offsetHeight + 8}px`;
+  box.scrollIntoView({ block: "nearest", behavior: "smooth" });
+}
+
+const isOffered = (i, key) => alikeOffer !== null
+  && alikeOffer.cells.some((cell) => cell.i === i && cell.key.join("/") === key.join("/"));
+
+// The offer, under the picture of the board whose cell was set.
+function alikeBox(i) {
+  if (!alikeOffer || alikeOffer.board !== i) return null;
+  const { cells, to } = alikeOffer;
+  const others = [...new Set(cells.map((cell) => cell.i).filter((b) => b !== i))].map(boardName);
+  const where = others.length ? ` (${cells.some((cell) => cell.i === i) ? "here and on " : "on "}${others.join(" and ")})` : "";
+  const count = cells.length === 1 ? "1 more cell" : `${cells.length} more cells`;
+  // Done with the offer, back to the cell it was made for.
+  const back = `cell ${i} ${alikeOffer.key.join("/")}`;
+  const setAll = () => {
+    refocus = back;
+    change(() => {
+      for (const { i: b, key } of cells) {
+        VALUES[result.boards[b].picker.kind][1](result.boards[b].picker, states[b], key[1], key[2], to);
+        looked[b].add(JSON.stringify(key));
+      }
+    });
+  };
+  return el("div", { class: "alike-offer", role: "status" },
+    el("p", {}, `${count}${where}, outlined dashed, look like this one and were read as ${alikeOffer.was} too.`),
+    el("button", { type: "button", "data-focus": "offer", onclick: setAll },
+      `Set ${cells.length === 1 ? "it" : "them"} to ${alikeOffer.now} too`),
+    // Said right, they are checked: no longer flagged once saved.
+    el("button", { type: "button", class: "secondary", onclick: () => {
+      for (const { i: b, key } of cells) looked[b].add(JSON.stringify(key));
+      alikeOffer = null;
+      refocus = back;
+      render();
+    } }, "No, they are right"));
 }
 
 async function rescoreNow() {
@@ -657,7 +786,11 @@ async function load() {
   } catch (error) {
     showError(message, error);
   }
-  render();
+  if (takeUpEdits() && dirty()) {
+    message.replaceChildren(el("p", { class: "notice", role: "status" },
+      "Your changes from before the page was loaded again are back, not saved yet."));
+  }
+  rescoreNow();
 }
 
 const alsoInput = document.getElementById("also");
@@ -721,6 +854,7 @@ document.getElementById("consent").addEventListener("change", render);
 undoButton.addEventListener("click", () => {
   if (!undone.length) return;
   states = undone.pop();
+  alikeOffer = null;
   message.replaceChildren();
   rescoreNow();
 });
@@ -743,6 +877,7 @@ rescoreButton.addEventListener("click", async () => {
     // The result as kept says that it was kept to teach, and whom it teaches.
     const kept = corrected.reteaching ? { taught: corrected.reteaching } : corrected.awaiting_owner ? { inbox: "1" } : {};
     const query = new URLSearchParams(kept).toString();
+    keepEdits(false);
     window.location.href = `/result/${corrected.game_id}${query ? `?${query}` : ""}`;
   } catch (error) {
     showError(message, error);

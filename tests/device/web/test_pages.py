@@ -495,6 +495,108 @@ def test_tapping_a_cell_of_the_picture_corrects_it_and_rescores(site: Site, driv
     assert "corrected by hand" in driver.find_element(By.CSS_SELECTOR, ".board .flags").text
 
 
+def test_setting_one_cell_right_offers_the_cells_that_look_like_it(
+    site: Site, driver: webdriver.Chrome, tmp_path: Path
+) -> None:
+    # A copy's own art is misread alike wherever it lies: one cell set right offers the others that look like
+    # it and were read as it was. The drawn example is read right, so a rose "corrected" to a mushroom
+    # offers the board's other roses.
+    game_id = _sent_example(site, GAME)
+    board = _result(site, game_id)["boards"][0]
+    picker, state = board["picker"], board["board"]["state"]
+    rows = state[picker["field"]]
+    roses = [(r, c) for r, row in enumerate(rows) for c, v in enumerate(row) if v == "R"]
+    (r, c), others = roses[0], roses[1:]
+    rose, mushroom = picker["labels"]["R"], picker["labels"]["M"]
+    with phone(driver):
+        driver.get(f"{site.url}/result/{game_id}")
+        _loaded_picture(driver)
+        wait = _wait(driver)
+        wait.until(
+            ec.element_to_be_clickable(
+                (By.CSS_SELECTOR, f'.cell[aria-label^="row {r + 1}, column {c + 1}: "]')
+            )
+        ).click()
+        choice = f'//div[@id="choices"]/button[normalize-space()="{mushroom}"]'
+        wait.until(ec.element_to_be_clickable((By.XPATH, choice))).click()
+        # The page is drawn again as the changed board's score comes: the offer is looked up each time.
+        wait.until(ec.visibility_of_element_located((By.CSS_SELECTOR, ".alike-offer")))
+        said = f"{len(others)} more cells, outlined dashed, look like this one and were read as {rose} too."
+        wait.until(lambda d: d.find_element(By.CSS_SELECTOR, ".alike-offer p").text == said)
+        # Its answer is where the player is: focused, and scrolled clear of the bar of changes at the foot.
+        set_them = f'//div[@class="alike-offer"]/button[.="Set them to {mushroom} too"]'
+        wait.until(lambda d: d.switch_to.active_element.text == f"Set them to {mushroom} too")
+        on_top = (
+            "const r = arguments[0].getBoundingClientRect();"
+            " return document.elementFromPoint(r.x + r.width / 2, r.y + r.height / 2) === arguments[0];"
+        )
+        wait.until(
+            lambda d: d.execute_script(on_top, d.find_element(By.XPATH, set_them)),
+            "the offer's answer is covered",
+        )
+        driver.save_screenshot(str(tmp_path / "alike-offer.png"))
+        outlined = wait.until(
+            lambda d: [
+                b.get_attribute("aria-label") or ""
+                for b in d.find_elements(By.CSS_SELECTOR, ".picture .cell.alike")
+            ]
+        )
+        assert sorted(outlined) == sorted(
+            f"row {rr + 1}, column {cc + 1}: {rose}, looks like the cell just set" for rr, cc in others
+        )
+        wait.until(ec.element_to_be_clickable((By.XPATH, set_them))).click()
+    wait.until(lambda d: len(d.find_elements(By.CSS_SELECTOR, ".picture .cell.changed")) == len(roses))
+    assert not driver.find_elements(By.CSS_SELECTOR, ".alike-offer, .cell.alike")
+    # Back on the cell the offer was made for.
+    assert (driver.switch_to.active_element.get_attribute("aria-label") or "").startswith(
+        f"row {r + 1}, column {c + 1}: {mushroom}, changed from {rose}"
+    )
+    changed = [row.replace("R", "M") for row in rows]
+    expected = _score({**state, picker["field"]: changed})
+    rescored = f"{expected.total} (was"
+    wait.until(lambda d: _shown_total(d).startswith(rescored), "the look-alikes were not rescored")
+    # One Undo takes back the look-alikes, not the cell set by hand; declined, the offer goes.
+    driver.find_element(By.ID, "undo").click()
+    wait.until(lambda d: len(d.find_elements(By.CSS_SELECTOR, ".picture .cell.changed")) == 1)
+    assert not driver.find_elements(By.CSS_SELECTOR, ".alike-offer")
+
+
+def test_changes_not_saved_yet_are_back_when_the_page_is_loaded_again(
+    site: Site, driver: webdriver.Chrome
+) -> None:
+    # A phone reloads a page it put aside: the cells set, not saved yet, must not be lost.
+    game_id = _sent_example(site, GAME)
+    board = _result(site, game_id)["boards"][0]
+    picker, state = board["picker"], board["board"]["state"]
+    rows = state[picker["field"]]
+    r, c = next((r, c) for r, row in enumerate(rows) for c, v in enumerate(row) if v == "R")
+    mushroom = picker["labels"]["M"]
+    driver.get(f"{site.url}/result/{game_id}")
+    _loaded_picture(driver)
+    wait = _wait(driver)
+    wait.until(
+        ec.element_to_be_clickable((By.CSS_SELECTOR, f'.cell[aria-label^="row {r + 1}, column {c + 1}: "]'))
+    ).click()
+    choice = f'//div[@id="choices"]/button[normalize-space()="{mushroom}"]'
+    wait.until(ec.element_to_be_clickable((By.XPATH, choice))).click()
+    changed = [row if k != r else row[:c] + "M" + row[c + 1 :] for k, row in enumerate(rows)]
+    expected = _score({**state, picker["field"]: changed})
+    rescored = f"{expected.total} (was"
+    wait.until(lambda d: _shown_total(d).startswith(rescored), "the cell set was not scored")
+    driver.refresh()
+    _loaded_picture(driver)
+    wait.until(lambda d: _shown_total(d).startswith(rescored), "the cell set was lost with the page")
+    assert "are back, not saved yet" in driver.find_element(By.ID, "message").text
+    assert len(driver.find_elements(By.CSS_SELECTOR, ".picture .cell.changed")) == 1
+    # Taken back, nothing is kept: loaded again, the page is as read.
+    driver.find_element(By.ID, "undo").click()
+    wait.until(lambda d: not d.find_elements(By.CSS_SELECTOR, ".picture .cell.changed"))
+    driver.refresh()
+    _loaded_picture(driver)
+    assert _shown_total(driver) == str(board["board"]["total"])
+    assert not driver.find_element(By.ID, "message").text
+
+
 _event_ids = count(1)
 
 

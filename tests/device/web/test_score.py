@@ -11,7 +11,7 @@ import struct
 import time
 import zlib
 from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -918,3 +918,43 @@ def test_an_outline_that_is_no_board_is_left_out_of_a_correction(
         assert client.get(f"/api/result/{new}/board/2.png").status_code == 404
         nothing = client.post(f"/api/result/{new}/correct", json={"boards": [None, None]})
         assert nothing.status_code == 422 and "delete the game" in nothing.text
+
+
+def test_the_cells_that_look_like_one_are_told_on_every_board(local: TestClient) -> None:
+    # The drawn example is read right: each cell's look-alikes are the other cells of its label, never itself.
+    game = _upload(local, _jpeg()).json()["game_id"]
+    board = local.get(f"/api/result/{game}").json()["boards"][0]
+    rows, cells = board["read_state"]["rows"], board["cells"]
+    label = [rows[r][c] for _, r, c in (cell["key"] for cell in cells)]
+    offered = 0
+    for k in range(len(cells)):
+        found = local.get(f"/api/result/{game}/board/0/alike/{k}")
+        assert found.status_code == 200, found.text
+        alike = [(x["board"], x["cell"]) for x in found.json()["cells"]]
+        assert (0, k) not in alike and all(b == 0 and label[j] == label[k] for b, j in alike)
+        offered += len(alike)
+    assert offered >= len(cells)  # most cells have look-alikes: tiles of a kind are printed alike
+    assert local.get(f"/api/result/{game}/board/0/alike/{len(cells)}").status_code == 404
+    assert local.get(f"/api/result/{game}/board/1/alike/0").status_code == 404
+
+
+def test_a_boards_looks_follow_it_when_another_is_left_out(
+    tmp_path: Path, alice_boards: list[ScoredBoard]
+) -> None:
+    (read,) = alice_boards
+    # A second board whose cells look alike in other pairs: its embedding's cells in reverse order.
+    predictions = read.reading.predictions
+    flipped = replace(predictions, embedding=predictions.embedding[::-1].copy())
+    other = replace(read, reading=replace(read.reading, predictions=flipped))
+    store = ResultStore(StateDir(tmp_path))
+    store.save(7, _jpeg(), [read, other], {}, None)
+    on_other = store.alike(7, 1, 0)
+    assert on_other and on_other != store.alike(7, 0, 0)
+    store.keep_boards(7, [1])
+    assert store.alike(7, 0, 0) == [(0, k) for b, k in on_other if b == 1]
+    assert store.alike(7, 1, 0) is None
+    assert sorted(p.name for p in store.folder(7).iterdir() if p.suffix != ".jpg") == [
+        "board-0.png",
+        "looks-0.npy",
+        "result.json",
+    ]
