@@ -49,9 +49,10 @@ from device.photo import (
 from scoring import custom_grid
 from scoring.core import StateError
 from scoring.registry import get_game, read_state
-from vision.camera_model import CameraModel, matrix_or_guess
+from vision.camera_model import CameraModel, is_calibrated, matrix_or_guess
 from vision.geometry import Points, quad_size
 from vision.locate.board import Quad, quad_from_corners
+from vision.locate.edges import ASPECT_TOLERANCE, aspect_error
 from vision.locate.picture import picture_turn
 from vision.locate.rectangle import aspect
 from vision.pipeline import OUT_OF_PHOTO, BoardReading, NoBoardError, given_lens, locate_boards, read_photo
@@ -117,6 +118,39 @@ def find_board(
     if len(quads) > 1:
         raise SeveralBoards(quads)
     return quads[0], lens
+
+
+def _shape_off(
+    outline: Points, size_mm: tuple[float, float], size_wh: tuple[int, int], camera: CameraModel | None
+) -> float:
+    """How far (a log ratio) the rectangle ``outline`` pictures is from a board of ``size_mm``."""
+    ideal = camera.undistort_px(outline) if camera is not None else outline
+    return aspect_error(
+        ideal, matrix_or_guess(camera, size_wh), (size_mm[0] / size_mm[1],), is_calibrated(camera)
+    )
+
+
+def found_for_size(
+    image: NDArray[np.uint8],
+    standard: BoardProfile,
+    profile: BoardProfile,
+    outline: Points,
+    camera: CameraModel | None,
+) -> Points | None:
+    """The board found again in a set-up photo for ``profile``'s size, where ``outline`` has the shape of
+    the game's ``standard`` board and not that size: found before the owner typed the size, the outline
+    took the shape it looked for (an independent try's 250 x 205 mm board was outlined square, over its grid
+    and not its plain margin, and its turn then weighed wrong). None: the outline fits the size (as placed
+    by hand), or the board is not found again closer to it."""
+    size_wh = (image.shape[1], image.shape[0])
+    off = _shape_off(outline, profile.size_mm, size_wh, camera)
+    if off <= ASPECT_TOLERANCE or _shape_off(outline, standard.size_mm, size_wh, camera) > ASPECT_TOLERANCE:
+        return None
+    try:
+        quad, _ = find_board(image, profile, camera)
+    except (NoBoardError, SeveralBoards):
+        return None
+    return quad.corners_xy if _shape_off(quad.corners_xy, profile.size_mm, size_wh, camera) < off else None
 
 
 def place_board(

@@ -53,6 +53,7 @@ from device.learn import (
     check_enrolment_state,
     enrolment_profile,
     find_board,
+    found_for_size,
     make_profile,
     read_one_board,
     teach_profile,
@@ -210,6 +211,11 @@ class TurnsInfo(BaseModel):
     turns: list[TurnInfo] = Field(description="the four turns: turn K takes corner K as the top left")
     best: int = Field(description="the likeliest turn, 1-4")
     sure: bool = Field(description="whether it may be taken without asking the owner")
+    corners_xy: list[tuple[float, float]] | None = Field(
+        default=None,
+        description="where the board was found again for the size typed, its corners in the photo as viewed "
+        "(the turns are of these: the page's handles move there); null: read at the corners given",
+    )
 
 
 class ProfileMade(BaseModel):
@@ -584,9 +590,18 @@ def uploaded(token: Token, uploads: UploadsDep) -> FileResponse:
 def turns(request: PlacedBoard, state: StateDep, uploads: UploadsDep, reteacher: ReteacherDep) -> TurnsInfo:
     """The board read at each of its four turns, with each one's chance of being upright, weighed from
     where its grids lie, how its cells read and the game's layout (vision.read.upright): the owner
-    confirms the likeliest, or, where it is not sure, taps the upright one."""
+    confirms the likeliest, or, where it is not sure, taps the upright one. Where the corners given outline
+    the game's board's shape, not the size typed, the board is found again for that size first."""
     with reteacher.lock:
         profile, photo, corners, camera = placed(state, uploads, request)
+        # Found before the size was typed, the outline may be of the game's board's shape: found again. Not
+        # where a grid was dragged, as it was placed against the corners given.
+        standard = _profile(request.game, request.name, request.setup)
+        found = None
+        if request.grid_xy is None:
+            found = found_for_size(photo.image, standard, profile, corners, camera)
+        if found is not None:
+            corners = found
         try:
             weighed = board_turns(photo.image, profile, corners, camera)
         except ValueError as exc:
@@ -599,6 +614,7 @@ def turns(request: PlacedBoard, state: StateDep, uploads: UploadsDep, reteacher:
         ],
         best=weighed.best + 1,
         sure=weighed.sure,
+        corners_xy=None if found is None else _points(found * photo.scale),
     )
 
 

@@ -8,6 +8,7 @@ from dataclasses import replace
 from pathlib import Path
 from unittest.mock import patch
 
+import cv2
 import numpy as np
 import pytest
 from numpy.typing import NDArray
@@ -17,7 +18,7 @@ from calibration import teaching
 from calibration.profiles import GridPlace, load_bundle, with_geometry
 from calibration.statedir import StateDir
 from calibration.teaching import TeachingPhoto
-from device.learn import UnsureTurn, place_board
+from device.learn import UnsureTurn, found_for_size, place_board
 from device.photo import load_orienter
 from device.serve import upload_scorer
 from lab.bench import reshaped_profile
@@ -290,3 +291,26 @@ def test_corners_given_from_a_photos_top_left_are_refused_with_the_boards_order_
         score(image, "alices-garden", {}, "mine", corners=np.roll(truth, 1, 0))
     (board,) = score(image, "alices-garden", {}, "mine", corners=truth)
     assert board.breakdown is not None
+
+
+def test_an_outline_of_the_games_board_shape_is_found_again_for_the_size_typed() -> None:
+    # Found before the owner typed the size, an outline took the game's square board's shape: an independent
+    # try's 250 x 205 mm board was outlined over its grid, not its plain margin, and its turn weighed wrong.
+    copy = with_geometry(default_profile("alices-garden"), (250, 205), {"grid": GridPlace(14, 11, 24, 26)})
+    spec = RenderSpec(
+        ("alices-garden",), 11, packs=("gouache",), options=PhotoOptions(max_tilt_deg=25), reshaped=copy
+    )
+    photo = render_photo(spec, 0)
+    image = photo.decode()
+    truth = np.array(photo.truth["boards"][0]["corners_xy"], np.float64)
+    # The board's left 205 x 205 mm, a square as the game's board is, where the page's handles sat.
+    mm = np.array([(0, 0), (250, 0), (250, 205), (0, 205)], np.float32)
+    to_photo = cv2.getPerspectiveTransform(mm, truth.astype(np.float32))
+    square = np.array([(0, 0), (205, 0), (205, 205), (0, 205)], np.float32).reshape(-1, 1, 2)
+    inner = cv2.perspectiveTransform(square, to_photo).reshape(-1, 2).astype(np.float64)
+    standard = default_profile("alices-garden")
+    found = found_for_size(image, standard, copy, inner, None)
+    # Which corner is its top left is weighed next (the turns): here, only where it lies.
+    assert found is not None and min(_off(np.roll(found, k, axis=0), truth) for k in range(4)) < 0.03
+    # An outline of the size typed (placed by hand, or found) is the owner's: kept.
+    assert found_for_size(image, standard, copy, truth, None) is None

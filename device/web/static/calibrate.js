@@ -315,6 +315,13 @@ document.getElementById("weigh-turns").addEventListener("click", () => {
       headers: { "Content-Type": "application/json" },
       body: JSON.stringify(placedBoard()),
     });
+    // Found again for the size typed: the handles go where the board was found.
+    if (weighed.corners_xy) {
+      located.found = weighed.corners_xy;
+      showCornerEditor();
+      document.getElementById("corners-hint").textContent = "The board was found again for the size you typed: " +
+        "check that each numbered handle sits on its corner (the thick line is the top edge).";
+    }
     document.getElementById("turns-hint").textContent = weighed.sure
       ? "This is the board the right way up, its squares outlined where they should be. If another picture is " +
         "upright instead, tap it; then save."

@@ -453,6 +453,7 @@ def test_which_way_up_is_weighed_and_the_owners_choice_kept(
     assert weighed.status_code == 200, weighed.text
     turns = weighed.json()
     assert turns["sure"] and len(turns["turns"]) == 4
+    assert turns["corners_xy"] is None  # the outline fits the board's size: read where it was placed
     assert sum(t["chance"] for t in turns["turns"]) == pytest.approx(1.0, abs=1e-3)
     for turn in turns["turns"]:
         shown = local.get(turn["picture"])
