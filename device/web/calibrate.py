@@ -53,6 +53,7 @@ from device.learn import (
     check_enrolment_state,
     enrolment_profile,
     find_board,
+    fits_size,
     found_for_size,
     make_profile,
     read_one_board,
@@ -215,6 +216,10 @@ class TurnsInfo(BaseModel):
         default=None,
         description="where the board was found again for the size typed, its corners in the photo as viewed "
         "(the turns are of these: the page's handles move there); null: read at the corners given",
+    )
+    outline_off: str | None = Field(
+        default=None,
+        description="why no turn is taken: the corners outline another shape than the board's size typed",
     )
 
 
@@ -406,6 +411,12 @@ def placed(
     return profile, photo, corners, camera
 
 
+# The turns' step where the corners outline another shape than the board's size typed.
+OUTLINE_OFF = (
+    "the handles do not outline a board of {} x {} mm: drag each onto your board's own corner (its plain "
+    "margin included, not the table), or check the size typed, and tap Next again"
+)
+
 router = APIRouter(tags=["calibrate"], route_class=Guarded)
 
 
@@ -525,7 +536,7 @@ def locate_board(
     profile = _profile(
         game,
         name,
-        json_object_field(setup, "setup", '{"chess_columns": [2, 5]}') if setup and setup.strip() else {},
+        json_object_field(setup, "setup", '{"chess_columns": [4, 5]}') if setup and setup.strip() else {},
     )
     corners, message, flags = None, None, []
     # The photo is decoded in its turn too: requests waiting for it hold their photo on disk, not decoded.
@@ -602,6 +613,13 @@ def turns(request: PlacedBoard, state: StateDep, uploads: UploadsDep, reteacher:
             found = found_for_size(photo.image, standard, profile, corners, camera)
         if found is not None:
             corners = found
+        # A turn weighed on an outline of the wrong part of the board is surely wrong (an independent try's
+        # was taken upside down): not taken where the corners are not of the size typed.
+        off = None
+        if request.size_mm is not None and not fits_size(
+            corners, profile, (photo.image.shape[1], photo.image.shape[0]), camera
+        ):
+            off = OUTLINE_OFF.format(*(f"{v:g}" for v in profile.size_mm))
         try:
             weighed = board_turns(photo.image, profile, corners, camera)
         except ValueError as exc:
@@ -613,7 +631,8 @@ def turns(request: PlacedBoard, state: StateDep, uploads: UploadsDep, reteacher:
             TurnInfo(picture=url, chance=round(c, 4)) for url, c in zip(urls, weighed.chances, strict=True)
         ],
         best=weighed.best + 1,
-        sure=weighed.sure,
+        sure=weighed.sure and off is None,
+        outline_off=off,
         corners_xy=None if found is None else _points(found * photo.scale),
     )
 

@@ -322,12 +322,14 @@ document.getElementById("weigh-turns").addEventListener("click", () => {
       document.getElementById("corners-hint").textContent = "The board was found again for the size you typed: " +
         "check that each numbered handle sits on its corner (the thick line is the top edge).";
     }
-    document.getElementById("turns-hint").textContent = weighed.sure
-      ? "This is the board the right way up, its squares outlined where they should be. If another picture is " +
-        "upright instead, tap it; then save."
-      : "Which way up does the board lie? The scorer cannot tell from this photo: tap the picture that shows " +
-        "it upright, with its squares outlined over the printed ones. If the squares sit off the printed ones " +
-        "in every picture, the corners are not quite on the board's: drag them there, and tap Next again.";
+    document.getElementById("turns-hint").textContent = weighed.outline_off
+      ? `No turn is taken: ${weighed.outline_off}.`
+      : weighed.sure
+        ? "This is the board the right way up, its squares outlined where they should be. If another picture " +
+          "is upright instead, tap it; then save."
+        : "Which way up does the board lie? The scorer cannot tell from this photo: tap the picture that shows " +
+          "it upright, with its squares outlined over the printed ones. If the squares sit off the printed ones " +
+          "in every picture, the corners are not quite on the board's: drag them there, and tap Next again.";
     document.getElementById("turn-choices").replaceChildren(
       ...weighed.turns.map((turn, i) =>
         el(

@@ -429,6 +429,27 @@ def _turned_by(picture: NDArray[np.uint8], upright: NDArray[np.uint8]) -> int:
     )
 
 
+def test_no_turn_is_taken_on_corners_that_outline_another_shape_than_the_size_typed(
+    local: TestClient,
+) -> None:
+    # An independent try's handles sat on part of its board and the table beside it, and the turn weighed
+    # there was taken upside down as sure: corners of another shape than the board typed take none.
+    board = {
+        "token": _kept_photo(local),
+        "game": GAME,
+        "name": "odd",
+        "corners_xy": ALICE_TRUTH["corners_xy"],
+    }
+    square = local.post("/api/calibrate/profile/turns", json={**board, "size_mm": [250, 250]}).json()
+    assert square["sure"] and square["outline_off"] is None
+    board["token"] = _kept_photo(local)
+    oblong = local.post("/api/calibrate/profile/turns", json={**board, "size_mm": [250, 200]})
+    assert oblong.status_code == 200, oblong.text
+    asked = oblong.json()
+    assert not asked["sure"] and asked["corners_xy"] is None
+    assert asked["outline_off"].startswith("the handles do not outline a board of 250 x 200 mm")
+
+
 def test_which_way_up_is_weighed_and_the_owners_choice_kept(
     local: TestClient, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
