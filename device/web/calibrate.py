@@ -411,6 +411,13 @@ def placed(
     return profile, photo, corners, camera
 
 
+# A set-up photo's board takes 7-22 % of it (drawn copies 1-10 of each game); an independent try's handles
+# all sat on one chess square (0.4 %) under "Found the board".
+SMALL_BOARD = 0.03
+SMALL_OUTLINE = (
+    "the outline found is very small in the photo: if the handles are not on your board's own corners, drag "
+    "them there, or photograph the board alone from closer"
+)
 # The turns' step where the corners outline another shape than the board's size typed.
 OUTLINE_OFF = (
     "the handles do not outline a board of {} x {} mm: drag each onto your board's own corner (its plain "
@@ -561,6 +568,9 @@ def locate_board(
         else:
             corners = _points(quad.corners_xy * photo.scale)
             flags = [quad.doubt] if quad.doubt else []
+            h, w = photo.image.shape[:2]
+            if cv2.contourArea(quad.corners_xy.astype(np.float32)) < SMALL_BOARD * w * h:
+                flags.append(SMALL_OUTLINE)
             if not quad.in_frame:
                 flags.append(
                     "the board is partly out of the photo: take it again with the whole board in view"

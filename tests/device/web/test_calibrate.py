@@ -25,6 +25,7 @@ from device.history import History
 from device.inbox import INBOX_DIR, Inbox
 from device.photo import ScoredBoard
 from device.web import AppConfig, create_app
+from device.web.calibrate import SMALL_OUTLINE
 from lab.pairing import KIOSK_TOKEN, pair
 from lab.synth.camera import PhotoOptions
 from lab.synth.render import RenderSpec, render_photo
@@ -190,6 +191,31 @@ def test_a_board_not_found_is_placed_by_hand(local: TestClient) -> None:
         json={"token": located.json()["token"], "game": GAME, "corners_xy": inside_out},
     )
     assert bad.status_code == 422
+
+
+def test_a_board_found_very_small_in_the_set_up_photo_is_said_to_check(local: TestClient) -> None:
+    # An independent try's handles all sat on one chess square, under "Found the board". The example board
+    # (a fifth of its photo) shrunk to a third of its width on the same table: 2 % of the photo.
+    image = cv2.imread(str(ALICE_PHOTO))
+    assert image is not None
+    h, w = image.shape[:2]
+    table = np.empty_like(image)
+    table[:] = np.median(image[:, : w // 10].reshape(-1, 3), axis=0)
+    small = cv2.resize(image, (w // 3, h // 3), interpolation=cv2.INTER_AREA)
+    table[h // 2 : h // 2 + h // 3, w // 2 : w // 2 + w // 3] = small
+    ok, jpeg = cv2.imencode(".jpg", table)
+    assert ok
+    answers = [
+        local.post(
+            "/api/calibrate/profile/locate",
+            files={"file": ("board.jpg", data, "image/jpeg")},
+            data={"game": GAME},
+        ).json()
+        for data in (ALICE_PHOTO.read_bytes(), jpeg.tobytes())
+    ]
+    assert answers[0]["corners_xy"] is not None and not answers[0]["flags"]
+    assert answers[1]["corners_xy"] is not None
+    assert answers[1]["flags"] == [SMALL_OUTLINE]
 
 
 def test_a_set_up_photo_of_two_boards_is_placed_from_the_largest(local: TestClient) -> None:
