@@ -631,7 +631,9 @@ async function offerAlike(i, key, read, asked) {
   render();
   // Under the picture, clear of the bar of changes kept at the screen's foot.
   const box = boardsBox.querySelector(".alike-offer");
-  box.style.scrollMarginBottom = `${document.getElementById("correct").offsetHeight + 8}px`;
+  const bar = document.getElementById("correct");
+  const covers = getComputedStyle(bar).position === "sticky";
+  box.style.scrollMarginBottom = `${covers ? bar.offsetHeight + 8 : 8}px`;
   box.scrollIntoView({ block: "nearest", behavior: "smooth" });
 }
 

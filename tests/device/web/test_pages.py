@@ -583,6 +583,11 @@ def test_changes_not_saved_yet_are_back_when_the_page_is_loaded_again(
     expected = _score({**state, picker["field"]: changed})
     rescored = f"{expected.total} (was"
     wait.until(lambda d: _shown_total(d).startswith(rescored), "the cell set was not scored")
+    # The bar of changes stays at the screen's foot, but for a phone on its side, whose screen it would fill.
+    bar = "return getComputedStyle(document.getElementById('correct')).position"
+    assert driver.execute_script(bar) == "sticky"
+    with phone(driver, (PHONE[1], PHONE[0])):
+        assert driver.execute_script(bar) == "static"
     driver.refresh()
     _loaded_picture(driver)
     wait.until(lambda d: _shown_total(d).startswith(rescored), "the cell set was lost with the page")
