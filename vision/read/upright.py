@@ -64,8 +64,6 @@ class Turns:
     chances: tuple[float, float, float, float]
     # The layout model's own chance of each turn (None: no model knows the game's layout).
     layout: tuple[float, float, float, float] | None = None
-    # Whether the likeliest turn stays so with the outline's corners moved a little (False: it is no choice).
-    steady: bool = True
 
     @property
     def best(self) -> int:
@@ -75,7 +73,7 @@ class Turns:
     def sure(self) -> bool:
         """Whether the likeliest turn may be taken without asking the owner."""
         denied = self.layout is not None and self.layout[self.best] < LAYOUT_FLOOR
-        return self.chances[self.best] >= SURE and not denied and self.steady
+        return self.chances[self.best] >= SURE and not denied
 
 
 def weigh_turns(
