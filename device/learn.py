@@ -121,22 +121,21 @@ def find_board(
 
 
 def _shape_off(
-    outline: Points, size_mm: tuple[float, float], size_wh: tuple[int, int], camera: CameraModel | None
+    image: NDArray[np.uint8], outline: Points, size_mm: tuple[float, float], camera: CameraModel | None
 ) -> float:
-    """How far (a log ratio) the rectangle ``outline`` pictures is from a board of ``size_mm``."""
+    """How far (a log ratio) the rectangle ``outline`` pictures in ``image`` is from a ``size_mm`` board."""
     ideal = camera.undistort_px(outline) if camera is not None else outline
-    return aspect_error(
-        ideal, matrix_or_guess(camera, size_wh), (size_mm[0] / size_mm[1],), is_calibrated(camera)
-    )
+    matrix = matrix_or_guess(camera, (image.shape[1], image.shape[0]))
+    return aspect_error(ideal, matrix, (size_mm[0] / size_mm[1],), is_calibrated(camera))
 
 
 def fits_size(
-    outline: Points, profile: BoardProfile, size_wh: tuple[int, int], camera: CameraModel | None
+    image: NDArray[np.uint8], profile: BoardProfile, outline: Points, camera: CameraModel | None
 ) -> bool:
     """Whether ``outline`` pictures a board of ``profile``'s size as nearly as a found board does: of 258
     drawn copies' set-up outlines found within 2 %, none was more than 0.034 off (log of the aspect); an
     independent try's outlines over a plain margin and the wood beside it, 0.057 and 0.127."""
-    return _shape_off(outline, profile.size_mm, size_wh, camera) <= ASPECT_TOLERANCE
+    return _shape_off(image, outline, profile.size_mm, camera) <= ASPECT_TOLERANCE
 
 
 def found_for_size(
@@ -151,16 +150,15 @@ def found_for_size(
     took the shape it looked for (an independent try's 250 x 205 mm board was outlined square, over its grid
     and not its plain margin, and its turn then weighed wrong). None: the outline fits the size (as placed
     by hand), or the board is not found again much closer to it."""
-    size_wh = (image.shape[1], image.shape[0])
-    off = _shape_off(outline, profile.size_mm, size_wh, camera)
-    if off <= ASPECT_TOLERANCE or _shape_off(outline, standard.size_mm, size_wh, camera) > ASPECT_TOLERANCE:
+    off = _shape_off(image, outline, profile.size_mm, camera)
+    if off <= ASPECT_TOLERANCE or _shape_off(image, outline, standard.size_mm, camera) > ASPECT_TOLERANCE:
         return None
     try:
         quad, _ = find_board(image, profile, camera)
     except (NoBoardError, SeveralBoards):
         return None
     # Found again, it must be nearer the size typed by far: the same board found again is no news.
-    again = _shape_off(quad.corners_xy, profile.size_mm, size_wh, camera)
+    again = _shape_off(image, quad.corners_xy, profile.size_mm, camera)
     return quad.corners_xy if again <= max(ASPECT_TOLERANCE, off / 2) else None
 
 

@@ -626,9 +626,7 @@ def turns(request: PlacedBoard, state: StateDep, uploads: UploadsDep, reteacher:
         # A turn weighed on an outline of the wrong part of the board is surely wrong (an independent try's
         # was taken upside down): not taken where the corners are not of the size typed.
         off = None
-        if request.size_mm is not None and not fits_size(
-            corners, profile, (photo.image.shape[1], photo.image.shape[0]), camera
-        ):
+        if request.size_mm is not None and not fits_size(photo.image, profile, corners, camera):
             off = OUTLINE_OFF.format(*(f"{v:g}" for v in profile.size_mm))
         try:
             weighed = board_turns(photo.image, profile, corners, camera)
